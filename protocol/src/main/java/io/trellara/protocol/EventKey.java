@@ -1,0 +1,39 @@
+package io.trellara.protocol;
+
+/**
+ * The canonical ordered event key {@code {source_id}:{commit_lsn}:{transaction_id}:{total_order}}; also
+ * the idempotency key every change record carries.
+ */
+public final class EventKey {
+    private EventKey() {
+    }
+
+    public static String of(String sourceId, String commitLsn, String transactionId, long totalOrder) {
+        return prefix(sourceId, commitLsn, transactionId) + Long.toUnsignedString(totalOrder);
+    }
+
+    /** The part shared by every event of one transaction; build it once per transaction. */
+    public static String prefix(String sourceId, String commitLsn, String transactionId) {
+        return sourceId + ':' + commitLsn + ':' + transactionId + ':';
+    }
+
+    /** Checks {@code key} equals {@code prefix + totalOrder} without allocating. */
+    public static boolean matches(String key, String prefix, long totalOrder) {
+        if (!key.startsWith(prefix)) {
+            return false;
+        }
+        int digits = key.length() - prefix.length();
+        if (digits <= 0 || digits > 20) {
+            return false;
+        }
+        long v = 0;
+        for (int i = prefix.length(); i < key.length(); i++) {
+            int d = key.charAt(i) - '0';
+            if (d < 0 || d > 9) {
+                return false;
+            }
+            v = v * 10 + d;
+        }
+        return v == totalOrder && (digits == 1 || key.charAt(prefix.length()) != '0');
+    }
+}

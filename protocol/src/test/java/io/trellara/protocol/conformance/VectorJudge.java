@@ -1,0 +1,42 @@
+package io.trellara.protocol.conformance;
+
+import io.trellara.protocol.codec.TrellaraCodec;
+import io.trellara.protocol.v1.PartitionChunk;
+import io.trellara.protocol.v1.TransactionCommitMarker;
+import io.trellara.protocol.v1.TransactionManifest;
+import io.trellara.protocol.validation.BarrierVerifier;
+import io.trellara.protocol.validation.ProtocolRule;
+import io.trellara.protocol.validation.ProtocolViolationException;
+import java.util.ArrayList;
+import java.util.List;
+
+/** What a correct consumer does with a vector: decode every message, then check the barrier if there is one. */
+final class VectorJudge {
+    private VectorJudge() {
+    }
+
+    /** Null when the vector is accepted; otherwise the rule that rejected it. */
+    static ProtocolRule judge(Vector v) {
+        try {
+            TransactionManifest manifest = null;
+            TransactionCommitMarker marker = null;
+            List<PartitionChunk> chunks = new ArrayList<>();
+            for (Vector.Part p : v.messages()) {
+                var message = TrellaraCodec.decode(p.kind(), p.bytes());
+                if (message instanceof TransactionManifest m) {
+                    manifest = m;
+                } else if (message instanceof TransactionCommitMarker k) {
+                    marker = k;
+                } else if (message instanceof PartitionChunk c) {
+                    chunks.add(c);
+                }
+            }
+            if (manifest != null && marker != null) {
+                BarrierVerifier.verify(manifest, marker, chunks);
+            }
+            return null;
+        } catch (ProtocolViolationException e) {
+            return e.rule();
+        }
+    }
+}
