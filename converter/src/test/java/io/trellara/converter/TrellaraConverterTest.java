@@ -1,0 +1,81 @@
+package io.trellara.converter;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.trellara.protocol.MessageKind;
+import io.trellara.protocol.boundary.ChunkedBarrier;
+import io.trellara.protocol.codec.EncodedMessage;
+import io.trellara.protocol.codec.TrellaraCodec;
+import io.trellara.protocol.sample.SampleTransactions;
+import io.trellara.protocol.v1.TransactionEnvelope;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.connect.errors.DataException;
+import org.junit.jupiter.api.Test;
+
+class TrellaraConverterTest {
+    private static final TransactionEnvelope TX = SampleTransactions.envelope(4, true);
+
+    private static TrellaraConverter converter(String render) {
+        TrellaraConverter c = new TrellaraConverter();
+        c.configure(Map.of("render", render), false);
+        return c;
+    }
+
+    @Test
+    void writesExactlyTheCodecBytesAndNamesTheKind() {
+        RecordHeaders headers = new RecordHeaders();
+        byte[] bytes = converter("protobuf").fromConnectData("t", headers, null, TX);
+        assertThat(bytes).isEqualTo(TrellaraCodec.encode(TX).bytes());
+        assertThat(new String(headers.lastHeader(MessageKind.HEADER).value(), StandardCharsets.UTF_8))
+                .isEqualTo("envelope");
+    }
+
+    @Test
+    void refusesToWriteAnInvalidMessage() {
+        TransactionEnvelope bad = TX.toBuilder().setSourceId("").build();
+        assertThatThrownBy(() -> converter("protobuf").fromConnectData("t", new RecordHeaders(), null, bad))
+                .isInstanceOf(DataException.class).hasMessageContaining("REQUIRED_FIELD_BLANK")
+                .hasMessageContaining("source_id");
+    }
+
+    @Test
+    void readsEveryKindBackVerified() {
+        TrellaraConverter c = converter("protobuf");
+        for (EncodedMessage m : ChunkedBarrier.strictChunked(TX, 2).inOrder()) {
+            RecordHeaders headers = new RecordHeaders();
+            headers.add(MessageKind.HEADER, m.kind().wireName().getBytes(StandardCharsets.UTF_8));
+            assertThat(c.toConnectData("t", headers, m.bytes()).value()).isInstanceOf(m.kind().type());
+            assertThat(c.toConnectData("t", m.bytes()).value()).isInstanceOf(m.kind().type()); // detected
+        }
+    }
+
+    @Test
+    void aFlippedByteIsRejectedNamingTheRule() {
+        byte[] bytes = TrellaraCodec.encode(TX).bytes();
+        bytes[bytes.length / 2] ^= 0x04;
+        assertThatThrownBy(() -> converter("protobuf").toConnectData("t", new RecordHeaders(), bytes))
+                .isInstanceOf(DataException.class).hasMessageContaining("topic t");
+    }
+
+    @Test
+    void passesVerifiedBytesThroughUnchanged() {
+        byte[] bytes = TrellaraCodec.encode(TX).bytes();
+        assertThat(converter("protobuf").fromConnectData("t", new RecordHeaders(), null, bytes)).isSameAs(bytes);
+    }
+
+    @Test
+    void rendersJsonForInspection() {
+        Object json = converter("json").toConnectData("t", TrellaraCodec.encode(TX).bytes()).value();
+        assertThat((String) json).contains("\"protocol_version\": 1", "\"transaction_id\": \"771\"",
+                "COLUMN_STATE_UNCHANGED_TOAST");
+    }
+
+    @Test
+    void nullStaysNull() {
+        assertThat(converter("protobuf").toConnectData("t", null).value()).isNull();
+        assertThat(converter("protobuf").fromConnectData("t", null, null)).isNull();
+    }
+}
