@@ -1,0 +1,209 @@
+package io.trellara.cli;
+
+import io.trellara.protocol.MessageKind;
+import io.trellara.protocol.log.FsyncPolicy;
+import io.trellara.protocol.log.LocalLogCorruptionException;
+import io.trellara.protocol.log.LocalLogReader;
+import io.trellara.protocol.log.LocalLogWriter;
+import io.trellara.protocol.log.LogRecord;
+import io.trellara.protocol.v1.PartitionChunk;
+import io.trellara.protocol.v1.TransactionCommitMarker;
+import io.trellara.protocol.v1.TransactionManifest;
+import io.trellara.protocol.validation.BarrierVerifier;
+import io.trellara.protocol.validation.ProtocolViolationException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** The {@code trellara} command-line tool. Exit status: 0 all good, 1 a violation or corruption, 2 usage. */
+@Command(name = "trellara", mixinStandardHelpOptions = true, version = "trellara 0.1.0",
+        description = "Inspect and verify Trellara messages and local logs.",
+        subcommands = {TrellaraCli.Inspect.class, TrellaraCli.Verify.class, TrellaraCli.Log.class,
+                IdentityCommand.class})
+public final class TrellaraCli {
+
+    public static void main(String[] args) {
+        System.exit(run(new PrintWriter(System.out, true), new PrintWriter(System.err, true), args));
+    }
+
+    /** Runs the tool with the given streams; returns the exit status (tests call this). */
+    public static int run(PrintWriter out, PrintWriter err, String... args) {
+        CommandLine cl = new CommandLine(new TrellaraCli());
+        cl.setOut(out);
+        cl.setErr(err);
+        cl.setExecutionExceptionHandler((ex, cmd, parsed) -> {
+            cmd.getErr().println("trellara: " + ex.getMessage());
+            return 1;
+        });
+        return cl.execute(args);
+    }
+
+    static MessageKind kind(String name) {
+        return name == null ? null : MessageKind.fromWireName(name);
+    }
+
+    @Command(name = "inspect", description = "Print messages as JSON with their verification result and the"
+            + " dml/ddl/source_total line. PATH is a message file, a local log, or a directory of .bin files.")
+    static final class Inspect implements Callable<Integer> {
+        @Parameters(paramLabel = "PATH")
+        Path path;
+        @Option(names = "--kind", description = "envelope, chunk, manifest or commit_marker (default: detect)")
+        String kind;
+        @Option(names = "--summary", description = "omit the message bodies")
+        boolean summary;
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() {
+            List<MessageReport> reports = Inputs.reports(path, kind(kind));
+            reports.forEach(r -> spec.commandLine().getOut().println(r.toJson(!summary)));
+            return reports.stream().allMatch(MessageReport::verified) ? 0 : 1;
+        }
+    }
+
+    @Command(name = "verify", description = "Verify checksums and every protocol rule; exit 1 naming the rule"
+            + " on the first violation.")
+    static final class Verify implements Callable<Integer> {
+        @Parameters(paramLabel = "PATH")
+        Path path;
+        @Option(names = "--kind", description = "envelope, chunk, manifest or commit_marker (default: detect)")
+        String kind;
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() {
+            int failures = 0;
+            List<MessageReport> reports = Inputs.reports(path, kind(kind));
+            for (MessageReport r : reports) {
+                if (r.verified()) {
+                    spec.commandLine().getOut().println("OK " + r.source() + " " + r.kind().wireName() + " "
+                            + MessageReport.summary(r.message())[1]);
+                } else {
+                    failures++;
+                    spec.commandLine().getOut().println("REJECTED " + r.source() + " rule="
+                            + r.violation().rule().name() + " field=" + r.violation().field() + " event_key="
+                            + r.violation().eventKey() + ": " + r.violation().getMessage());
+                }
+            }
+            String barrier = barrierVerdict(reports);
+            if (barrier != null) {
+                spec.commandLine().getOut().println(barrier);
+                failures += barrier.startsWith("REJECTED") ? 1 : 0;
+            }
+            spec.commandLine().getOut().println(reports.size() + " message(s), " + failures + " rejected");
+            return failures == 0 ? 0 : 1;
+        }
+    }
+
+    /** When the messages hold a manifest and its marker, the barrier check a sink makes before applying. */
+    static String barrierVerdict(List<MessageReport> reports) {
+        TransactionManifest manifest = null;
+        TransactionCommitMarker marker = null;
+        List<PartitionChunk> chunks = new java.util.ArrayList<>();
+        for (MessageReport r : reports) {
+            if (r.message() instanceof TransactionManifest m) {
+                manifest = m;
+            } else if (r.message() instanceof TransactionCommitMarker k) {
+                marker = k;
+            } else if (r.message() instanceof PartitionChunk c) {
+                chunks.add(c);
+            }
+        }
+        if (manifest == null || marker == null) {
+            return null;
+        }
+        try {
+            BarrierVerifier.verify(manifest, marker, chunks);
+            return "BARRIER OK " + MessageReport.summary(manifest)[0] + " " + MessageReport.summary(manifest)[1]
+                    + " chunks=" + chunks.size();
+        } catch (ProtocolViolationException e) {
+            return "REJECTED barrier rule=" + e.rule().name() + " field=" + e.field() + " event_key=" + e.eventKey()
+                    + ": " + e.getMessage();
+        }
+    }
+
+    @Command(name = "log", description = "Local log tools.",
+            subcommands = {Log.Dump.class, Log.VerifyLog.class, Log.Recover.class})
+    static final class Log {
+        @Command(name = "dump", description = "List every frame: offset, format, kind, size, verification.")
+        static final class Dump implements Callable<Integer> {
+            @Parameters(paramLabel = "LOG")
+            Path log;
+            @CommandLine.Spec
+            CommandLine.Model.CommandSpec spec;
+
+            @Override
+            public Integer call() {
+                return walk(log, spec.commandLine().getOut(), true);
+            }
+        }
+
+        @Command(name = "verify", description = "Check framing (magic, length cap, CRC32) and every message.")
+        static final class VerifyLog implements Callable<Integer> {
+            @Parameters(paramLabel = "LOG")
+            Path log;
+            @CommandLine.Spec
+            CommandLine.Model.CommandSpec spec;
+
+            @Override
+            public Integer call() {
+                return walk(log, spec.commandLine().getOut(), false);
+            }
+        }
+
+        @Command(name = "recover", description = "Truncate a torn tail so the log can be appended to again."
+                + " Corruption is never truncated away: it is reported and the log left as it is.")
+        static final class Recover implements Callable<Integer> {
+            @Parameters(paramLabel = "LOG")
+            Path log;
+            @CommandLine.Spec
+            CommandLine.Model.CommandSpec spec;
+
+            @Override
+            public Integer call() throws Exception {
+                long before = Files.size(log);
+                try (LocalLogWriter w = LocalLogWriter.open(log, FsyncPolicy.ON_FLUSH)) {
+                    spec.commandLine().getOut().println("recovered " + log + ": " + w.size() + " bytes of complete"
+                            + " frames kept, " + (before - w.size()) + " bytes of torn tail removed");
+                } catch (LocalLogCorruptionException e) {
+                    spec.commandLine().getOut().println("CORRUPT " + e.getMessage());
+                    return 1;
+                }
+                return 0;
+            }
+        }
+
+        static int walk(Path log, PrintWriter out, boolean listEach) {
+            int frames = 0;
+            int rejected = 0;
+            try (LocalLogReader reader = LocalLogReader.open(log)) {
+                for (LogRecord r = reader.next(); r != null; r = reader.next()) {
+                    frames++;
+                    MessageReport report = MessageReport.of(log + "@" + r.offset(), r.kind(), r.message());
+                    rejected += report.verified() ? 0 : 1;
+                    if (listEach || !report.verified()) {
+                        out.println("offset=" + r.offset() + " format=TLG" + r.formatVersion() + " kind="
+                                + r.kind().wireName() + " bytes=" + r.message().length + " " + (report.verified()
+                                ? "verified " + MessageReport.summary(report.message())[1]
+                                : "REJECTED rule=" + report.violation().rule().name()));
+                    }
+                }
+                out.println(frames + " frame(s), " + rejected + " rejected"
+                        + (reader.tornTail() ? ", torn tail after offset " + reader.validEnd()
+                        + " (run 'trellara log recover')" : ""));
+            } catch (LocalLogCorruptionException e) {
+                out.println("CORRUPT " + e.getMessage());
+                return 1;
+            }
+            return rejected == 0 ? 0 : 1;
+        }
+    }
+}
