@@ -31,6 +31,9 @@ final class Inputs {
         } else if (isLocalLog(path)) {
             try (LocalLogReader reader = LocalLogReader.open(path)) {
                 for (LogRecord r = reader.next(); r != null; r = reader.next()) {
+                    if (r.isSpill()) {
+                        continue; // private spill records are not protocol messages
+                    }
                     out.add(MessageReport.of(path + "@" + r.offset(), r.kind(), r.message()));
                 }
             }

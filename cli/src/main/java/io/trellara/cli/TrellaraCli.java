@@ -187,6 +187,12 @@ public final class TrellaraCli {
             try (LocalLogReader reader = LocalLogReader.open(log)) {
                 for (LogRecord r = reader.next(); r != null; r = reader.next()) {
                     frames++;
+                    if (r.isSpill()) {
+                        if (listEach) {
+                            out.println("offset=" + r.offset() + " format=TLG2 kind=spill bytes=" + r.message().length);
+                        }
+                        continue;
+                    }
                     MessageReport report = MessageReport.of(log + "@" + r.offset(), r.kind(), r.message());
                     rejected += report.verified() ? 0 : 1;
                     if (listEach || !report.verified()) {

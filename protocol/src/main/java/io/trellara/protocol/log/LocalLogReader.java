@@ -94,7 +94,7 @@ public final class LocalLogReader implements Closeable {
         }
         MessageKind kind;
         try {
-            kind = MessageKind.fromCode(body[0]);
+            kind = body[0] == SPILL_CODE ? null : MessageKind.fromCode(body[0]);
         } catch (IllegalArgumentException e) {
             throw new LocalLogCorruptionException(file, start, e.getMessage());
         }

@@ -62,16 +62,25 @@ public final class LocalLogWriter implements Closeable {
     }
 
     public long append(MessageKind kind, byte[] message, int offset, int length) {
+        return appendFrame(kind.code(), message, offset, length);
+    }
+
+    /** Appends a private spill record (see {@link LocalLogFormat#SPILL_CODE}). */
+    public long appendSpill(byte[] record, int offset, int length) {
+        return appendFrame(SPILL_CODE, record, offset, length);
+    }
+
+    private long appendFrame(byte code, byte[] message, int offset, int length) {
         long bodyLength = 1L + length;
         if (bodyLength > MAX_BODY_BYTES) {
             throw new IllegalArgumentException("a " + length + "-byte message exceeds the local log's "
                     + MAX_BODY_BYTES + "-byte frame cap; chunk the transaction");
         }
         crc.reset();
-        crc.update(kind.code());
+        crc.update(code);
         crc.update(message, offset, length);
         header.clear();
-        header.put(MAGIC_TLG2).putInt((int) bodyLength).put(kind.code()).flip();
+        header.put(MAGIC_TLG2).putInt((int) bodyLength).put(code).flip();
         trailer.clear();
         trailer.putInt((int) crc.getValue()).flip();
         long start = position;

@@ -119,6 +119,19 @@ class LocalLogTest {
     }
 
     @Test
+    void spillRecordsRoundTripAndAreNotMessages() {
+        Path file = dir.resolve("spill");
+        try (LocalLogWriter w = LocalLogWriter.open(file, FsyncPolicy.NEVER)) {
+            w.appendSpill(msg("xIraw pgoutput"), 2, 12);
+        }
+        List<LogRecord> records = readAll(file);
+        assertThat(records).singleElement().satisfies(r -> {
+            assertThat(r.isSpill()).isTrue();
+            assertThat(r.message()).isEqualTo(msg("raw pgoutput"));
+        });
+    }
+
+    @Test
     void readsTlg1FramesAsBareEnvelopes() throws IOException {
         byte[] body = msg("an envelope's protobuf bytes");
         CRC32 crc = new CRC32();
