@@ -1,0 +1,51 @@
+package io.trellara.source.connect;
+
+import static io.trellara.source.connect.TrellaraSourceConfig.*;
+
+import io.trellara.source.engine.PgEndpoint;
+import io.trellara.source.engine.SourceSettings;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.apache.kafka.common.config.Config;
+import org.apache.kafka.common.config.ConfigValue;
+import org.apache.kafka.common.config.types.Password;
+
+/** Translates the Connect configuration into the engine's settings, and reports errors on ConfigValues. */
+final class SourceSettingsMapper {
+    private SourceSettingsMapper() {
+    }
+
+    static SourceSettings settings(TrellaraSourceConfig c) {
+        PgEndpoint endpoint = new PgEndpoint(c.getString(HOSTNAME), c.getInt(PORT), c.getString(DBNAME),
+                c.getString(USER), c.password(), c.getString(SSLMODE), c.getString(SSLROOTCERT),
+                c.getString(SSLCERT), c.getString(SSLKEY), secret(c.getPassword(SSLPASSWORD)));
+        return new SourceSettings(endpoint, c.getString(SOURCE_ID), c.getString(DATABASE_ID), c.getString(DATASET_ID),
+                c.getString(SLOT_NAME), c.getString(PUBLICATION_NAME),
+                AUTOCREATE_FILTERED.equals(c.getString(PUBLICATION_AUTOCREATE)), c.getList(TABLE_INCLUDE_LIST),
+                c.getInt(PROTOCOL_VERSION), c.getBoolean(STREAMING), c.getLong(STATUS_INTERVAL_MS),
+                c.getBoolean(DDL_CAPTURE), c.getBoolean(DDL_INSTALL), Path.of(c.getString(SPILL_DIRECTORY)),
+                c.getLong(SPILL_THRESHOLD_BYTES), c.getInt(MAX_ENVELOPE_BYTES), c.getInt(QUEUE_MAX_TRANSACTIONS));
+    }
+
+    private static String secret(Password p) {
+        return p == null ? "" : p.value();
+    }
+
+    static Map<String, ConfigValue> byName(Config config) {
+        Map<String, ConfigValue> m = new LinkedHashMap<>();
+        config.configValues().forEach(v -> m.put(v.name(), v));
+        return m;
+    }
+
+    /** Adds an error to the setting's ConfigValue, creating it (and listing it in the Config) when absent. */
+    static void error(Config config, Map<String, ConfigValue> values, String name, String message) {
+        ConfigValue v = values.get(name);
+        if (v == null) {
+            v = new ConfigValue(name);
+            values.put(name, v);
+            config.configValues().add(v);
+        }
+        v.addErrorMessage(message);
+    }
+}

@@ -1,0 +1,64 @@
+package io.trellara.source.engine;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.util.Properties;
+import org.postgresql.PGProperty;
+
+/**
+ * How to reach the source server, for ordinary and replication connections. Every session is pinned to
+ * the settings the wire contract's text values assume (UTC, ISO dates, postgres intervals, exact floats,
+ * hex bytea), whatever the server's or the worker's defaults.
+ */
+public record PgEndpoint(String host, int port, String database, String user, String password, String sslMode,
+                         String sslRootCert, String sslCert, String sslKey, String sslPassword) {
+
+    static final String SESSION_OPTIONS = "-c TimeZone=UTC -c DateStyle=ISO -c IntervalStyle=postgres"
+            + " -c extra_float_digits=3 -c bytea_output=hex";
+
+    public String url() {
+        return "jdbc:postgresql://" + host + ":" + port + "/" + database;
+    }
+
+    public Properties properties(boolean replication) {
+        Properties p = new Properties();
+        PGProperty.USER.set(p, user);
+        if (password != null && !password.isEmpty()) {
+            PGProperty.PASSWORD.set(p, password);
+        }
+        PGProperty.SSL_MODE.set(p, sslMode);
+        setIfPresent(p, PGProperty.SSL_ROOT_CERT, sslRootCert);
+        setIfPresent(p, PGProperty.SSL_CERT, sslCert);
+        setIfPresent(p, PGProperty.SSL_KEY, sslKey);
+        setIfPresent(p, PGProperty.SSL_PASSWORD, sslPassword);
+        PGProperty.OPTIONS.set(p, SESSION_OPTIONS);
+        PGProperty.APPLICATION_NAME.set(p, replication ? "trellara-source-replication" : "trellara-source");
+        PGProperty.CONNECT_TIMEOUT.set(p, 10);
+        if (replication) {
+            PGProperty.REPLICATION.set(p, "database");
+            PGProperty.ASSUME_MIN_SERVER_VERSION.set(p, "10");
+            PGProperty.PREFER_QUERY_MODE.set(p, "simple");
+        }
+        return p;
+    }
+
+    private static void setIfPresent(Properties p, PGProperty key, String value) {
+        if (value != null && !value.isBlank()) {
+            key.set(p, value);
+        }
+    }
+
+    public Connection connect() throws SQLException {
+        return DriverManager.getConnection(url(), properties(false));
+    }
+
+    public Connection connectForReplication() throws SQLException {
+        return DriverManager.getConnection(url(), properties(true));
+    }
+
+    @Override
+    public String toString() {
+        return user + "@" + host + ":" + port + "/" + database; // never the password
+    }
+}

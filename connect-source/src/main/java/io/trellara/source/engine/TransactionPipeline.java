@@ -1,0 +1,16 @@
+package io.trellara.source.engine;
+
+import io.trellara.source.pgoutput.PgOutputMessage;
+
+/** Turns the decoded message stream into committed envelopes (assembly, spill, envelope building). */
+public interface TransactionPipeline extends AutoCloseable {
+
+    /** One message, with the WAL position it was sent at. Emits zero or more committed envelopes. */
+    void accept(PgOutputMessage message, long walStart);
+
+    /** True when no transaction is in flight, so every WAL position received so far may be acknowledged. */
+    boolean idle();
+
+    @Override
+    void close();
+}
