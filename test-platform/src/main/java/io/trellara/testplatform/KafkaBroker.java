@@ -1,0 +1,486 @@
+package io.trellara.testplatform;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.AbstractMap;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import kafka.server.KafkaConfig;
+import kafka.server.KafkaRaftServer;
+import kafka.tools.StorageTool;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.internals.RecordHeader;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.utils.Time;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A real Kafka 4.4 broker in this JVM: one KRaft node acting as broker and controller, PLAINTEXT on a free
+ * loopback port. Started the way Kafka's own scripts do it: {@code kafka-storage format}
+ * ({@link StorageTool}) then {@link KafkaRaftServer#startup()}.
+ *
+ * <p>Defaults suited to a single-node test cluster: every internal topic at replication factor 1,
+ * {@code group.initial.rebalance.delay.ms=0}, and broker-side topic auto-creation OFF (a connector that forgets
+ * to create its topic fails instead of being rescued); turn it on with {@link Builder#autoCreateTopics}.
+ *
+ * <p>Admin helpers create and delete topics, read a whole topic as raw bytes, produce raw (possibly crafted)
+ * records, and read or reset consumer group offsets.
+ */
+public final class KafkaBroker implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(KafkaBroker.class);
+    private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(30);
+
+    private final Map<String, String> overrides;
+    private final Path logDir;
+    private final int brokerPort;
+    private final int controllerPort;
+    private KafkaRaftServer server;
+    private Admin admin;
+    private KafkaProducer<byte[], byte[]> producer;
+
+    private KafkaBroker(Builder builder) {
+        this.overrides = Map.copyOf(builder.overrides);
+        this.brokerPort = builder.port > 0 ? builder.port : FreePorts.next();
+        this.controllerPort = FreePorts.next();
+        try {
+            this.logDir = Files.createTempDirectory("trellara-kafka-");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create a log directory for Kafka", e);
+        }
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Formats the storage and starts the node; returns when the broker answers admin requests. */
+    public synchronized KafkaBroker start() {
+        if (server != null) {
+            return this;
+        }
+        long started = System.nanoTime();
+        KafkaJvmGuards.installExitGuards();
+        Map<String, String> props = brokerProperties();
+        long[] phases = new long[2];
+        server = withRootLocale(() -> {
+            format(props);
+            phases[0] = System.nanoTime();
+            KafkaRaftServer raftServer = new KafkaRaftServer(new KafkaConfig(props, false), Time.SYSTEM);
+            raftServer.startup();
+            phases[1] = System.nanoTime();
+            return raftServer;
+        });
+        awaitReady();
+        long now = System.nanoTime();
+        LOG.info("Kafka broker up at {} in {} ms (format {} ms, startup {} ms, first admin answer {} ms)",
+                bootstrapServers(), (now - started) / 1_000_000, (phases[0] - started) / 1_000_000,
+                (phases[1] - phases[0]) / 1_000_000, (now - phases[1]) / 1_000_000);
+        return this;
+    }
+
+    /**
+     * Kafka 4.4's {@code KafkaConfig} upper-cases {@code group.coordinator.rebalance.protocols} with the JVM's
+     * default locale: under a Turkish locale (our tests run with {@code -Duser.language=tr}) "classic" becomes
+     * "CLASSİC" and the broker refuses to start. The broker's configuration is therefore parsed under
+     * {@link Locale#ROOT}; the JVM's locale is restored right after start-up.
+     */
+    private static <T> T withRootLocale(Supplier<T> action) {
+        Locale display = Locale.getDefault(Locale.Category.DISPLAY);
+        Locale format = Locale.getDefault(Locale.Category.FORMAT);
+        Locale general = Locale.getDefault();
+        synchronized (Locale.class) {
+            try {
+                Locale.setDefault(Locale.ROOT);
+                return action.get();
+            } finally {
+                Locale.setDefault(general);
+                Locale.setDefault(Locale.Category.DISPLAY, display);
+                Locale.setDefault(Locale.Category.FORMAT, format);
+            }
+        }
+    }
+
+    private Map<String, String> brokerProperties() {
+        Map<String, String> props = new LinkedHashMap<>();
+        props.put("process.roles", "broker,controller");
+        props.put("node.id", "1");
+        props.put("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
+        props.put("listeners", "PLAINTEXT://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:" + controllerPort);
+        props.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + brokerPort);
+        props.put("controller.listener.names", "CONTROLLER");
+        props.put("inter.broker.listener.name", "PLAINTEXT");
+        props.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+        props.put("log.dirs", logDir.toString());
+        props.put("num.partitions", "1");
+        props.put("default.replication.factor", "1");
+        props.put("min.insync.replicas", "1");
+        props.put("offsets.topic.replication.factor", "1");
+        props.put("offsets.topic.num.partitions", "5");
+        props.put("transaction.state.log.replication.factor", "1");
+        props.put("transaction.state.log.min.isr", "1");
+        props.put("transaction.state.log.num.partitions", "5");
+        props.put("share.coordinator.state.topic.replication.factor", "1");
+        props.put("share.coordinator.state.topic.min.isr", "1");
+        props.put("group.initial.rebalance.delay.ms", "0");
+        props.put("broker.heartbeat.interval.ms", "500");
+        props.put("auto.create.topics.enable", "false");
+        props.put("delete.topic.enable", "true");
+        props.put("num.network.threads", "2");
+        props.put("num.io.threads", "4");
+        props.put("log.flush.interval.messages", Long.toString(Long.MAX_VALUE));
+        props.put("message.max.bytes", Integer.toString(16 * 1024 * 1024));
+        props.putAll(overrides);
+        return props;
+    }
+
+    private void format(Map<String, String> props) {
+        Path propsFile = propertiesFile();
+        Properties properties = new Properties();
+        properties.putAll(props);
+        try (OutputStream out = Files.newOutputStream(propsFile)) {
+            properties.store(out, "trellara test broker");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + propsFile, e);
+        }
+        ByteArrayOutputStream output = new ByteArrayOutputStream();
+        String[] args = {"format", "-t", Uuid.randomUuid().toString(), "-c", propsFile.toString()};
+        int rc = StorageTool.execute(args, new PrintStream(output, true, StandardCharsets.UTF_8));
+        if (rc != 0) {
+            throw new IllegalStateException("kafka-storage format failed (" + rc + "): " + output.toString(StandardCharsets.UTF_8));
+        }
+    }
+
+    private void awaitReady() {
+        try {
+            int brokers = admin().describeCluster().nodes().get(60, TimeUnit.SECONDS).size();
+            if (brokers != 1) {
+                throw new IllegalStateException("expected one broker, the cluster reports " + brokers);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for the broker", e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("the broker at " + bootstrapServers() + " did not become ready", e);
+        }
+    }
+
+    public String bootstrapServers() {
+        return "127.0.0.1:" + brokerPort;
+    }
+
+    /** A shared admin client (do not close it). */
+    public synchronized Admin admin() {
+        if (admin == null) {
+            Map<String, Object> config = new HashMap<>();
+            config.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+            config.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) ADMIN_TIMEOUT.toMillis());
+            admin = Admin.create(config);
+        }
+        return admin;
+    }
+
+    /** Client properties (bootstrap servers) for consumers/producers a test builds itself. */
+    public Map<String, Object> clientConfig() {
+        Map<String, Object> config = new HashMap<>();
+        config.put("bootstrap.servers", bootstrapServers());
+        return config;
+    }
+
+    // ---------------------------------------------------------------- topics
+
+    public void createTopic(String topic, int partitions) {
+        createTopic(topic, partitions, Map.of());
+    }
+
+    /** Creates the topic (replication factor 1) with the given topic configs and waits until it has leaders. */
+    public void createTopic(String topic, int partitions, Map<String, String> configs) {
+        NewTopic newTopic = new NewTopic(topic, partitions, (short) 1).configs(configs);
+        get(admin().createTopics(List.of(newTopic)).all(), "create topic " + topic);
+    }
+
+    public void deleteTopic(String topic) {
+        get(admin().deleteTopics(List.of(topic)).all(), "delete topic " + topic);
+    }
+
+    public Set<String> topicNames() {
+        return get(admin().listTopics().names(), "list topics");
+    }
+
+    public boolean topicExists(String topic) {
+        return topicNames().contains(topic);
+    }
+
+    public TopicDescription describeTopic(String topic) {
+        return get(admin().describeTopics(List.of(topic)).allTopicNames(), "describe topic " + topic).get(topic);
+    }
+
+    /** Log end offsets (read_uncommitted) per partition. */
+    public Map<TopicPartition, Long> endOffsets(String topic) {
+        try (KafkaConsumer<byte[], byte[]> consumer = newConsumer(IsolationLevel.READ_UNCOMMITTED)) {
+            return consumer.endOffsets(partitionsOf(topic), ADMIN_TIMEOUT);
+        }
+    }
+
+    // ---------------------------------------------------------------- reading
+
+    /** Every committed record of every partition, up to the end offsets at the time of the call. */
+    public List<KafkaRecord> readAll(String topic) {
+        return readAll(topic, IsolationLevel.READ_COMMITTED);
+    }
+
+    /**
+     * Every record up to the end offsets taken at the start of the call (last stable offsets for
+     * read_committed), ordered by partition then offset. A fresh consumer without a group.
+     */
+    public List<KafkaRecord> readAll(String topic, IsolationLevel isolation) {
+        try (KafkaConsumer<byte[], byte[]> consumer = newConsumer(isolation)) {
+            List<TopicPartition> partitions = partitionsOf(topic);
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            Map<TopicPartition, Long> end = consumer.endOffsets(partitions, ADMIN_TIMEOUT);
+            List<KafkaRecord> records = new ArrayList<>();
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (!reachedEnd(consumer, end)) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("could not read " + topic + " to its end offsets " + end);
+                }
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                    if (r.offset() < end.get(new TopicPartition(r.topic(), r.partition()))) {
+                        records.add(toRecord(r));
+                    }
+                }
+            }
+            records.sort(Comparator.comparingInt(KafkaRecord::partition).thenComparingLong(KafkaRecord::offset));
+            return records;
+        }
+    }
+
+    private static boolean reachedEnd(KafkaConsumer<byte[], byte[]> consumer, Map<TopicPartition, Long> end) {
+        for (Map.Entry<TopicPartition, Long> e : end.entrySet()) {
+            if (consumer.position(e.getKey(), ADMIN_TIMEOUT) < e.getValue()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static KafkaRecord toRecord(ConsumerRecord<byte[], byte[]> r) {
+        List<Map.Entry<String, byte[]>> headers = new ArrayList<>();
+        for (Header h : r.headers()) {
+            headers.add(new AbstractMap.SimpleImmutableEntry<>(h.key(), h.value()));
+        }
+        return new KafkaRecord(r.topic(), r.partition(), r.offset(), r.timestamp(), r.key(), r.value(),
+                List.copyOf(headers));
+    }
+
+    private List<TopicPartition> partitionsOf(String topic) {
+        return describeTopic(topic).partitions().stream()
+                .map(p -> new TopicPartition(topic, p.partition()))
+                .collect(Collectors.toList());
+    }
+
+    private KafkaConsumer<byte[], byte[]> newConsumer(IsolationLevel isolation) {
+        Map<String, Object> config = clientConfig();
+        config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation.toString().toLowerCase(java.util.Locale.ROOT));
+        config.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 16 * 1024 * 1024);
+        return new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+
+    // ---------------------------------------------------------------- producing
+
+    /** Produces one raw record (acks=all, idempotence off) and returns where it landed. */
+    public RecordMetadata produce(String topic, Integer partition, byte[] key, byte[] value,
+            Map<String, byte[]> headers) {
+        List<Header> recordHeaders = new ArrayList<>();
+        headers.forEach((k, v) -> recordHeaders.add(new RecordHeader(k, v)));
+        ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(topic, partition, key, value, recordHeaders);
+        try {
+            return producer().send(record).get(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while producing to " + topic, e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("could not produce to " + topic + "-" + partition, e);
+        }
+    }
+
+    public RecordMetadata produce(String topic, int partition, byte[] key, byte[] value) {
+        return produce(topic, partition, key, value, Map.of());
+    }
+
+    private synchronized KafkaProducer<byte[], byte[]> producer() {
+        if (producer == null) {
+            Map<String, Object> config = clientConfig();
+            config.put(ProducerConfig.ACKS_CONFIG, "all");
+            config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false);
+            config.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+            config.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 16 * 1024 * 1024);
+            producer = new KafkaProducer<>(config, new ByteArraySerializer(), new ByteArraySerializer());
+        }
+        return producer;
+    }
+
+    // ---------------------------------------------------------------- consumer groups
+
+    /** Committed offsets of the group (empty when the group has none). */
+    public Map<TopicPartition, Long> consumerGroupOffsets(String groupId) {
+        Map<TopicPartition, OffsetAndMetadata> offsets =
+                get(admin().listConsumerGroupOffsets(groupId).partitionsToOffsetAndMetadata(), "offsets of " + groupId);
+        Map<TopicPartition, Long> result = new HashMap<>();
+        offsets.forEach((tp, om) -> {
+            if (om != null) {
+                result.put(tp, om.offset());
+            }
+        });
+        return result;
+    }
+
+    /** Sets committed offsets; the group must have no active members (stop or delete the connector first). */
+    public void resetConsumerGroupOffsets(String groupId, Map<TopicPartition, Long> offsets) {
+        Map<TopicPartition, OffsetAndMetadata> target = new HashMap<>();
+        offsets.forEach((tp, offset) -> target.put(tp, new OffsetAndMetadata(offset)));
+        get(admin().alterConsumerGroupOffsets(groupId, target).all(), "reset offsets of " + groupId);
+    }
+
+    /** Sets the group's offsets of every partition of the topic to the beginning of the log. */
+    public void resetConsumerGroupToEarliest(String groupId, String topic) {
+        try (KafkaConsumer<byte[], byte[]> consumer = newConsumer(IsolationLevel.READ_UNCOMMITTED)) {
+            resetConsumerGroupOffsets(groupId, consumer.beginningOffsets(partitionsOf(topic), ADMIN_TIMEOUT));
+        }
+    }
+
+    public void deleteConsumerGroup(String groupId) {
+        get(admin().deleteConsumerGroups(List.of(groupId)).all(), "delete group " + groupId);
+    }
+
+    public Collection<String> consumerGroups() {
+        return get(admin().listGroups().all(), "list groups").stream()
+                .map(g -> g.groupId())
+                .collect(Collectors.toList());
+    }
+
+    // ---------------------------------------------------------------- lifecycle
+
+    @Override
+    public synchronized void close() {
+        if (producer != null) {
+            producer.close(Duration.ofSeconds(5));
+            producer = null;
+        }
+        if (admin != null) {
+            admin.close(Duration.ofSeconds(5));
+            admin = null;
+        }
+        if (server != null) {
+            server.shutdown();
+            server.awaitShutdown();
+            server = null;
+        }
+        deleteQuietly(logDir);
+        deleteQuietly(propertiesFile());
+    }
+
+    private Path propertiesFile() {
+        return logDir.resolveSibling(logDir.getFileName() + ".properties");
+    }
+
+    private static void deleteQuietly(Path dir) {
+        try (Stream<Path> paths = Files.walk(dir)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException | UncheckedIOException e) {
+            LOG.warn("could not delete {}: {}", dir, e.toString());
+        }
+    }
+
+    private static <T> T get(org.apache.kafka.common.KafkaFuture<T> future, String what) {
+        try {
+            return future.get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted: " + what, e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("failed: " + what + ": " + e.getCause(), e.getCause());
+        } catch (TimeoutException e) {
+            throw new IllegalStateException("timed out: " + what, e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "KafkaBroker[" + bootstrapServers() + "]";
+    }
+
+    /** Broker settings. */
+    public static final class Builder {
+        private final Map<String, String> overrides = new LinkedHashMap<>();
+        private int port;
+
+        private Builder() {
+        }
+
+        /** Fixed PLAINTEXT port (e.g. 9092 for the quickstart); default a free one. */
+        public Builder port(int port) {
+            this.port = port;
+            return this;
+        }
+
+        /** Broker-side topic auto-creation (default off). */
+        public Builder autoCreateTopics(boolean enabled) {
+            return set("auto.create.topics.enable", Boolean.toString(enabled));
+        }
+
+        /** Any other broker property (server.properties). */
+        public Builder set(String key, String value) {
+            overrides.put(key, value);
+            return this;
+        }
+
+        public KafkaBroker build() {
+            return new KafkaBroker(this);
+        }
+
+        public KafkaBroker start() {
+            return build().start();
+        }
+    }
+}
