@@ -77,7 +77,7 @@ public final class TestScope implements AutoCloseable {
     /** Creates a topic of this scope on the shared broker and returns its name. */
     public String createTopic(String name, int partitions) {
         String topic = topic(name);
-        stack.broker().createTopic(topic, partitions);
+        stack.broker().createTopic(topic, partitions, ConnectorConfigs.topicConfigs());
         return topic;
     }
 

@@ -60,20 +60,22 @@ public class TrellaraSourceConnector extends SourceConnector {
     public Config validate(Map<String, String> connectorConfigs) {
         Config config = super.validate(connectorConfigs);
         Map<String, ConfigValue> values = SourceSettingsMapper.byName(config);
+        boolean fieldsParse = values.values().stream().allMatch(v -> v.errorMessages().isEmpty());
         String tasksMax = connectorConfigs.get(TASKS_MAX);
         if (tasksMax != null && !tasksMax.trim().equals("1")) {
-            SourceSettingsMapper.error(config, values, TASKS_MAX, "tasks.max=" + tasksMax + " but the source runs exactly one"
-                    + " task: a replication slot is one stream in commit order, and splitting it would break"
-                    + " transaction order. Set tasks.max=1; the sink scales out instead.");
+            SourceSettingsMapper.error(config, values, TASKS_MAX, "tasks.max=" + tasksMax + " but the source runs"
+                    + " exactly one task: a replication slot is one stream in commit order, and splitting it would"
+                    + " break transaction order. Set tasks.max=1; the sink scales out instead.");
         }
-        if (values.values().stream().anyMatch(v -> !v.errorMessages().isEmpty())) {
+        if (!fieldsParse) {
             return config;
         }
         TrellaraSourceConfig parsed = new TrellaraSourceConfig(connectorConfigs);
-        for (String[] e : parsed.crossFieldErrors()) {
+        List<String[]> crossField = parsed.crossFieldErrors();
+        for (String[] e : crossField) {
             SourceSettingsMapper.error(config, values, e[0], e[1]);
         }
-        if (parsed.crossFieldErrors().isEmpty()) {
+        if (crossField.isEmpty()) {
             for (SourceProblem p : SourcePreflight.check(SourceSettingsMapper.settings(parsed))) {
                 SourceSettingsMapper.error(config, values, p.property(), p.message());
             }

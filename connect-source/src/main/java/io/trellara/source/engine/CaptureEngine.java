@@ -98,7 +98,7 @@ public final class CaptureEngine implements AutoCloseable {
                 if (buffer != null) {
                     PgOutputMessage message = parser.parse(buffer);
                     metrics.messages.incrementAndGet();
-                    pipeline.accept(message, stream.getLastReceiveLSN().asLong());
+                    pipeline.accept(message, buffer, stream.getLastReceiveLSN().asLong());
                 } else {
                     LockSupport.parkNanos(200_000);
                 }

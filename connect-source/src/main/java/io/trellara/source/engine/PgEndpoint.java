@@ -53,8 +53,23 @@ public record PgEndpoint(String host, int port, String database, String user, St
         return DriverManager.getConnection(url(), properties(false));
     }
 
+    /**
+     * pgjdbc sends the JVM's time zone as a startup parameter, which overrides {@code options}; pin the
+     * walsender's session explicitly, since it formats every text value the envelopes carry.
+     */
     public Connection connectForReplication() throws SQLException {
-        return DriverManager.getConnection(url(), properties(true));
+        Connection c = DriverManager.getConnection(url(), properties(true));
+        try (var st = c.createStatement()) {
+            st.execute("SET TimeZone = 'UTC'");
+            st.execute("SET DateStyle = 'ISO'");
+            st.execute("SET IntervalStyle = 'postgres'");
+            st.execute("SET extra_float_digits = 3");
+            st.execute("SET bytea_output = 'hex'");
+        } catch (SQLException e) {
+            c.close();
+            throw e;
+        }
+        return c;
     }
 
     @Override

@@ -1,12 +1,16 @@
 package io.trellara.source.engine;
 
 import io.trellara.source.pgoutput.PgOutputMessage;
+import java.nio.ByteBuffer;
 
 /** Turns the decoded message stream into committed envelopes (assembly, spill, envelope building). */
 public interface TransactionPipeline extends AutoCloseable {
 
-    /** One message, with the WAL position it was sent at. Emits zero or more committed envelopes. */
-    void accept(PgOutputMessage message, long walStart);
+    /**
+     * One message, its raw bytes (spilled as they are when a transaction outgrows memory) and the WAL position
+     * it was sent at. Emits zero or more committed envelopes.
+     */
+    void accept(PgOutputMessage message, ByteBuffer raw, long walStart);
 
     /** True when no transaction is in flight, so every WAL position received so far may be acknowledged. */
     boolean idle();

@@ -1,0 +1,36 @@
+package io.trellara.source.capture;
+
+import java.nio.file.Path;
+import java.util.Objects;
+
+/**
+ * Settings of the capture core.
+ *
+ * @param spillDirectory where in-flight transactions spill (one local-log file per spilled transaction)
+ * @param spillThresholdBytes the memory budget for buffered changes, summed over ALL in-flight transactions;
+ *     when a new change would push the sum above it, the in-flight transaction holding the most memory is
+ *     moved to its spill file (and keeps spilling until it is emitted or aborted)
+ * @param ddlMessagePrefix the prefix of the transactional logical messages the DDL event trigger emits
+ */
+public record CaptureSettings(Path spillDirectory, long spillThresholdBytes, String ddlMessagePrefix) {
+
+  public static final long DEFAULT_SPILL_THRESHOLD_BYTES = 16L * 1024 * 1024;
+  public static final String DEFAULT_DDL_MESSAGE_PREFIX = "trellara.ddl";
+
+  public CaptureSettings {
+    Objects.requireNonNull(spillDirectory, "spillDirectory");
+    Objects.requireNonNull(ddlMessagePrefix, "ddlMessagePrefix");
+    if (spillThresholdBytes < 0) {
+      throw new IllegalArgumentException("spillThresholdBytes must be >= 0, was " + spillThresholdBytes);
+    }
+  }
+
+  /** Default budget (16 MiB) and DDL prefix. */
+  public static CaptureSettings defaults(Path spillDirectory) {
+    return new CaptureSettings(spillDirectory, DEFAULT_SPILL_THRESHOLD_BYTES, DEFAULT_DDL_MESSAGE_PREFIX);
+  }
+
+  public CaptureSettings withSpillThresholdBytes(long bytes) {
+    return new CaptureSettings(spillDirectory, bytes, ddlMessagePrefix);
+  }
+}

@@ -1,0 +1,176 @@
+package io.trellara.source.capture;
+
+import com.google.protobuf.ByteString;
+import io.trellara.protocol.EventKey;
+import io.trellara.protocol.Lsn;
+import io.trellara.protocol.v1.ChangeRecord;
+import io.trellara.protocol.v1.ColumnState;
+import io.trellara.protocol.v1.ColumnValue;
+import io.trellara.protocol.v1.DdlEvent;
+import io.trellara.protocol.v1.Operation;
+import io.trellara.protocol.v1.ReplicaIdentity;
+import io.trellara.protocol.v1.RowImage;
+import io.trellara.protocol.v1.TruncateSpec;
+import io.trellara.source.pgoutput.OldTupleKind;
+import io.trellara.source.pgoutput.PgOutputMessage.Delete;
+import io.trellara.source.pgoutput.PgOutputMessage.Insert;
+import io.trellara.source.pgoutput.PgOutputMessage.LogicalMessage;
+import io.trellara.source.pgoutput.PgOutputMessage.Streamable;
+import io.trellara.source.pgoutput.PgOutputMessage.Truncate;
+import io.trellara.source.pgoutput.PgOutputMessage.Update;
+import io.trellara.source.pgoutput.TupleData;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Turns the buffered change messages of one committed transaction into ChangeRecord and DdlEvent protobufs,
+ * numbering total_order 1..N across both kinds and table_order per relation (partition_order stays 0:
+ * strict mode). One instance per pass over a transaction; it reuses its protobuf builders.
+ *
+ * <p>Row images: every column carries name, type OID, type name, typmod, key flag and a state: NULL for
+ * 'n', UNCHANGED_TOAST for 'u' (never null), VALUE with {@code text} for 't' (the server's UTF-8 bytes are
+ * set as the field's bytes, no String is made) or {@code binary} for 'b'. Insert: after. Update: after, plus
+ * before when an old tuple came (K: key columns only, O: the whole old row). Delete: before (K or O).
+ * Update and delete fail closed ({@link CaptureException}, rule {@code missing_key_column}) when their
+ * identifying image (before, else after) lacks a value for a key column, or the relation has no key column
+ * and is not REPLICA IDENTITY FULL with an old row.
+ */
+final class CapturedEventFactory {
+
+  private final String transactionId;
+  private final ByteString transactionIdBytes;
+  private final String keyPrefix;
+  private final String commitLsnText;
+  private final ChangeRecord.Builder change = ChangeRecord.newBuilder();
+  private final RowImage.Builder image = RowImage.newBuilder();
+  private final ColumnValue.Builder value = ColumnValue.newBuilder();
+  private final DdlEvent.Builder ddl = DdlEvent.newBuilder();
+  private final Map<Long, long[]> tableOrders = new HashMap<>();
+  private long lastTableOid = -1;
+  private long[] lastTableOrder;
+  private long totalOrder;
+
+  CapturedEventFactory(String sourceId, String transactionId, String commitLsnText) {
+    this.transactionId = transactionId;
+    this.transactionIdBytes = ByteString.copyFromUtf8(transactionId);
+    this.commitLsnText = commitLsnText;
+    this.keyPrefix = EventKey.prefix(sourceId, commitLsnText, transactionId);
+  }
+
+  long eventsProduced() {
+    return totalOrder;
+  }
+
+  void emit(Streamable message, long walStart, RelationSchema[] relations, CaptureEventSink sink) {
+    if (message instanceof Insert m) {
+        RelationSchema r = relations[0];
+        begin(r, Operation.OPERATION_INSERT).setAfter(image(r, m.newTuple(), false, walStart));
+        sink.onChange(change.build(), r);
+    } else if (message instanceof Update m) {
+        RelationSchema r = relations[0];
+        TupleData identifying = m.oldTupleKind() == OldTupleKind.NONE ? m.newTuple() : m.oldTuple();
+        requireKey(r, identifying, m.oldTupleKind(), "update", walStart);
+        ChangeRecord.Builder c = begin(r, Operation.OPERATION_UPDATE);
+        if (m.oldTupleKind() != OldTupleKind.NONE) {
+          c.setBefore(image(r, m.oldTuple(), m.oldTupleKind() == OldTupleKind.KEY, walStart));
+        }
+        c.setAfter(image(r, m.newTuple(), false, walStart));
+        sink.onChange(change.build(), r);
+    } else if (message instanceof Delete m) {
+        RelationSchema r = relations[0];
+        if (m.oldTupleKind() == OldTupleKind.NONE || m.oldTuple() == null) {
+          throw missingKey(r, null, "the delete carries no old key or row", walStart);
+        }
+        requireKey(r, m.oldTuple(), m.oldTupleKind(), "delete", walStart);
+        begin(r, Operation.OPERATION_DELETE)
+            .setBefore(image(r, m.oldTuple(), m.oldTupleKind() == OldTupleKind.KEY, walStart));
+        sink.onChange(change.build(), r);
+    } else if (message instanceof Truncate m) {
+        TruncateSpec.Builder spec = TruncateSpec.newBuilder().setCascade(m.cascade())
+            .setRestartIdentity(m.restartIdentity());
+        for (RelationSchema r : relations) {
+          spec.addRelations(r.relationId());
+        }
+        begin(relations[0], Operation.OPERATION_TRUNCATE).setTruncate(spec);
+        sink.onTruncate(change.build(), relations);
+    } else if (message instanceof LogicalMessage m) {
+        ddl.clear();
+        DdlMessageParser.parseInto(m.content(), m.lsn() != 0 ? m.lsn() : walStart, ddl);
+        sink.onDdl(ddl.setTransactionIdBytes(transactionIdBytes).setTotalOrder(++totalOrder).build());
+    } else {
+      throw new IllegalStateException("not a change message: " + message);
+    }
+  }
+
+  private ChangeRecord.Builder begin(RelationSchema r, Operation op) {
+    long order = ++totalOrder;
+    change.clear();
+    return change.setTransactionIdBytes(transactionIdBytes).setTotalOrder(order).setTableOrder(nextTableOrder(r))
+        .setPartitionOrder(0).setRelation(r.relationId()).setOperation(op).setReplicaIdentity(r.replicaIdentity())
+        .setIdempotencyKey(keyPrefix + order);
+  }
+
+  private long nextTableOrder(RelationSchema r) {
+    if (r.oid() != lastTableOid) {
+      lastTableOid = r.oid();
+      lastTableOrder = tableOrders.computeIfAbsent(r.oid(), k -> new long[1]);
+    }
+    return ++lastTableOrder[0];
+  }
+
+  private RowImage image(RelationSchema r, TupleData t, boolean keysOnly, long walStart) {
+    requireShape(r, t, walStart);
+    image.clear();
+    RelationSchema.Column[] columns = r.columnArray();
+    for (int i = 0; i < columns.length; i++) {
+      RelationSchema.Column col = columns[i];
+      if (keysOnly && !col.key) {
+        continue;
+      }
+      switch (t.kindCode(i)) {
+        case 'n' -> image.addColumns(col.nullValue);
+        case 'u' -> image.addColumns(col.unchangedToast);
+        case 't' -> image.addColumns(col.base(value.clear()).setState(ColumnState.COLUMN_STATE_VALUE)
+            .setTextBytes(ByteString.copyFrom(t.value(i))).build());
+        case 'b' -> image.addColumns(col.base(value.clear()).setState(ColumnState.COLUMN_STATE_VALUE)
+            .setBinary(ByteString.copyFrom(t.value(i))).build());
+        default -> throw new IllegalStateException("tuple column kind " + t.kindCode(i));
+      }
+    }
+    return image.build();
+  }
+
+  private void requireShape(RelationSchema r, TupleData t, long walStart) {
+    if (t.columnCount() != r.columnCount()) {
+      throw new CaptureException("tuple_shape_mismatch", "a change of " + r.qualifiedName() + " at LSN "
+          + Lsn.format(walStart) + " in transaction " + transactionId + " carries " + t.columnCount()
+          + " columns but its Relation message described " + r.columnCount());
+    }
+  }
+
+  private void requireKey(RelationSchema r, TupleData identifying, OldTupleKind kind, String op, long walStart) {
+    requireShape(r, identifying, walStart);
+    if (r.keyColumnCount() == 0) {
+      if (r.replicaIdentity() == ReplicaIdentity.REPLICA_IDENTITY_FULL && kind == OldTupleKind.OLD) {
+        return;
+      }
+      throw missingKey(r, null, "the relation has no key column and is not REPLICA IDENTITY FULL (" + op
+          + " cannot identify its row)", walStart);
+    }
+    for (int i = 0; i < r.columnCount(); i++) {
+      RelationSchema.Column col = r.column(i);
+      if (col.key && !identifying.hasValue(i)) {
+        throw missingKey(r, col.name, "key column '" + col.name + "' is "
+            + (identifying.isNull(i) ? "NULL" : "unchanged-TOAST (no value sent)") + " in the " + op
+            + "'s identifying image", walStart);
+      }
+    }
+  }
+
+  private CaptureException missingKey(RelationSchema r, String column, String detail, long walStart) {
+    return new CaptureException("missing_key_column", "relation " + r.qualifiedName()
+        + (column != null ? ", column " + column : "") + ", LSN " + Lsn.format(walStart) + ", transaction "
+        + transactionId + " (commit LSN " + commitLsnText + "): " + detail + ". Give the table a primary key"
+        + " and REPLICA IDENTITY DEFAULT; protocol 1 captures ordinary primary-key tables only.");
+  }
+}

@@ -1,0 +1,125 @@
+package io.trellara.source.capture;
+
+import io.trellara.protocol.codec.Checksums;
+import io.trellara.protocol.v1.ReplicaIdentity;
+import io.trellara.source.pgoutput.PgOutputMessage.Relation;
+import io.trellara.source.pgoutput.PgOutputMessage.Type;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Relation and Type messages by OID, resolved into {@link RelationSchema}s once per Relation message (never
+ * per row).
+ *
+ * <p>Every distinct shape a relation takes gets a version number ({@link RelationSchema#version()}); a
+ * Relation message that repeats the current shape (pgoutput resends Relation messages, e.g. once per
+ * streamed transaction) returns the existing instance, so versions only grow with real schema changes.
+ * Buffered and spilled changes refer to the version in force when they arrived, so a later Relation
+ * message (another transaction's ALTER TABLE) never reinterprets an earlier change.
+ *
+ * <p><b>Fingerprint.</b> The lower-case 16-hex-digit xxh3_64 (seed 0) of the UTF-8 bytes of this canonical
+ * description, with every name length-prefixed so no name can forge a separator:
+ * <pre>
+ * trellara.schema.v1|{len}:{schema}|{len}:{table}|{column count}
+ *   then per column in relation order: |{len}:{name},{type OID},{typmod},{1 if key else 0}
+ * </pre>
+ * ({@code len} is the name's length in UTF-16 chars, numbers are decimal, typmod may be -1). Example:
+ * {@code trellara.schema.v1|6:public|6:orders|2|2:id,23,-1,1|4:note,1043,204,0}.
+ * The key flag is the one {@link RelationSchema} reports (all 0 under REPLICA IDENTITY FULL).
+ */
+public final class RelationCache {
+
+  private final Map<Long, RelationSchema> current = new HashMap<>();
+  private final List<RelationSchema> versions = new ArrayList<>();
+  private final Map<Long, String> userTypes = new HashMap<>();
+  private RelationSchema lastLookup;
+
+  /** Records a Type message (used for the type names of later Relation messages). */
+  public void accept(Type type) {
+    userTypes.put(type.typeOid(), PgTypeNames.userTypeName(type.namespace(), type.name()));
+  }
+
+  /** Resolves a Relation message; returns the relation's current schema version afterwards. */
+  public RelationSchema accept(Relation relation) {
+    ReplicaIdentity ri = switch (relation.replicaIdentity()) {
+      case DEFAULT -> ReplicaIdentity.REPLICA_IDENTITY_DEFAULT;
+      case INDEX -> ReplicaIdentity.REPLICA_IDENTITY_INDEX;
+      case FULL -> ReplicaIdentity.REPLICA_IDENTITY_FULL;
+      case NOTHING -> ReplicaIdentity.REPLICA_IDENTITY_NOTHING;
+    };
+    boolean full = ri == ReplicaIdentity.REPLICA_IDENTITY_FULL;
+    List<Relation.Column> cols = relation.columns();
+    RelationSchema.Column[] columns = new RelationSchema.Column[cols.size()];
+    for (int i = 0; i < columns.length; i++) {
+      Relation.Column c = cols.get(i);
+      columns[i] = new RelationSchema.Column(c.name(), c.typeOid(), c.typeModifier(),
+          PgTypeNames.name(c.typeOid(), c.typeModifier(), userTypes), c.key() && !full);
+    }
+    String fingerprint = fingerprint(relation.namespace(), relation.name(), columns);
+    RelationSchema candidate = new RelationSchema(versions.size(), relation.relationOid(), relation.namespace(),
+        relation.name(), ri, columns, fingerprint);
+    RelationSchema existing = current.get(relation.relationOid());
+    if (existing != null && existing.sameAs(candidate)) {
+      return existing;
+    }
+    versions.add(candidate);
+    current.put(relation.relationOid(), candidate);
+    lastLookup = null;
+    return candidate;
+  }
+
+  /**
+   * The current schema of a relation.
+   *
+   * @throws CaptureException when no Relation message described the OID (the stream is inconsistent)
+   */
+  public RelationSchema get(long relationOid, long lsn) {
+    RelationSchema last = lastLookup;
+    if (last != null && last.oid() == relationOid) {
+      return last; // changes cluster by relation: skip the boxed map lookup
+    }
+    RelationSchema r = current.get(relationOid);
+    if (r == null) {
+      throw new CaptureException("unknown_relation", "a change at LSN " + io.trellara.protocol.Lsn.format(lsn)
+          + " refers to relation OID " + relationOid + " but no Relation message described it; the replication"
+          + " stream is inconsistent (restart capture from the slot)");
+    }
+    lastLookup = r;
+    return r;
+  }
+
+  /** A schema version by its number. */
+  public RelationSchema version(int version) {
+    return versions.get(version);
+  }
+
+  public int versionCount() {
+    return versions.size();
+  }
+
+  /** The canonical description documented on the class. */
+  static String canonicalDescription(String schema, String table, RelationSchema.Column[] columns) {
+    StringBuilder sb = new StringBuilder(64 + columns.length * 24);
+    sb.append("trellara.schema.v1|");
+    lengthPrefixed(sb, schema).append('|');
+    lengthPrefixed(sb, table).append('|').append(columns.length);
+    for (RelationSchema.Column c : columns) {
+      sb.append('|');
+      lengthPrefixed(sb, c.name).append(',').append(c.typeOid).append(',').append(c.typeModifier).append(',')
+          .append(c.key ? '1' : '0');
+    }
+    return sb.toString();
+  }
+
+  static String fingerprint(String schema, String table, RelationSchema.Column[] columns) {
+    byte[] bytes = canonicalDescription(schema, table, columns).getBytes(StandardCharsets.UTF_8);
+    return Checksums.hex(Checksums.xxh3(bytes));
+  }
+
+  private static StringBuilder lengthPrefixed(StringBuilder sb, String s) {
+    return sb.append(s.length()).append(':').append(s);
+  }
+}

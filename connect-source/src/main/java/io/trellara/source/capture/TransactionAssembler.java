@@ -1,0 +1,436 @@
+package io.trellara.source.capture;
+
+import io.trellara.protocol.Lsn;
+import io.trellara.source.pgoutput.PgOutputMessage;
+import io.trellara.source.pgoutput.PgOutputMessage.Begin;
+import io.trellara.source.pgoutput.PgOutputMessage.Commit;
+import io.trellara.source.pgoutput.PgOutputMessage.Delete;
+import io.trellara.source.pgoutput.PgOutputMessage.Insert;
+import io.trellara.source.pgoutput.PgOutputMessage.LogicalMessage;
+import io.trellara.source.pgoutput.PgOutputMessage.Relation;
+import io.trellara.source.pgoutput.PgOutputMessage.StreamAbort;
+import io.trellara.source.pgoutput.PgOutputMessage.StreamCommit;
+import io.trellara.source.pgoutput.PgOutputMessage.StreamStart;
+import io.trellara.source.pgoutput.PgOutputMessage.Streamable;
+import io.trellara.source.pgoutput.PgOutputMessage.Truncate;
+import io.trellara.source.pgoutput.PgOutputMessage.Type;
+import io.trellara.source.pgoutput.PgOutputMessage.Update;
+import io.trellara.source.pgoutput.TupleData;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Assembles pgoutput messages, in stream order, into committed transactions, handed to a
+ * {@link CommittedTransactionHandler} in commit order.
+ *
+ * <p><b>Protocols.</b> Protocol 1 and non-streamed protocol 2 transactions arrive whole as Begin ...
+ * Commit. Under protocol 2 with streaming, large in-progress transactions arrive as Stream Start ...
+ * Stream Stop blocks, interleaved across top-level xids and kept here per top-level xid until Stream
+ * Commit (emitted) or a top-level Stream Abort (dropped). Inside a block a change carries the xid of the
+ * (sub)transaction that made it; a Stream Abort naming a subtransaction drops exactly the changes carrying
+ * that xid (only part of a rolled-back savepoint may have been streamed; whatever was, is dropped).
+ *
+ * <p><b>What is kept.</b> Insert, Update, Delete, Truncate and transactional logical messages whose prefix
+ * is the DDL prefix ({@code trellara.ddl}). Other logical messages (other prefixes, and every
+ * non-transactional message) and Origin messages are ignored. Relation and Type messages update the
+ * {@link RelationCache} immediately; each buffered change remembers the schema version in force when it
+ * arrived.
+ *
+ * <p><b>Memory bound (the spill rule).</b> Each buffered change is charged an estimate of its size (its
+ * tuple bytes plus a fixed per-change overhead, see {@link #estimate}). The sum over ALL in-flight
+ * transactions stays at or below {@link CaptureSettings#spillThresholdBytes()}: before a change is added
+ * that would exceed it, the in-flight transaction holding the most memory is moved to its spill file
+ * (repeatedly, until the change fits; the receiving transaction itself is spilled when nothing else
+ * holds memory). A spilled transaction writes its buffered changes and every later change, as the raw
+ * pgoutput message bytes, to a local-log spill file of its own ({@code trellara-spill-<xid>-<unique>.tlog} in the
+ * spill directory, {@code FsyncPolicy.NEVER}); at commit they are re-parsed. The file is deleted once the
+ * transaction's handler returns, or when the transaction aborts, or on {@link #close()}. Spill files do not
+ * survive a restart and need not: capture resumes from the slot, which re-sends uncommitted work.
+ *
+ * <p>Single-threaded: the thread that owns the replication stream calls {@code accept}; the handler runs
+ * on that thread.
+ */
+public final class TransactionAssembler implements AutoCloseable {
+
+  /** Per-change bookkeeping charged on top of the tuple bytes (objects, arrays, list slot). */
+  static final int PER_CHANGE_OVERHEAD_BYTES = 96;
+  /** Per tuple column (kind byte, bounds) charged on top of the value bytes. */
+  static final int PER_COLUMN_OVERHEAD_BYTES = 9;
+
+  private final CaptureIdentity identity;
+  private final CaptureSettings settings;
+  private final CommittedTransactionHandler handler;
+  private final RelationCache relations = new RelationCache();
+  private final Map<Long, InFlightTransaction> streamed = new LinkedHashMap<>();
+  private final PgOutputEncoder encoder = new PgOutputEncoder();
+  private InFlightTransaction current;
+  private InFlightTransaction streamBlock;
+  private static final RelationSchema[] NO_RELATIONS = new RelationSchema[0];
+  private static final int SPILL_FRAME_BYTES = 64 * 1024;
+  private byte[] stage = new byte[SPILL_FRAME_BYTES + 1024];
+  private int stageLength;
+  private InFlightTransaction stageOwner;
+  private long memoryBytes;
+  private long spilledTransactions;
+  private long peakMemoryBytes;
+
+  public TransactionAssembler(CaptureIdentity identity, CaptureSettings settings,
+      CommittedTransactionHandler handler) {
+    this.identity = Objects.requireNonNull(identity, "identity");
+    this.settings = Objects.requireNonNull(settings, "settings");
+    this.handler = Objects.requireNonNull(handler, "handler");
+  }
+
+  /**
+   * Accepts one parsed message. When its transaction has to spill, the message is re-encoded into its
+   * pgoutput bytes; prefer {@link #accept(PgOutputMessage, ByteBuffer, long)} when the raw bytes are at hand.
+   *
+   * @param walStart the WAL position the stream reported for the message (XLogData dataStart), 0 if unknown
+   */
+  public void accept(PgOutputMessage message, long walStart) {
+    accept(message, null, walStart);
+  }
+
+  /**
+   * Accepts one parsed message together with the raw bytes it was parsed from ({@code raw} from its
+   * position to its limit; not retained, not moved; may be null).
+   *
+   * @throws CaptureException when the message does not fit the stream's state (e.g. a change outside any
+   *     transaction), or when a committed transaction fails to capture (thrown by the handler's iteration)
+   */
+  public void accept(PgOutputMessage message, ByteBuffer raw, long walStart) {
+    switch (message.type()) {
+      case 'B' -> begin((Begin) message, walStart);
+      case 'C' -> commit((Commit) message);
+      case 'S' -> streamStart((StreamStart) message, walStart);
+      case 'E' -> streamBlock = null;
+      case 'c' -> streamCommit((StreamCommit) message);
+      case 'A' -> streamAbort((StreamAbort) message);
+      case 'R' -> relations.accept((Relation) message);
+      case 'Y' -> relations.accept((Type) message);
+      case 'O' -> { } // the origin is not part of the envelope
+      case 'M' -> {
+        LogicalMessage m = (LogicalMessage) message;
+        if (m.transactional() && isDdlPrefix(m.prefix())) {
+          add(m, raw, walStart, NO_RELATIONS, true);
+        }
+      }
+      case 'I' -> add((Insert) message, raw, walStart, one(((Insert) message).relationOid(), walStart), false);
+      case 'U' -> add((Update) message, raw, walStart, one(((Update) message).relationOid(), walStart), false);
+      case 'D' -> add((Delete) message, raw, walStart, one(((Delete) message).relationOid(), walStart), false);
+      case 'T' -> truncate((Truncate) message, raw, walStart);
+      default -> throw new IllegalArgumentException("unknown message " + message);
+    }
+  }
+
+  private void truncate(Truncate t, ByteBuffer raw, long walStart) {
+    long[] oids = t.relationOids();
+    if (oids.length == 0) {
+      throw new CaptureException("stream_order", "a Truncate at LSN " + Lsn.format(walStart)
+          + " names no relation");
+    }
+    RelationSchema[] rels = new RelationSchema[oids.length];
+    for (int i = 0; i < oids.length; i++) {
+      rels[i] = relations.get(oids[i], walStart);
+    }
+    add(t, raw, walStart, rels, false);
+  }
+
+  public RelationCache relations() {
+    return relations;
+  }
+
+  /** Memory charged to buffered changes right now (always at or below the threshold). */
+  public long memoryBytes() {
+    return memoryBytes;
+  }
+
+  /** The highest {@link #memoryBytes()} seen. */
+  public long peakMemoryBytes() {
+    return peakMemoryBytes;
+  }
+
+  /** Transactions begun or streamed and not yet committed or aborted. */
+  public int inFlightTransactions() {
+    return streamed.size() + (current != null ? 1 : 0);
+  }
+
+  /**
+   * True when no transaction is in flight (no Begin without Commit, no streamed transaction without Stream
+   * Commit or Abort): every WAL position received so far belongs to work already handed to the handler.
+   */
+  public boolean idle() {
+    return current == null && streamed.isEmpty();
+  }
+
+  /** How many transactions were moved to a spill file since this assembler started. */
+  public long spilledTransactions() {
+    return spilledTransactions;
+  }
+
+  /** Drops every in-flight transaction and deletes their spill files (e.g. when the stream restarts). */
+  @Override
+  public void close() {
+    stageOwner = null;
+    stageLength = 0;
+    if (current != null) {
+      current.discard();
+      current = null;
+    }
+    for (InFlightTransaction tx : streamed.values()) {
+      tx.discard();
+    }
+    streamed.clear();
+    streamBlock = null;
+    memoryBytes = 0;
+  }
+
+  // ---- transaction boundaries
+
+  private void begin(Begin b, long walStart) {
+    if (current != null || streamBlock != null) {
+      throw order("Begin of xid " + b.xid() + " inside " + (current != null ? "transaction " + current.xid
+          : "the stream block of xid " + streamBlock.xid), walStart);
+    }
+    current = new InFlightTransaction(b.xid(), false, walStart);
+  }
+
+  private void commit(Commit c) {
+    if (current == null) {
+      throw order("Commit without Begin", c.commitLsn());
+    }
+    InFlightTransaction tx = current;
+    current = null;
+    emit(tx, c.commitLsn(), c.endLsn(), c.commitTimestampEpochMillis());
+  }
+
+  private void streamStart(StreamStart s, long walStart) {
+    if (current != null || streamBlock != null) {
+      throw order("Stream Start of xid " + s.xid() + " inside another transaction or stream block", walStart);
+    }
+    streamBlock = streamed.computeIfAbsent(s.xid(), xid -> new InFlightTransaction(xid, true, walStart));
+  }
+
+  private void streamCommit(StreamCommit c) {
+    if (current != null || streamBlock != null) {
+      throw order("Stream Commit of xid " + c.xid() + " inside a transaction or stream block", c.commitLsn());
+    }
+    InFlightTransaction tx = streamed.remove(c.xid());
+    if (tx == null) {
+      tx = new InFlightTransaction(c.xid(), true, 0);
+    }
+    emit(tx, c.commitLsn(), c.endLsn(), c.commitTimestampEpochMillis());
+  }
+
+  private void streamAbort(StreamAbort a) {
+    InFlightTransaction tx = streamed.get(a.xid());
+    if (tx == null) {
+      return; // nothing of it was kept
+    }
+    if (a.abortsTopLevelTransaction()) {
+      streamed.remove(a.xid());
+      dropStage(tx);
+      memoryBytes -= tx.memoryBytes;
+      tx.discard();
+    } else {
+      memoryBytes -= tx.abortSubtransaction(a.subtransactionXid());
+    }
+  }
+
+  private void emit(InFlightTransaction tx, long commitLsn, long endLsn, long commitTimestampMs) {
+    try {
+      if (tx.changeCount + tx.ddlCount == 0) {
+        handler.onEmptyCommit(tx.xid, commitLsn, endLsn);
+        return;
+      }
+      if (stageOwner == tx) {
+        flushStage();
+      }
+      CapturedTransaction captured = new CapturedTransaction(identity, tx, commitLsn, endLsn, commitTimestampMs,
+          relations);
+      try {
+        handler.onCommitted(captured);
+      } finally {
+        captured.release();
+      }
+    } finally {
+      dropStage(tx);
+      memoryBytes -= tx.memoryBytes;
+      tx.discard();
+    }
+  }
+
+  // ---- changes
+
+  private RelationSchema[] one(long relationOid, long walStart) {
+    return relations.get(relationOid, walStart).asSingletonArray();
+  }
+
+  private InFlightTransaction target(Streamable m, long walStart) {
+    if (m.streamXid() != 0) {
+      if (streamBlock == null) {
+        throw order("a streamed change of xid " + m.streamXid() + " outside a stream block", walStart);
+      }
+      return streamBlock;
+    }
+    if (current == null) {
+      throw order("a '" + (char) m.type() + "' change outside Begin ... Commit", walStart);
+    }
+    return current;
+  }
+
+  private void add(Streamable m, ByteBuffer raw, long walStart, RelationSchema[] rels, boolean ddl) {
+    InFlightTransaction tx = target(m, walStart);
+    tx.count(m.streamXid(), ddl);
+    int size = estimate(m);
+    if (!tx.spilling()) {
+      long budget = settings.spillThresholdBytes();
+      while (memoryBytes + size > budget) {
+        InFlightTransaction largest = largestInMemory();
+        if (largest == null) {
+          break;
+        }
+        moveToSpill(largest);
+      }
+      if (memoryBytes + size > budget) {
+        moveToSpill(tx); // nothing else holds memory and the change alone exceeds the budget
+      }
+    }
+    if (tx.spilling()) {
+      writeSpill(tx, m, raw, walStart, rels);
+    } else {
+      tx.memory.add(new BufferedChange(m, walStart, rels, size));
+      tx.memoryBytes += size;
+      memoryBytes += size;
+      if (memoryBytes > peakMemoryBytes) {
+        peakMemoryBytes = memoryBytes;
+      }
+    }
+  }
+
+  private InFlightTransaction largestInMemory() {
+    InFlightTransaction largest = null;
+    if (current != null && current.memoryBytes > 0) {
+      largest = current;
+    }
+    for (InFlightTransaction tx : streamed.values()) {
+      if (tx.memoryBytes > 0 && (largest == null || tx.memoryBytes > largest.memoryBytes)) {
+        largest = tx;
+      }
+    }
+    return largest;
+  }
+
+  private void moveToSpill(InFlightTransaction tx) {
+    if (tx.spilling()) {
+      return;
+    }
+    tx.openSpill(settings.spillDirectory());
+    spilledTransactions++;
+    List<BufferedChange> buffered = new ArrayList<>(tx.memory);
+    memoryBytes -= tx.memoryBytes;
+    tx.memory.clear();
+    tx.memoryBytes = 0;
+    for (BufferedChange b : buffered) {
+      writeSpill(tx, b.message(), null, b.walStart(), b.relations());
+    }
+  }
+
+  /**
+   * Spill record: Int32 length of the rest | Int64 walStart | Int32 n | n x Int32 schema version | raw
+   * pgoutput message. Records are staged in one buffer and written as one spill frame per
+   * {@value #SPILL_FRAME_BYTES} bytes (or when another transaction spills, or at commit), so a spilled
+   * change costs no system call of its own.
+   */
+  private void writeSpill(InFlightTransaction tx, Streamable m, ByteBuffer raw, long walStart,
+      RelationSchema[] rels) {
+    if (stageOwner != tx) {
+      flushStage();
+      stageOwner = tx;
+    }
+    int bodyLength = raw != null ? raw.remaining() : encoder.encode(m);
+    int recordLength = 12 + 4 * rels.length + bodyLength;
+    ensureStage(4 + recordLength);
+    ByteBuffer out = ByteBuffer.wrap(stage, stageLength, 4 + recordLength);
+    out.putInt(recordLength).putLong(walStart).putInt(rels.length);
+    for (RelationSchema r : rels) {
+      out.putInt(r.version());
+    }
+    if (raw != null) {
+      raw.duplicate().get(stage, out.position(), bodyLength);
+    } else {
+      System.arraycopy(encoder.buffer(), 0, stage, out.position(), bodyLength);
+    }
+    stageLength += 4 + recordLength;
+    tx.spilledRecords++;
+    if (stageLength >= SPILL_FRAME_BYTES) {
+      flushStage();
+    }
+  }
+
+  /** Writes the staged records of their transaction as one spill frame. */
+  private void flushStage() {
+    if (stageOwner != null && stageLength > 0) {
+      stageOwner.spill.appendSpill(stage, 0, stageLength);
+    }
+    stageOwner = null;
+    stageLength = 0;
+  }
+
+  /** Forgets staged records of a transaction that is being dropped. */
+  private void dropStage(InFlightTransaction tx) {
+    if (stageOwner == tx) {
+      stageOwner = null;
+      stageLength = 0;
+    }
+  }
+
+  private void ensureStage(int more) {
+    if (stageLength + more > stage.length) {
+      if (stageLength > 0) {
+        flushStage();
+      }
+      if (more > stage.length) {
+        stage = new byte[more];
+      }
+    }
+  }
+
+  private boolean isDdlPrefix(String prefix) {
+    return prefix.equals(settings.ddlMessagePrefix());
+  }
+
+  /** The memory a buffered change is charged: tuple bytes + per-column and per-change overheads. */
+  static int estimate(Streamable m) {
+    if (m instanceof Insert i) {
+      return PER_CHANGE_OVERHEAD_BYTES + tuple(i.newTuple());
+    } else if (m instanceof Update u) {
+      return PER_CHANGE_OVERHEAD_BYTES + tuple(u.newTuple()) + (u.oldTuple() != null ? tuple(u.oldTuple()) : 0);
+    } else if (m instanceof Delete d) {
+      return PER_CHANGE_OVERHEAD_BYTES + (d.oldTuple() != null ? tuple(d.oldTuple()) : 0);
+    } else if (m instanceof Truncate t) {
+      return PER_CHANGE_OVERHEAD_BYTES + 8 * t.relationOids().length;
+    } else if (m instanceof LogicalMessage l) {
+      return PER_CHANGE_OVERHEAD_BYTES + l.content().length + 2 * l.prefix().length();
+    }
+    return PER_CHANGE_OVERHEAD_BYTES;
+  }
+
+  private static int tuple(TupleData t) {
+    int n = t.columnCount();
+    int bytes = 32 + n * PER_COLUMN_OVERHEAD_BYTES;
+    for (int i = 0; i < n; i++) {
+      bytes += t.valueLength(i);
+    }
+    return bytes;
+  }
+
+  private static CaptureException order(String what, long lsn) {
+    return new CaptureException("stream_order", what + " (LSN " + Lsn.format(lsn) + "): the replication"
+        + " stream is out of order; restart capture from the slot");
+  }
+}
