@@ -1,0 +1,71 @@
+package io.trellara.sink.apply;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+/** Monotonic counters of one applier; safe to read from any thread (e.g. a metrics reporter). */
+public final class ApplyMetrics {
+    final AtomicLong transactionsApplied = new AtomicLong();
+    final AtomicLong duplicatesSkipped = new AtomicLong();
+    final AtomicLong targetCommits = new AtomicLong();
+    final AtomicLong rowsInserted = new AtomicLong();
+    final AtomicLong rowsUpdated = new AtomicLong();
+    final AtomicLong rowsDeleted = new AtomicLong();
+    final AtomicLong truncates = new AtomicLong();
+    final AtomicLong ddlReplayed = new AtomicLong();
+    final AtomicLong ddlSkipped = new AtomicLong();
+    final AtomicLong missingRowsIgnored = new AtomicLong();
+    final AtomicLong retries = new AtomicLong();
+
+    public long transactionsApplied() {
+        return transactionsApplied.get();
+    }
+
+    public long duplicatesSkipped() {
+        return duplicatesSkipped.get();
+    }
+
+    public long targetCommits() {
+        return targetCommits.get();
+    }
+
+    public long rowsInserted() {
+        return rowsInserted.get();
+    }
+
+    public long rowsUpdated() {
+        return rowsUpdated.get();
+    }
+
+    public long rowsDeleted() {
+        return rowsDeleted.get();
+    }
+
+    public long truncates() {
+        return truncates.get();
+    }
+
+    public long ddlReplayed() {
+        return ddlReplayed.get();
+    }
+
+    public long ddlSkipped() {
+        return ddlSkipped.get();
+    }
+
+    public long missingRowsIgnored() {
+        return missingRowsIgnored.get();
+    }
+
+    /** Attempts repeated after a transient failure. */
+    public long retries() {
+        return retries.get();
+    }
+
+    @Override
+    public String toString() {
+        return "ApplyMetrics[applied=" + transactionsApplied + " duplicates=" + duplicatesSkipped + " commits="
+                + targetCommits + " inserted=" + rowsInserted + " updated=" + rowsUpdated + " deleted=" + rowsDeleted
+                + " truncates=" + truncates + " ddlReplayed=" + ddlReplayed + " ddlSkipped=" + ddlSkipped
+                + " missingRowsIgnored=" + missingRowsIgnored + " retries=" + retries + "]";
+    }
+}

@@ -1,0 +1,133 @@
+package io.trellara.sink.apply;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Settings of a {@link TransactionApplier}. Build with {@link #builder(String)}; every setting has a safe
+ * default.
+ *
+ * @param sinkName                  the sink's name in {@code trellara_sink.progress}
+ * @param groupMaxTransactions      consecutive source transactions per target transaction
+ *                                  ({@code apply.group.max.transactions}, default 1)
+ * @param synchronousCommitOff      {@code SET LOCAL synchronous_commit = off} in every target transaction; safe
+ *                                  because progress is recorded in the same transaction (default false)
+ * @param insertConflict            insert conflict handling (default {@link InsertConflictPolicy#FAIL})
+ * @param missingRow                an update/delete matching no row (default {@link MissingRowPolicy#FAIL})
+ * @param ddlPolicy                 DDL events (default {@link DdlPolicy#FAIL})
+ * @param createMissingTables       create a missing target table from the envelope's schema (default false)
+ * @param copyThreshold             insert runs of at least this many rows go through COPY (default 64)
+ * @param maxAttempts               attempts per group on transient failures, including the first (default 5)
+ * @param initialBackoff            first retry delay, doubled per attempt (default 200 ms)
+ * @param maxBackoff                cap of the retry delay (default 10 s)
+ */
+public record ApplyOptions(String sinkName, int groupMaxTransactions, boolean synchronousCommitOff,
+                           InsertConflictPolicy insertConflict, MissingRowPolicy missingRow, DdlPolicy ddlPolicy,
+                           boolean createMissingTables, int copyThreshold, int maxAttempts,
+                           Duration initialBackoff, Duration maxBackoff) {
+    public ApplyOptions {
+        Objects.requireNonNull(sinkName, "sinkName");
+        Objects.requireNonNull(insertConflict, "insertConflict");
+        Objects.requireNonNull(missingRow, "missingRow");
+        Objects.requireNonNull(ddlPolicy, "ddlPolicy");
+        Objects.requireNonNull(initialBackoff, "initialBackoff");
+        Objects.requireNonNull(maxBackoff, "maxBackoff");
+        if (groupMaxTransactions < 1) {
+            throw new IllegalArgumentException("groupMaxTransactions must be >= 1");
+        }
+        if (maxAttempts < 1) {
+            throw new IllegalArgumentException("maxAttempts must be >= 1");
+        }
+        if (copyThreshold < 1) {
+            throw new IllegalArgumentException("copyThreshold must be >= 1");
+        }
+    }
+
+    public static Builder builder(String sinkName) {
+        return new Builder(sinkName);
+    }
+
+    public static ApplyOptions defaults(String sinkName) {
+        return builder(sinkName).build();
+    }
+
+    public Builder toBuilder() {
+        return new Builder(sinkName).groupMaxTransactions(groupMaxTransactions)
+                .synchronousCommitOff(synchronousCommitOff).insertConflict(insertConflict).missingRow(missingRow)
+                .ddlPolicy(ddlPolicy).createMissingTables(createMissingTables).copyThreshold(copyThreshold)
+                .maxAttempts(maxAttempts).initialBackoff(initialBackoff).maxBackoff(maxBackoff);
+    }
+
+    public static final class Builder {
+        private final String sinkName;
+        private int groupMaxTransactions = 1;
+        private boolean synchronousCommitOff;
+        private InsertConflictPolicy insertConflict = InsertConflictPolicy.FAIL;
+        private MissingRowPolicy missingRow = MissingRowPolicy.FAIL;
+        private DdlPolicy ddlPolicy = DdlPolicy.FAIL;
+        private boolean createMissingTables;
+        private int copyThreshold = 64;
+        private int maxAttempts = 5;
+        private Duration initialBackoff = Duration.ofMillis(200);
+        private Duration maxBackoff = Duration.ofSeconds(10);
+
+        private Builder(String sinkName) {
+            this.sinkName = sinkName;
+        }
+
+        public Builder groupMaxTransactions(int v) {
+            groupMaxTransactions = v;
+            return this;
+        }
+
+        public Builder synchronousCommitOff(boolean v) {
+            synchronousCommitOff = v;
+            return this;
+        }
+
+        public Builder insertConflict(InsertConflictPolicy v) {
+            insertConflict = v;
+            return this;
+        }
+
+        public Builder missingRow(MissingRowPolicy v) {
+            missingRow = v;
+            return this;
+        }
+
+        public Builder ddlPolicy(DdlPolicy v) {
+            ddlPolicy = v;
+            return this;
+        }
+
+        public Builder createMissingTables(boolean v) {
+            createMissingTables = v;
+            return this;
+        }
+
+        public Builder copyThreshold(int v) {
+            copyThreshold = v;
+            return this;
+        }
+
+        public Builder maxAttempts(int v) {
+            maxAttempts = v;
+            return this;
+        }
+
+        public Builder initialBackoff(Duration v) {
+            initialBackoff = v;
+            return this;
+        }
+
+        public Builder maxBackoff(Duration v) {
+            maxBackoff = v;
+            return this;
+        }
+
+        public ApplyOptions build() {
+            return new ApplyOptions(sinkName, groupMaxTransactions, synchronousCommitOff, insertConflict, missingRow,
+                    ddlPolicy, createMissingTables, copyThreshold, maxAttempts, initialBackoff, maxBackoff);
+        }
+    }
+}

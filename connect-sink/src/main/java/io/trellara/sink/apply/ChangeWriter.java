@@ -1,0 +1,355 @@
+package io.trellara.sink.apply;
+
+import io.trellara.protocol.v1.ChangeRecord;
+import io.trellara.protocol.v1.ColumnState;
+import io.trellara.protocol.v1.ColumnValue;
+import io.trellara.protocol.v1.DdlEvent;
+import io.trellara.protocol.v1.Operation;
+import io.trellara.protocol.v1.RelationId;
+import io.trellara.protocol.v1.RowImage;
+import io.trellara.protocol.v1.TransactionEnvelope;
+import io.trellara.protocol.v1.TruncateSpec;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Types;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import org.postgresql.copy.CopyIn;
+
+/**
+ * Writes the events of one or more source transactions into the open target transaction, in source order.
+ * Consecutive row changes of one relation, operation and shape are collected into a run and written
+ * set-based: COPY for long insert runs, multi-row INSERT otherwise, JDBC batches for updates and deletes.
+ * Counts are kept locally and published only after the commit.
+ */
+final class ChangeWriter {
+    /** Rows per multi-row INSERT statement (bounded by the 32767 bind parameters of a statement). */
+    private static final int MAX_INSERT_ROWS = 256;
+    private static final int COPY_FLUSH_BYTES = 1 << 20;
+    private static final int MAX_PARAMETERS = 32_767;
+
+    private final TargetSession session;
+    private final RelationMapper mapper;
+    private final ApplyOptions options;
+    private final TargetTables tables;
+    private final CopyTextEncoder copy = new CopyTextEncoder();
+    private final List<ChangeRecord> run = new ArrayList<>();
+    private RowShape shape;
+    private TransactionEnvelope envelope;
+    private RelationId lastSource;
+    private QualifiedName lastTarget;
+
+    long inserted;
+    long updated;
+    long deleted;
+    long truncates;
+    long ddlReplayed;
+    long ddlSkipped;
+    long missingRowsIgnored;
+
+    ChangeWriter(TargetSession session, RelationMapper mapper, ApplyOptions options) {
+        this.session = session;
+        this.mapper = mapper;
+        this.options = options;
+        this.tables = new TargetTables(session, options.createMissingTables());
+    }
+
+    /** Writes every change and DDL event of {@code e} in total order (the run may continue into the next). */
+    void write(TransactionEnvelope e) throws SQLException {
+        this.envelope = e;
+        List<ChangeRecord> changes = e.getChangesList();
+        List<DdlEvent> ddl = e.getDdlEventsList();
+        if (!ascending(changes)) {
+            changes = new ArrayList<>(changes);
+            changes.sort(Comparator.comparingLong(ChangeRecord::getTotalOrder));
+        }
+        if (ddl.size() > 1) {
+            ddl = new ArrayList<>(ddl);
+            ddl.sort(Comparator.comparingLong(DdlEvent::getTotalOrder));
+        }
+        int d = 0;
+        for (ChangeRecord c : changes) {
+            while (d < ddl.size() && Long.compareUnsigned(ddl.get(d).getTotalOrder(), c.getTotalOrder()) < 0) {
+                ddl(ddl.get(d++));
+            }
+            change(c);
+        }
+        while (d < ddl.size()) {
+            ddl(ddl.get(d++));
+        }
+    }
+
+    private static boolean ascending(List<ChangeRecord> changes) {
+        long prev = 0;
+        for (ChangeRecord c : changes) {
+            if (Long.compareUnsigned(c.getTotalOrder(), prev) <= 0) {
+                return false;
+            }
+            prev = c.getTotalOrder();
+        }
+        return true;
+    }
+
+    private void change(ChangeRecord c) throws SQLException {
+        if (c.getOperation() == Operation.OPERATION_TRUNCATE) {
+            flush();
+            truncate(c);
+            return;
+        }
+        QualifiedName target = target(c.getRelation(), c.getIdempotencyKey());
+        if (shape != null && shape.target.equals(target) && shape.matches(c)) {
+            run.add(c);
+            return;
+        }
+        flush();
+        tables.ensure(target, c.getRelation(), envelope, c.getIdempotencyKey());
+        shape = RowShape.of(c, target);
+        run.add(c);
+    }
+
+    private QualifiedName target(RelationId source, String eventKey) {
+        if (source != lastSource && !source.equals(lastSource)) {
+            lastTarget = mapper.target(source, eventKey);
+            lastSource = source;
+        }
+        return lastTarget;
+    }
+
+    /** Writes the pending run. */
+    void flush() throws SQLException {
+        if (run.isEmpty()) {
+            return;
+        }
+        try {
+            switch (shape.operation) {
+                case OPERATION_INSERT -> insertRun();
+                case OPERATION_UPDATE, OPERATION_DELETE -> keyedRun();
+                default -> throw new IllegalStateException(shape.operation.toString());
+            }
+        } finally {
+            run.clear();
+            shape = null;
+        }
+    }
+
+    // ---- inserts --------------------------------------------------------------------------------------
+
+    private void insertRun() throws SQLException {
+        session.at(shape.target.quoted(), range());
+        boolean upsert = options.insertConflict() == InsertConflictPolicy.UPSERT;
+        if (!upsert && run.size() >= options.copyThreshold()) {
+            copyRun();
+            return;
+        }
+        int perStatement = Math.max(1, Math.min(MAX_INSERT_ROWS, MAX_PARAMETERS / Math.max(1, shape.columns.length)));
+        int done = 0;
+        int full = run.size() / perStatement;
+        if (full > 0) {
+            PreparedStatement ps = session.prepare(shape.insertSql(perStatement, upsert, shape.target.quoted(),
+                    run.get(0).getIdempotencyKey()));
+            for (int s = 0; s < full; s++) {
+                bindInsertRows(ps, done, perStatement);
+                ps.addBatch();
+                done += perStatement;
+            }
+            for (int n : ps.executeBatch()) {
+                inserted += Math.max(n, 0);
+            }
+        }
+        // the remainder in power-of-two statements, so a bounded set of statement shapes is prepared
+        while (done < run.size()) {
+            int rows = Integer.highestOneBit(run.size() - done);
+            PreparedStatement ps = session.prepare(shape.insertSql(rows, upsert, shape.target.quoted(),
+                    run.get(done).getIdempotencyKey()));
+            bindInsertRows(ps, done, rows);
+            inserted += Math.max(ps.executeUpdate(), 0);
+            done += rows;
+        }
+    }
+
+    private void bindInsertRows(PreparedStatement ps, int from, int rows) throws SQLException {
+        int p = 1;
+        for (int r = from; r < from + rows; r++) {
+            RowImage after = run.get(r).getAfter();
+            for (int idx : shape.columnIndex) {
+                bind(ps, p++, after.getColumns(idx));
+            }
+        }
+    }
+
+    private void copyRun() throws SQLException {
+        CopyIn in = session.copyManager().copyIn(shape.copySql());
+        try {
+            copy.reset();
+            for (ChangeRecord c : run) {
+                RowImage after = c.getAfter();
+                int[] idx = shape.columnIndex;
+                for (int i = 0; i < idx.length; i++) {
+                    if (i > 0) {
+                        copy.delimiter();
+                    }
+                    ColumnValue v = after.getColumns(idx[i]);
+                    if (v.getState() == ColumnState.COLUMN_STATE_NULL) {
+                        copy.nullValue();
+                    } else {
+                        copy.value(v.getText());
+                    }
+                }
+                copy.endRow();
+                if (copy.length() >= COPY_FLUSH_BYTES) {
+                    in.writeToCopy(copy.buffer(), 0, copy.length());
+                    copy.reset();
+                }
+            }
+            if (copy.length() > 0) {
+                in.writeToCopy(copy.buffer(), 0, copy.length());
+            }
+            inserted += in.endCopy();
+        } finally {
+            if (in.isActive()) {
+                try {
+                    in.cancelCopy();
+                } catch (SQLException ignored) {
+                    // the original failure is what matters
+                }
+            }
+        }
+    }
+
+    // ---- updates and deletes --------------------------------------------------------------------------
+
+    private void keyedRun() throws SQLException {
+        boolean update = shape.operation == Operation.OPERATION_UPDATE;
+        session.at(shape.target.quoted(), range());
+        PreparedStatement ps = session.prepare(update ? shape.updateSql() : shape.deleteSql());
+        for (ChangeRecord c : run) {
+            int p = 1;
+            if (update) {
+                RowImage after = c.getAfter();
+                for (int idx : shape.columnIndex) {
+                    bind(ps, p++, after.getColumns(idx));
+                }
+            }
+            RowImage keyImage = shape.keyFromBefore ? c.getBefore() : c.getAfter();
+            for (int k = 0; k < shape.keyIndex.length; k++) {
+                if (!shape.keyIsNull[k]) {
+                    bind(ps, p++, keyImage.getColumns(shape.keyIndex[k]));
+                }
+            }
+            if (run.size() == 1) {
+                checkMatched(ps.executeUpdate(), c, update);
+                return;
+            }
+            ps.addBatch();
+        }
+        int[] counts = ps.executeBatch();
+        for (int i = 0; i < counts.length; i++) {
+            checkMatched(counts[i], run.get(i), update);
+        }
+    }
+
+    private void checkMatched(int count, ChangeRecord c, boolean update) {
+        if (count == 0) {
+            if (options.missingRow() == MissingRowPolicy.IGNORE) {
+                missingRowsIgnored++;
+                return;
+            }
+            throw new ApplyException(ApplyException.Reason.ROW_NOT_FOUND, shape.target.quoted(),
+                    c.getIdempotencyKey(), (update ? "update" : "delete") + " matched no row on the target: the"
+                            + " target diverged from the source (" + describeKey(c) + ")");
+        }
+        if (update) {
+            updated += count;
+        } else {
+            deleted += count;
+        }
+    }
+
+    private String describeKey(ChangeRecord c) {
+        RowImage keyImage = shape.keyFromBefore ? c.getBefore() : c.getAfter();
+        StringBuilder b = new StringBuilder(shape.fullIdentity ? "old row " : "key ");
+        for (int k = 0; k < shape.keyIndex.length; k++) {
+            ColumnValue v = keyImage.getColumns(shape.keyIndex[k]);
+            b.append(k == 0 ? "" : ", ").append(v.getName()).append('=')
+                    .append(v.getState() == ColumnState.COLUMN_STATE_NULL ? "NULL" : v.getText());
+        }
+        return b.toString();
+    }
+
+    private static void bind(PreparedStatement ps, int p, ColumnValue v) throws SQLException {
+        if (v.getState() == ColumnState.COLUMN_STATE_NULL) {
+            ps.setNull(p, Types.OTHER);
+        } else {
+            ps.setObject(p, v.getText(), Types.OTHER);
+        }
+    }
+
+    private String range() {
+        String first = run.get(0).getIdempotencyKey();
+        return run.size() == 1 ? first : first + " .. " + run.get(run.size() - 1).getIdempotencyKey()
+                + " (" + run.size() + " rows)";
+    }
+
+    // ---- truncate and DDL -----------------------------------------------------------------------------
+
+    private void truncate(ChangeRecord c) throws SQLException {
+        TruncateSpec spec = c.getTruncate();
+        List<RelationId> relations = spec.getRelationsCount() > 0 ? spec.getRelationsList() : List.of(c.getRelation());
+        StringBuilder sql = new StringBuilder("TRUNCATE TABLE ");
+        for (int i = 0; i < relations.size(); i++) {
+            QualifiedName t = mapper.target(relations.get(i), c.getIdempotencyKey());
+            tables.ensure(t, relations.get(i), envelope, c.getIdempotencyKey());
+            sql.append(i == 0 ? "" : ", ").append(t.quoted());
+        }
+        if (spec.getRestartIdentity()) {
+            sql.append(" RESTART IDENTITY");
+        }
+        if (spec.getCascade()) {
+            sql.append(" CASCADE");
+        }
+        session.at(sql.substring("TRUNCATE TABLE ".length()), c.getIdempotencyKey());
+        try (Statement s = session.connection.createStatement()) {
+            s.execute(sql.toString());
+        }
+        truncates++;
+    }
+
+    private void ddl(DdlEvent d) throws SQLException {
+        flush();
+        String key = envelopeKey(d.getTotalOrder());
+        switch (options.ddlPolicy()) {
+            case SKIP -> ddlSkipped++;
+            case FAIL -> throw new ApplyException(ApplyException.Reason.DDL_REFUSED, d.getObjectIdentity(), key,
+                    "DDL event " + d.getCommandTag() + " on " + d.getObjectIdentity() + " and the DDL policy is"
+                            + " fail; apply it on the target yourself and set the policy to skip, or set it to"
+                            + " replay");
+            case REPLAY -> replay(d, key);
+            default -> throw new IllegalStateException(options.ddlPolicy().toString());
+        }
+    }
+
+    private void replay(DdlEvent d, String key) throws SQLException {
+        mapper.checkDdlTarget(d.getObjectIdentity(), key);
+        session.at(d.getObjectIdentity(), key);
+        if (!d.getSearchPath().isEmpty()) {
+            try (PreparedStatement ps = session.connection.prepareStatement("SELECT set_config('search_path', ?, true)")) {
+                ps.setString(1, d.getSearchPath());
+                ps.execute();
+            }
+        }
+        try (Statement s = session.connection.createStatement()) {
+            s.execute(d.getStatement());
+            s.execute("RESET search_path");
+        }
+        session.invalidate();
+        lastSource = null;
+        ddlReplayed++;
+    }
+
+    private String envelopeKey(long totalOrder) {
+        return io.trellara.protocol.EventKey.of(envelope.getSourceId(), envelope.getCommitLsn(),
+                envelope.getTransactionId(), totalOrder);
+    }
+}

@@ -1,0 +1,230 @@
+package io.trellara.sink.apply;
+
+import io.trellara.protocol.Lsn;
+import io.trellara.protocol.TransactionBoundaryKey;
+import io.trellara.protocol.v1.TransactionEnvelope;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * The sink's own tables in the target: {@code trellara_sink.applied_transactions} (dedup by transaction
+ * identity) and {@code trellara_sink.progress} (the next input offset per sink, topic and partition). Both are
+ * written in the same target transaction as the data, so the target alone says what has been applied.
+ */
+public final class CheckpointStore {
+    public static final String SCHEMA = "trellara_sink";
+    /** Row identity version recorded with every applied transaction. */
+    public static final int ROW_IDENTITY_VERSION = 2;
+
+    private static final String[] DDL = {
+        "CREATE SCHEMA IF NOT EXISTS trellara_sink",
+        """
+        CREATE TABLE IF NOT EXISTS trellara_sink.applied_transactions (
+          source_id text NOT NULL,
+          commit_lsn pg_lsn NOT NULL,
+          commit_lsn_value numeric(20,0) NOT NULL,
+          transaction_id text NOT NULL,
+          database_id text NOT NULL,
+          dataset_id text NOT NULL,
+          protocol_version integer NOT NULL,
+          row_identity_version integer NOT NULL,
+          commit_timestamp timestamptz NOT NULL,
+          event_count bigint NOT NULL,
+          change_count bigint NOT NULL,
+          ddl_count bigint NOT NULL,
+          sink_name text NOT NULL,
+          applied_at timestamptz NOT NULL DEFAULT now(),
+          PRIMARY KEY (source_id, commit_lsn, transaction_id))""",
+        """
+        CREATE INDEX IF NOT EXISTS applied_transactions_order
+          ON trellara_sink.applied_transactions (source_id, commit_lsn_value)""",
+        """
+        CREATE TABLE IF NOT EXISTS trellara_sink.progress (
+          sink_name text NOT NULL,
+          topic text NOT NULL,
+          kafka_partition integer NOT NULL,
+          next_offset bigint NOT NULL,
+          updated_at timestamptz NOT NULL DEFAULT now(),
+          PRIMARY KEY (sink_name, topic, kafka_partition))"""
+    };
+
+    private static final String FIND_APPLIED = """
+            SELECT a.source_id, a.commit_lsn::text, a.transaction_id
+              FROM trellara_sink.applied_transactions a
+              JOIN unnest(?::text[], ?::text[], ?::text[]) AS k(source_id, commit_lsn, transaction_id)
+                ON a.source_id = k.source_id AND a.commit_lsn = k.commit_lsn::pg_lsn
+               AND a.transaction_id = k.transaction_id""";
+
+    /** Dedup records, progress and (optionally) synchronous_commit=off for this transaction: one round trip. */
+    private static final String RECORD = """
+            WITH cfg AS (SELECT set_config('synchronous_commit', coalesce(?::text, current_setting('synchronous_commit')), true) AS v),
+            applied AS (
+              INSERT INTO trellara_sink.applied_transactions (source_id, commit_lsn, commit_lsn_value,
+                  transaction_id, database_id, dataset_id, protocol_version, row_identity_version,
+                  commit_timestamp, event_count, change_count, ddl_count, sink_name)
+              SELECT s, l::pg_lsn, lv::numeric, t, d, ds, pv, %d, to_timestamp(ts / 1000.0), ec, cc, dc, ?
+                FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::int[],
+                            ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[])
+                     AS u(s, l, lv, t, d, ds, pv, ts, ec, cc, dc)),
+            progress AS (
+              INSERT INTO trellara_sink.progress (sink_name, topic, kafka_partition, next_offset)
+              SELECT ?, tp, p, o FROM unnest(?::text[], ?::int[], ?::bigint[]) AS u(tp, p, o)
+              ON CONFLICT (sink_name, topic, kafka_partition)
+              DO UPDATE SET next_offset = EXCLUDED.next_offset, updated_at = now())
+            SELECT v FROM cfg""".formatted(ROW_IDENTITY_VERSION);
+
+    private final ConnectionFactory connections;
+
+    public CheckpointStore(ConnectionFactory connections) {
+        this.connections = Objects.requireNonNull(connections, "connections");
+    }
+
+    /** Creates the schema and tables when missing (idempotent, safe when several tasks start at once). */
+    public void createSchema() throws SQLException {
+        try (Connection c = connections.open()) {
+            createSchema(c);
+        }
+    }
+
+    public static void createSchema(Connection c) throws SQLException {
+        boolean auto = c.getAutoCommit();
+        c.setAutoCommit(false);
+        try (Statement s = c.createStatement()) {
+            s.execute("SELECT pg_advisory_xact_lock(hashtext('trellara_sink.schema'))");
+            for (String ddl : DDL) {
+                s.execute(ddl);
+            }
+            c.commit();
+        } catch (SQLException e) {
+            c.rollback();
+            throw e;
+        } finally {
+            c.setAutoCommit(auto);
+        }
+    }
+
+    /** The recorded next offset per topic partition of {@code sinkName}: where the consumer must resume. */
+    public Map<TopicPartitionKey, Long> positions(String sinkName) throws SQLException {
+        try (Connection c = connections.open()) {
+            return positions(c, sinkName);
+        }
+    }
+
+    public static Map<TopicPartitionKey, Long> positions(Connection c, String sinkName) throws SQLException {
+        Map<TopicPartitionKey, Long> out = new HashMap<>();
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT topic, kafka_partition, next_offset FROM trellara_sink.progress WHERE sink_name = ?")) {
+            ps.setString(1, sinkName);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.put(new TopicPartitionKey(rs.getString(1), rs.getInt(2)), rs.getLong(3));
+                }
+            }
+        }
+        return out;
+    }
+
+    /** True when the transaction is recorded as applied. */
+    public boolean isApplied(TransactionBoundaryKey key) throws SQLException {
+        try (Connection c = connections.open(); PreparedStatement ps = c.prepareStatement(FIND_APPLIED)) {
+            return !findApplied(c, ps, List.of(key)).isEmpty();
+        }
+    }
+
+    /** The keys among {@code keys} already recorded as applied; one round trip. */
+    static Set<TransactionBoundaryKey> findApplied(TargetSession session, List<TransactionBoundaryKey> keys)
+            throws SQLException {
+        return findApplied(session.connection, session.prepare(FIND_APPLIED), keys);
+    }
+
+    private static Set<TransactionBoundaryKey> findApplied(Connection c, PreparedStatement ps,
+                                                           List<TransactionBoundaryKey> keys) throws SQLException {
+        String[] sources = new String[keys.size()];
+        String[] lsns = new String[keys.size()];
+        String[] txs = new String[keys.size()];
+        for (int i = 0; i < keys.size(); i++) {
+            sources[i] = keys.get(i).sourceId();
+            lsns[i] = keys.get(i).commitLsn();
+            txs[i] = keys.get(i).transactionId();
+        }
+        Set<TransactionBoundaryKey> found = new HashSet<>();
+        ps.setArray(1, c.createArrayOf("text", sources));
+        ps.setArray(2, c.createArrayOf("text", lsns));
+        ps.setArray(3, c.createArrayOf("text", txs));
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                found.add(new TransactionBoundaryKey(rs.getString(1), "", rs.getString(2), rs.getString(3)));
+            }
+        }
+        return found;
+    }
+
+    /**
+     * Writes the dedup records of {@code applied} and the progress {@code positions}, and sets
+     * {@code synchronous_commit} for this transaction; one round trip, in the caller's open transaction.
+     */
+    static void record(TargetSession session, String sinkName, List<TransactionEnvelope> applied,
+                       Map<TopicPartitionKey, Long> positions, boolean synchronousCommitOff) throws SQLException {
+        Connection c = session.connection;
+        int n = applied.size();
+        String[] s = new String[n];
+        String[] l = new String[n];
+        String[] lv = new String[n];
+        String[] t = new String[n];
+        String[] d = new String[n];
+        String[] ds = new String[n];
+        Integer[] pv = new Integer[n];
+        Long[] ts = new Long[n];
+        Long[] ec = new Long[n];
+        Long[] cc = new Long[n];
+        Long[] dc = new Long[n];
+        for (int i = 0; i < n; i++) {
+            TransactionEnvelope e = applied.get(i);
+            s[i] = e.getSourceId();
+            l[i] = e.getCommitLsn();
+            lv[i] = Long.toUnsignedString(Lsn.parse(e.getCommitLsn()).value());
+            t[i] = e.getTransactionId();
+            d[i] = e.getDatabaseId();
+            ds[i] = e.getDatasetId();
+            pv[i] = e.getProtocolVersion();
+            ts[i] = e.getCommitTimestampMs();
+            cc[i] = (long) e.getChangesCount();
+            dc[i] = (long) e.getDdlEventsCount();
+            ec[i] = cc[i] + dc[i];
+        }
+        String[] topics = new String[positions.size()];
+        Integer[] partitions = new Integer[positions.size()];
+        Long[] offsets = new Long[positions.size()];
+        int i = 0;
+        for (Map.Entry<TopicPartitionKey, Long> p : positions.entrySet()) {
+            topics[i] = p.getKey().topic();
+            partitions[i] = p.getKey().partition();
+            offsets[i++] = p.getValue();
+        }
+        PreparedStatement ps = session.prepare(RECORD);
+        int p = 1;
+        ps.setString(p++, synchronousCommitOff ? "off" : null);
+        ps.setString(p++, sinkName);
+        for (Object[] a : new Object[][] {s, l, lv, t, d, ds}) {
+            ps.setArray(p++, c.createArrayOf("text", a));
+        }
+        ps.setArray(p++, c.createArrayOf("int4", pv));
+        for (Object[] a : new Object[][] {ts, ec, cc, dc}) {
+            ps.setArray(p++, c.createArrayOf("int8", a));
+        }
+        ps.setString(p++, sinkName);
+        ps.setArray(p++, c.createArrayOf("text", topics));
+        ps.setArray(p++, c.createArrayOf("int4", partitions));
+        ps.setArray(p, c.createArrayOf("int8", offsets));
+        ps.executeQuery().close();
+    }
+}

@@ -1,0 +1,129 @@
+package io.trellara.sink.apply;
+
+import io.trellara.protocol.v1.RelationId;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Maps a source relation to its target relation and enforces the allowlist. By default a relation maps to
+ * the same schema and table; explicit mappings override that. When an allowlist is configured the sink writes
+ * only to target relations on it ({@code schema.table} or {@code schema.*}); anything else is refused with an
+ * {@link ApplyException} naming the relation.
+ */
+public final class RelationMapper {
+    private final Map<QualifiedName, QualifiedName> mappings;
+    private final Set<QualifiedName> allowed;
+    private final Set<String> allowedSchemas;
+    private final boolean allowlistEnabled;
+
+    private RelationMapper(Builder b) {
+        this.mappings = Map.copyOf(b.mappings);
+        this.allowed = Set.copyOf(b.allowed);
+        this.allowedSchemas = Set.copyOf(b.allowedSchemas);
+        this.allowlistEnabled = b.allowlistEnabled;
+    }
+
+    /** Same schema and table, any relation allowed. */
+    public static RelationMapper identity() {
+        return builder().build();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The target of {@code source}, or an {@link ApplyException} when the sink must not write there. */
+    public QualifiedName target(RelationId source, String eventKey) {
+        QualifiedName from = new QualifiedName(source.getSchema(), source.getTable());
+        try {
+            Identifiers.check(from.schema());
+            Identifiers.check(from.table());
+        } catch (IllegalArgumentException e) {
+            throw new ApplyException(ApplyException.Reason.RELATION_REFUSED, display(from), eventKey,
+                    "the source relation name cannot be used: " + e.getMessage());
+        }
+        QualifiedName to = mappings.getOrDefault(from, from);
+        if (allowlistEnabled && !allowed.contains(to) && !allowedSchemas.contains(to.schema())) {
+            throw new ApplyException(ApplyException.Reason.RELATION_REFUSED, to.quoted(), eventKey,
+                    "target relation " + to.quoted() + " (source " + from.quoted()
+                            + ") is not on the sink's allowlist; add it to the allowlist or map the source"
+                            + " relation elsewhere");
+        }
+        return to;
+    }
+
+    /**
+     * Before replaying a DDL statement verbatim: its object must not be mapped elsewhere (the statement text
+     * cannot be rewritten) and must be allowed. {@code objectIdentity} is the event trigger's
+     * {@code schema.name} form; an unparsable identity is refused when an allowlist or a mapping is set.
+     */
+    void checkDdlTarget(String objectIdentity, String eventKey) {
+        if (!allowlistEnabled && mappings.isEmpty()) {
+            return;
+        }
+        QualifiedName n;
+        try {
+            n = QualifiedName.parse(objectIdentity);
+        } catch (IllegalArgumentException e) {
+            throw new ApplyException(ApplyException.Reason.RELATION_REFUSED, objectIdentity, eventKey,
+                    "DDL replay refused: object identity '" + objectIdentity + "' cannot be checked against the"
+                            + " mapping and allowlist");
+        }
+        if (mappings.containsKey(n) && !mappings.get(n).equals(n)) {
+            throw new ApplyException(ApplyException.Reason.RELATION_REFUSED, n.quoted(), eventKey,
+                    "DDL replay refused: " + n.quoted() + " is mapped to " + mappings.get(n).quoted()
+                            + " and the statement text cannot be rewritten; apply the DDL on the target yourself");
+        }
+        if (allowlistEnabled && !allowed.contains(n) && !allowedSchemas.contains(n.schema())) {
+            throw new ApplyException(ApplyException.Reason.RELATION_REFUSED, n.quoted(), eventKey,
+                    "DDL replay refused: " + n.quoted() + " is not on the sink's allowlist");
+        }
+    }
+
+    private static String display(QualifiedName n) {
+        return '"' + n.schema().replace("\"", "\"\"") + "\".\"" + n.table().replace("\"", "\"\"") + '"';
+    }
+
+    public static final class Builder {
+        private final Map<QualifiedName, QualifiedName> mappings = new HashMap<>();
+        private final Set<QualifiedName> allowed = new HashSet<>();
+        private final Set<String> allowedSchemas = new HashSet<>();
+        private boolean allowlistEnabled;
+
+        /** {@code source_schema.source_table -> target_schema.target_table}. */
+        public Builder map(QualifiedName source, QualifiedName target) {
+            Identifiers.check(target.schema());
+            Identifiers.check(target.table());
+            mappings.put(source, target);
+            return this;
+        }
+
+        public Builder map(String source, String target) {
+            return map(QualifiedName.parse(source), QualifiedName.parse(target));
+        }
+
+        /**
+         * Restricts writes to these target relations ({@code schema.table}, or {@code schema.*} for a whole
+         * schema). Calling it, even with an empty collection, enables the allowlist.
+         */
+        public Builder allow(Collection<String> targets) {
+            allowlistEnabled = true;
+            for (String t : targets) {
+                QualifiedName n = QualifiedName.parse(t);
+                if (n.table().equals("*") && !t.strip().endsWith("\"*\"")) {
+                    allowedSchemas.add(n.schema());
+                } else {
+                    allowed.add(n);
+                }
+            }
+            return this;
+        }
+
+        public RelationMapper build() {
+            return new RelationMapper(this);
+        }
+    }
+}

@@ -1,0 +1,124 @@
+package io.trellara.sink.apply;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import org.postgresql.PGConnection;
+import org.postgresql.copy.CopyManager;
+
+/**
+ * One target connection with its session settings, its prepared statements (cached by SQL text, which
+ * encodes relation and statement shape) and the target tables already verified to exist.
+ */
+final class TargetSession implements AutoCloseable {
+    private static final int MAX_STATEMENTS = 256;
+
+    final Connection connection;
+    final Set<QualifiedName> verifiedTables = new HashSet<>();
+    private final LinkedHashMap<String, PreparedStatement> statements = new LinkedHashMap<>(64, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, PreparedStatement> eldest) {
+            if (size() > MAX_STATEMENTS) {
+                closeQuietly(eldest.getValue());
+                return true;
+            }
+            return false;
+        }
+    };
+    private CopyManager copyManager;
+
+    /** What the statement in flight is about, for error messages. */
+    String relation;
+    String eventKey;
+
+    private TargetSession(Connection connection) {
+        this.connection = connection;
+    }
+
+    /**
+     * Opens a connection with the session settings the wire's text values assume (UTC, ISO dates, postgres
+     * intervals), then turns auto-commit off.
+     */
+    static TargetSession open(ConnectionFactory factory) throws SQLException {
+        Connection c = factory.open();
+        try {
+            c.setAutoCommit(true);
+            try (Statement s = c.createStatement()) {
+                s.execute("SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD'; SET IntervalStyle = 'postgres';"
+                        + " SET extra_float_digits = 3; SET bytea_output = 'hex'");
+            }
+            c.setAutoCommit(false);
+            return new TargetSession(c);
+        } catch (SQLException | RuntimeException e) {
+            try {
+                c.close();
+            } catch (SQLException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+    }
+
+    void at(String relation, String eventKey) {
+        this.relation = relation;
+        this.eventKey = eventKey;
+    }
+
+    PreparedStatement prepare(String sql) throws SQLException {
+        PreparedStatement ps = statements.get(sql);
+        if (ps == null) {
+            ps = connection.prepareStatement(sql);
+            statements.put(sql, ps);
+        }
+        return ps;
+    }
+
+    CopyManager copyManager() throws SQLException {
+        if (copyManager == null) {
+            copyManager = connection.unwrap(PGConnection.class).getCopyAPI();
+        }
+        return copyManager;
+    }
+
+    /** After DDL: cached statements and table checks may no longer hold. */
+    void invalidate() {
+        statements.values().forEach(TargetSession::closeQuietly);
+        statements.clear();
+        verifiedTables.clear();
+    }
+
+    boolean rollbackQuietly() {
+        try {
+            if (!connection.isClosed()) {
+                connection.rollback();
+                return true;
+            }
+        } catch (SQLException ignored) {
+            // the connection is unusable; the caller discards the session
+        }
+        return false;
+    }
+
+    @Override
+    public void close() {
+        invalidate();
+        try {
+            connection.close();
+        } catch (SQLException ignored) {
+            // closing a broken connection
+        }
+    }
+
+    private static void closeQuietly(Statement s) {
+        try {
+            s.close();
+        } catch (SQLException ignored) {
+            // a statement of a broken connection
+        }
+    }
+}

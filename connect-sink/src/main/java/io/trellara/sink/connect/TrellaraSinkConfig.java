@@ -1,0 +1,194 @@
+package io.trellara.sink.connect;
+
+import io.trellara.sink.apply.ApplyOptions;
+import io.trellara.sink.apply.DdlPolicy;
+import io.trellara.sink.apply.InsertConflictPolicy;
+import io.trellara.sink.apply.MissingRowPolicy;
+import io.trellara.sink.apply.RelationMapper;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigDef.Width;
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.config.types.Password;
+
+/** Every setting of the sink connector: one name constant, one doc, one default, one definition. */
+public final class TrellaraSinkConfig extends AbstractConfig {
+    static final String GROUP_CONNECTION = "Connection";
+    static final String GROUP_MAPPING = "Mapping";
+    static final String GROUP_APPLY = "Apply";
+    static final String GROUP_RETRIES = "Retries";
+
+    public static final String URL = "connection.url";
+    public static final String USER = "connection.user";
+    public static final String PASSWORD = "connection.password";
+    public static final String SSLMODE = "connection.sslmode";
+    public static final String SSLROOTCERT = "connection.sslrootcert";
+    public static final String SSLCERT = "connection.sslcert";
+    public static final String SSLKEY = "connection.sslkey";
+    public static final String SSLPASSWORD = "connection.sslpassword";
+
+    public static final String MAPPING = "relation.mapping";
+    public static final String ALLOWLIST = "relation.allowlist";
+    public static final String CREATE_TABLES = "target.tables.create";
+
+    public static final String INSERT_CONFLICT = "insert.conflict";
+    public static final String MISSING_ROW = "apply.missing_row";
+    public static final String DDL_APPLY = "ddl.apply";
+    public static final String GROUP_MAX = "apply.group.max.transactions";
+    public static final String SYNC_COMMIT = "apply.synchronous_commit";
+    public static final String COPY_THRESHOLD = "apply.copy.threshold.rows";
+
+    public static final String RETRY_ATTEMPTS = "retry.max.attempts";
+    public static final String RETRY_BACKOFF_MS = "retry.backoff.initial.ms";
+    public static final String RETRY_BACKOFF_MAX_MS = "retry.backoff.max.ms";
+
+    static final List<String> SSLMODES = List.of("disable", "allow", "prefer", "require", "verify-ca", "verify-full");
+
+    public static final ConfigDef CONFIG_DEF = define();
+
+    private static ConfigDef define() {
+        ConfigDef d = new ConfigDef();
+        int o = 0;
+        d.define(URL, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, new ConfigDef.NonEmptyString(), Importance.HIGH,
+                "JDBC URL of the target PostgreSQL, e.g. jdbc:postgresql://target:5432/app.", GROUP_CONNECTION, ++o,
+                Width.LONG, "JDBC URL");
+        d.define(USER, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, new ConfigDef.NonEmptyString(), Importance.HIGH,
+                "User to connect as. Needs INSERT, UPDATE, DELETE, TRUNCATE on the mapped tables and CREATE on the"
+                        + " database (for the trellara_sink schema, created once).", GROUP_CONNECTION, ++o,
+                Width.MEDIUM, "User");
+        d.define(PASSWORD, Type.PASSWORD, "", Importance.HIGH, "Password of the user.", GROUP_CONNECTION, ++o,
+                Width.MEDIUM, "Password");
+        d.define(SSLMODE, Type.STRING, "prefer", ConfigDef.ValidString.in(SSLMODES.toArray(new String[0])),
+                Importance.MEDIUM, "libpq-style TLS mode: disable, allow, prefer, require, verify-ca, verify-full.",
+                GROUP_CONNECTION, ++o, Width.SHORT, "TLS mode", recommender(SSLMODES));
+        d.define(SSLROOTCERT, Type.STRING, "", Importance.LOW, "CA certificate file that verifies the server.",
+                GROUP_CONNECTION, ++o, Width.LONG, "TLS root certificate");
+        d.define(SSLCERT, Type.STRING, "", Importance.LOW, "Client certificate file.", GROUP_CONNECTION, ++o,
+                Width.LONG, "TLS client certificate");
+        d.define(SSLKEY, Type.STRING, "", Importance.LOW, "Client private key file.", GROUP_CONNECTION, ++o,
+                Width.LONG, "TLS client key");
+        d.define(SSLPASSWORD, Type.PASSWORD, "", Importance.LOW, "Password of the client key.", GROUP_CONNECTION,
+                ++o, Width.MEDIUM, "TLS key password");
+
+        o = 0;
+        d.define(MAPPING, Type.LIST, "", Importance.MEDIUM, "Source-to-target relation mapping, comma-separated"
+                + " entries source_schema.source_table:target_schema.target_table. Unmapped relations keep their"
+                + " schema and table name.", GROUP_MAPPING, ++o, Width.LONG, "Relation mapping");
+        d.define(ALLOWLIST, Type.LIST, "", Importance.HIGH, "Target tables (schema.table) the sink may write."
+                + " A change for any other table stops the task before anything of its transaction is applied."
+                + " Empty: every (mapped) table may be written.", GROUP_MAPPING, ++o, Width.LONG, "Allowlist");
+        d.define(CREATE_TABLES, Type.BOOLEAN, false, Importance.LOW, "Create a missing target table from the"
+                + " envelope's column types and key.", GROUP_MAPPING, ++o, Width.SHORT, "Create missing tables");
+
+        o = 0;
+        d.define(INSERT_CONFLICT, Type.STRING, "fail", ConfigDef.ValidString.in("fail", "upsert"), Importance.MEDIUM,
+                "An insert whose key exists on the target: 'fail' stops the task (the target diverged), 'upsert'"
+                        + " updates the existing row.", GROUP_APPLY, ++o, Width.SHORT, "Insert conflict",
+                recommender(List.of("fail", "upsert")));
+        d.define(MISSING_ROW, Type.STRING, "fail", ConfigDef.ValidString.in("fail", "ignore"), Importance.MEDIUM,
+                "An update or delete that matches no target row: 'fail' stops the task, 'ignore' counts and skips"
+                        + " it.", GROUP_APPLY, ++o, Width.SHORT, "Missing row", recommender(List.of("fail", "ignore")));
+        d.define(DDL_APPLY, Type.STRING, "fail", ConfigDef.ValidString.in("replay", "skip", "fail"), Importance.MEDIUM,
+                "DDL events: 'replay' runs the statement at its place in the transaction, 'skip' ignores it,"
+                        + " 'fail' stops the task.", GROUP_APPLY, ++o, Width.SHORT, "DDL apply",
+                recommender(List.of("replay", "skip", "fail")));
+        d.define(GROUP_MAX, Type.INT, 1, ConfigDef.Range.between(1, 10_000), Importance.MEDIUM,
+                "Consecutive source transactions applied in one target transaction (each still all-or-nothing;"
+                        + " the checkpoint records the last). Safe because progress lives in the target.",
+                GROUP_APPLY, ++o, Width.SHORT, "Transactions per target commit");
+        d.define(SYNC_COMMIT, Type.STRING, "on", ConfigDef.ValidString.in("on", "off"), Importance.MEDIUM,
+                "'off' commits target transactions with synchronous_commit=off, as PostgreSQL's own apply workers"
+                        + " do: a target crash may lose the last commits, and the sink re-applies them from Kafka"
+                        + " because its checkpoint is lost with them.", GROUP_APPLY, ++o, Width.SHORT,
+                "Synchronous commit", recommender(List.of("on", "off")));
+        d.define(COPY_THRESHOLD, Type.INT, 64, ConfigDef.Range.atLeast(1), Importance.LOW,
+                "Insert runs of at least this many rows are written with COPY.", GROUP_APPLY, ++o, Width.SHORT,
+                "COPY threshold");
+
+        o = 0;
+        d.define(RETRY_ATTEMPTS, Type.INT, 10, ConfigDef.Range.atLeast(1), Importance.LOW,
+                "Attempts per target transaction on transient failures (connection loss, serialization failure,"
+                        + " deadlock, server starting).", GROUP_RETRIES, ++o, Width.SHORT, "Max attempts");
+        d.define(RETRY_BACKOFF_MS, Type.LONG, 200L, ConfigDef.Range.atLeast(1), Importance.LOW,
+                "First retry delay, doubled per attempt.", GROUP_RETRIES, ++o, Width.SHORT, "Initial backoff (ms)");
+        d.define(RETRY_BACKOFF_MAX_MS, Type.LONG, 10_000L, ConfigDef.Range.atLeast(1), Importance.LOW,
+                "Largest retry delay.", GROUP_RETRIES, ++o, Width.SHORT, "Max backoff (ms)");
+        return d;
+    }
+
+    static ConfigDef.Recommender recommender(List<?> values) {
+        return new ConfigDef.Recommender() {
+            @Override
+            public List<Object> validValues(String name, Map<String, Object> parsedConfig) {
+                return Arrays.asList(values.toArray());
+            }
+
+            @Override
+            public boolean visible(String name, Map<String, Object> parsedConfig) {
+                return true;
+            }
+        };
+    }
+
+    public TrellaraSinkConfig(Map<?, ?> props) {
+        super(CONFIG_DEF, props);
+    }
+
+    Properties driverProperties() {
+        Properties p = new Properties();
+        p.setProperty("sslmode", getString(SSLMODE));
+        putIfSet(p, "sslrootcert", getString(SSLROOTCERT));
+        putIfSet(p, "sslcert", getString(SSLCERT));
+        putIfSet(p, "sslkey", getString(SSLKEY));
+        putIfSet(p, "sslpassword", secret(getPassword(SSLPASSWORD)));
+        return p;
+    }
+
+    private static void putIfSet(Properties p, String key, String value) {
+        if (value != null && !value.isBlank()) {
+            p.setProperty(key, value);
+        }
+    }
+
+    static String secret(Password p) {
+        return p == null ? "" : p.value();
+    }
+
+    ApplyOptions applyOptions(String sinkName) {
+        return ApplyOptions.builder(sinkName)
+                .groupMaxTransactions(getInt(GROUP_MAX))
+                .synchronousCommitOff("off".equals(getString(SYNC_COMMIT)))
+                .insertConflict(InsertConflictPolicy.valueOf(getString(INSERT_CONFLICT).toUpperCase(Locale.ROOT)))
+                .missingRow(MissingRowPolicy.valueOf(getString(MISSING_ROW).toUpperCase(Locale.ROOT)))
+                .ddlPolicy(DdlPolicy.valueOf(getString(DDL_APPLY).toUpperCase(Locale.ROOT)))
+                .createMissingTables(getBoolean(CREATE_TABLES))
+                .copyThreshold(getInt(COPY_THRESHOLD))
+                .maxAttempts(getInt(RETRY_ATTEMPTS))
+                .initialBackoff(Duration.ofMillis(getLong(RETRY_BACKOFF_MS)))
+                .maxBackoff(Duration.ofMillis(getLong(RETRY_BACKOFF_MAX_MS)))
+                .build();
+    }
+
+    RelationMapper relationMapper() {
+        RelationMapper.Builder b = RelationMapper.builder();
+        for (String entry : getList(MAPPING)) {
+            int colon = entry.indexOf(':');
+            if (colon <= 0 || colon == entry.length() - 1) {
+                throw new ConfigException(MAPPING, entry, "expected source_schema.source_table:target_schema.target_table");
+            }
+            b.map(entry.substring(0, colon).trim(), entry.substring(colon + 1).trim());
+        }
+        if (!getList(ALLOWLIST).isEmpty()) {
+            b.allow(getList(ALLOWLIST));
+        }
+        return b.build();
+    }
+}

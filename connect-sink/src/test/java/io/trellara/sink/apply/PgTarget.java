@@ -1,0 +1,92 @@
+package io.trellara.sink.apply;
+
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+
+/** An embedded PostgreSQL 17 target in an unusual time zone, one per test class. */
+final class PgTarget implements AutoCloseable {
+    private final EmbeddedPostgres pg;
+
+    private PgTarget(EmbeddedPostgres pg) {
+        this.pg = pg;
+    }
+
+    static PgTarget start() {
+        try {
+            return new PgTarget(EmbeddedPostgres.builder().setServerConfig("timezone", "Asia/Kathmandu")
+                    .setServerConfig("max_connections", "50").start());
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    ConnectionFactory connections() {
+        return () -> pg.getPostgresDatabase().getConnection();
+    }
+
+    String jdbcUrl() {
+        return pg.getJdbcUrl("postgres", "postgres");
+    }
+
+    /** Drops the app schema and the sink's tables and recreates an empty {@code app} schema. */
+    void reset() {
+        exec("DROP SCHEMA IF EXISTS app CASCADE", "DROP SCHEMA IF EXISTS trellara_sink CASCADE",
+                "CREATE SCHEMA app");
+        try {
+            new CheckpointStore(connections()).createSchema();
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    void exec(String... sql) {
+        try (Connection c = connections().open(); Statement s = c.createStatement()) {
+            for (String q : sql) {
+                s.execute(q);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Every row as strings (server text output, session TimeZone UTC). */
+    List<List<String>> rows(String sql) {
+        try (Connection c = connections().open(); Statement s = c.createStatement()) {
+            s.execute("SET TimeZone = 'UTC'");
+            List<List<String>> out = new ArrayList<>();
+            try (ResultSet rs = s.executeQuery(sql)) {
+                int n = rs.getMetaData().getColumnCount();
+                while (rs.next()) {
+                    List<String> row = new ArrayList<>(n);
+                    for (int i = 1; i <= n; i++) {
+                        row.add(rs.getString(i));
+                    }
+                    out.add(row);
+                }
+            }
+            return out;
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    String one(String sql) {
+        List<List<String>> r = rows(sql);
+        return r.isEmpty() ? null : r.get(0).get(0);
+    }
+
+    long count(String table) {
+        return Long.parseLong(one("SELECT count(*) FROM " + table));
+    }
+
+    @Override
+    public void close() throws IOException {
+        pg.close();
+    }
+}
