@@ -80,8 +80,22 @@ public class TrellaraSinkTask extends SinkTask {
         }
         List<SourceTransaction> batch = new ArrayList<>(records.size());
         for (SinkRecord r : records) {
-            batch.add(new SourceTransaction(envelope(r), new TopicPartitionKey(r.topic(), r.kafkaPartition()),
+            TransactionEnvelope envelope;
+            try {
+                envelope = envelope(r);
+            } catch (DataException rejected) {
+                apply(batch); // what came before the bad record is whole and verified: apply it, then stop
+                throw rejected;
+            }
+            batch.add(new SourceTransaction(envelope, new TopicPartitionKey(r.topic(), r.kafkaPartition()),
                     r.kafkaOffset() + 1));
+        }
+        apply(batch);
+    }
+
+    private void apply(List<SourceTransaction> batch) {
+        if (batch.isEmpty()) {
+            return;
         }
         try {
             applier.apply(batch);

@@ -1,0 +1,242 @@
+package io.trellara.sink.connect;
+
+import static io.trellara.sink.connect.Pipelines.*;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.trellara.protocol.EventKey;
+import io.trellara.protocol.MessageKind;
+import io.trellara.protocol.codec.TrellaraCodec;
+import io.trellara.protocol.sample.SampleTransactions;
+import io.trellara.protocol.v1.ChangeRecord;
+import io.trellara.protocol.v1.TransactionEnvelope;
+import io.trellara.testplatform.ConnectorStatus;
+import io.trellara.testplatform.PostgresDatabase;
+import io.trellara.testplatform.TestScope;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/** Source connector, Kafka and sink connector between two real PostgreSQL servers, deployed over REST. */
+class SinkEndToEndIT {
+
+    @Test
+    void mixedWorkloadLeavesEveryTargetTableEqualToItsSource() {
+        try (TestScope scope = STACK.newScope("mixed")) {
+            PostgresDatabase src = scope.sourceDatabase();
+            PostgresDatabase dst = scope.targetDatabase();
+            schema(src, dst,
+                    "CREATE TABLE product (id int PRIMARY KEY, name text, price numeric(10,2), tags text[],"
+                            + " attrs jsonb, uid uuid, created timestamptz, raw bytea)",
+                    "CREATE TABLE stock (sku text PRIMARY KEY, qty int)",
+                    "CREATE TABLE event_log (id bigint PRIMARY KEY, note text)");
+            String topic = scope.createTopic("strict", 1);
+            deploySource(scope, src, topic, "public.product,public.stock,public.event_log", Map.of());
+            deploySink(scope, "sink", dst, topic, Map.of("ddl.apply", "replay"));
+
+            src.executeInTransaction(
+                    "INSERT INTO product SELECT g, 'p' || g, g * 1.25, ARRAY['a', 'b''q'], '{\"k\": [1, 2.50]}',"
+                            + " md5(g::text)::uuid, '2026-03-29 02:30:00+01', decode(lpad(to_hex(g), 4, '0'), 'hex')"
+                            + " FROM generate_series(1, 200) g",
+                    "INSERT INTO stock SELECT 'sku-' || g, g FROM generate_series(1, 50) g",
+                    "INSERT INTO event_log VALUES (1, ''), (2, NULL), (3, 'line\nbreak \\ tab\t')");
+            src.executeInTransaction("UPDATE product SET price = price * 2 WHERE id % 3 = 0",
+                    "UPDATE product SET id = id + 1000 WHERE id <= 10",
+                    "DELETE FROM product WHERE id BETWEEN 50 AND 60",
+                    "UPDATE stock SET qty = qty - 1 WHERE sku = 'sku-7'");
+            src.executeInTransaction("TRUNCATE event_log", "INSERT INTO event_log VALUES (9, 'after truncate')");
+            src.executeInTransaction("ALTER TABLE stock ADD COLUMN warehouse text DEFAULT 'main'",
+                    "UPDATE stock SET warehouse = 'north' WHERE sku = 'sku-1'",
+                    "INSERT INTO stock VALUES ('sku-new', 5, 'south')");
+
+            awaitEqual(src, dst, "product", "id");
+            awaitEqual(src, dst, "stock", "sku");
+            awaitEqual(src, dst, "event_log", "id");
+            assertThat(appliedTransactions(dst)).isEqualTo(4);
+        }
+    }
+
+    /** Money moves between accounts; a reader polling the target must never see the total change. */
+    @Test
+    void readersNeverSeeAHalfAppliedTransaction() throws Exception {
+        try (TestScope scope = STACK.newScope("bank")) {
+            PostgresDatabase src = scope.sourceDatabase();
+            PostgresDatabase dst = scope.targetDatabase();
+            schema(src, dst, "CREATE TABLE account (id int PRIMARY KEY, balance bigint NOT NULL)");
+            src.execute("INSERT INTO account SELECT g, 1000 FROM generate_series(1, 100) g");
+            dst.execute("INSERT INTO account SELECT g, 1000 FROM generate_series(1, 100) g");
+            String topic = scope.createTopic("strict", 1);
+            deploySource(scope, src, topic, "public.account", Map.of());
+            deploySink(scope, "sink", dst, topic, Map.of());
+
+            AtomicBoolean reading = new AtomicBoolean(true);
+            AtomicLong reads = new AtomicLong();
+            List<Long> wrongTotals = new ArrayList<>();
+            Thread reader = new Thread(() -> {
+                while (reading.get()) {
+                    long total = dst.queryLong("SELECT sum(balance) FROM account");
+                    reads.incrementAndGet();
+                    if (total != 100_000) {
+                        synchronized (wrongTotals) {
+                            wrongTotals.add(total);
+                        }
+                    }
+                }
+            });
+            reader.start();
+            Random random = new Random(7);
+            for (int t = 0; t < 60; t++) {
+                int moves = t % 10 == 0 ? 400 : 2; // some large transfers
+                String[] statements = new String[moves * 2];
+                for (int m = 0; m < moves; m++) {
+                    int from = 1 + random.nextInt(100);
+                    int to = 1 + random.nextInt(100);
+                    int amount = 1 + random.nextInt(50);
+                    statements[2 * m] = "UPDATE account SET balance = balance - " + amount + " WHERE id = " + from;
+                    statements[2 * m + 1] = "UPDATE account SET balance = balance + " + amount + " WHERE id = " + to;
+                }
+                src.executeInTransaction(statements);
+            }
+            awaitEqual(src, dst, "account", "id");
+            reading.set(false);
+            reader.join();
+            assertThat(reads.get()).isGreaterThan(10);
+            assertThat(wrongTotals).as("reads of %d that saw a partial transaction", reads.get()).isEmpty();
+        }
+    }
+
+    @Test
+    void redeliveredTransactionsAreNeverAppliedTwice() {
+        try (TestScope scope = STACK.newScope("redelivery")) {
+            PostgresDatabase src = scope.sourceDatabase();
+            PostgresDatabase dst = scope.targetDatabase();
+            schema(src, dst, "CREATE TABLE counter (id int PRIMARY KEY, hits int)");
+            src.execute("INSERT INTO counter VALUES (1, 0)");
+            dst.execute("INSERT INTO counter VALUES (1, 0)");
+            String topic = scope.createTopic("strict", 1);
+            deploySource(scope, src, topic, "public.counter", Map.of());
+            String sink = deploySink(scope, "sink", dst, topic, Map.of());
+            for (int i = 0; i < 15; i++) {
+                src.execute("UPDATE counter SET hits = hits + 1");
+            }
+            awaitEqual(src, dst, "counter", "id");
+
+            // the same sink from offset 0 (Kafka offsets reset): the target checkpoint wins
+            STACK.rest().stop(sink);
+            STACK.rest().awaitState(sink, "STOPPED");
+            STACK.rest().resetOffsets(sink);
+            STACK.rest().resume(sink);
+            // a second sink over the same topic and target: every transaction is a duplicate
+            deploySink(scope, "sink-again", dst, topic, Map.of());
+            src.execute("UPDATE counter SET hits = hits + 1");
+            awaitEqual(src, dst, "counter", "id");
+            await().atMost(WAIT).ignoreExceptions().until(() -> dst.queryLong(
+                    "SELECT count(*) FROM trellara_sink.progress WHERE next_offset = 16") == 2);
+            assertThat(dst.queryLong("SELECT hits FROM counter")).isEqualTo(16);
+            assertThat(appliedTransactions(dst)).isEqualTo(16);
+        }
+    }
+
+    @Test
+    void updatingASmallColumnLeavesTheLargeToastedColumnIntact() {
+        try (TestScope scope = STACK.newScope("toast")) {
+            PostgresDatabase src = scope.sourceDatabase();
+            PostgresDatabase dst = scope.targetDatabase();
+            schema(src, dst, "CREATE TABLE doc (id int PRIMARY KEY, title text, body text)");
+            String topic = scope.createTopic("strict", 1);
+            deploySource(scope, src, topic, "public.doc", Map.of());
+            deploySink(scope, "sink", dst, topic, Map.of());
+            src.execute("INSERT INTO doc SELECT 1, 't', string_agg(md5(g::text), '') FROM generate_series(1, 5000) g");
+            src.execute("UPDATE doc SET title = 'changed' WHERE id = 1");
+            awaitEqual(src, dst, "doc", "id");
+            assertThat(dst.queryLong("SELECT length(body) FROM doc")).isEqualTo(160_000);
+        }
+    }
+
+    @Test
+    void targetOutageIsRiddenOutAndTheResultIsExact() {
+        try (TestScope scope = STACK.newScope("outage")) {
+            PostgresDatabase src = scope.sourceDatabase();
+            PostgresDatabase dst = scope.targetDatabase();
+            schema(src, dst, "CREATE TABLE t (id int PRIMARY KEY, v int)");
+            String topic = scope.createTopic("strict", 1);
+            deploySource(scope, src, topic, "public.t", Map.of());
+            deploySink(scope, "sink", dst, topic, Map.of("retry.max.attempts", "60", "retry.backoff.max.ms", "500"));
+            for (int i = 1; i <= 20; i++) {
+                src.execute("INSERT INTO t VALUES (" + i + ", 0)");
+            }
+            awaitEqual(src, dst, "t", "id");
+            try {
+                dst.server().stop();
+                for (int i = 21; i <= 60; i++) {
+                    src.executeInTransaction("INSERT INTO t VALUES (" + i + ", 0)",
+                            "UPDATE t SET v = v + 1 WHERE id = " + (i - 20));
+                }
+            } finally {
+                dst.server().start();
+            }
+            awaitEqual(src, dst, "t", "id");
+            assertThat(appliedTransactions(dst)).isEqualTo(60);
+        }
+    }
+
+    // ---- poison input: the task stops naming the rule; the target holds exactly what came before ----------
+
+    private static TransactionEnvelope sample(String txId, String commitLsn) {
+        TransactionEnvelope e = SampleTransactions.envelope(3, false);
+        TransactionEnvelope.Builder b = e.toBuilder().setTransactionId(txId).setCommitLsn(commitLsn).setBeginLsn("");
+        for (int i = 0; i < b.getChangesCount(); i++) {
+            ChangeRecord c = b.getChanges(i);
+            b.setChanges(i, c.toBuilder().setTransactionId(txId).setIdempotencyKey(
+                    EventKey.of(e.getSourceId(), commitLsn, txId, c.getTotalOrder())));
+        }
+        return b.build();
+    }
+
+    private void poisonStopsTheSink(String scopeName, byte[] poison, String rule) {
+        try (TestScope scope = STACK.newScope(scopeName)) {
+            PostgresDatabase dst = scope.targetDatabase();
+            dst.execute("CREATE TABLE orders (id bigint PRIMARY KEY, customer text, amount numeric(12,2),"
+                    + " placed_at timestamptz, note text)");
+            String topic = scope.createTopic("strict", 1);
+            Map<String, byte[]> headers = Map.of(MessageKind.HEADER, "envelope".getBytes(StandardCharsets.UTF_8));
+            STACK.broker().produce(topic, (Integer) 0, "good".getBytes(StandardCharsets.UTF_8),
+                    TrellaraCodec.encode(sample("100", "0/1000")).bytes(), headers);
+            String sink = scope.createConnector("sink", io.trellara.testplatform.ConnectorConfigs.sink(dst, topic,
+                    Map.of()));
+            await().atMost(WAIT).ignoreExceptions().until(() -> appliedTransactions(dst) == 1);
+            STACK.broker().produce(topic, (Integer) 0, "poison".getBytes(StandardCharsets.UTF_8), poison, headers);
+            ConnectorStatus status = STACK.rest().awaitFailed(sink);
+            assertThat(status.toString()).contains(rule);
+            assertThat(appliedTransactions(dst)).isEqualTo(1);
+            assertThat(dst.query("SELECT id FROM orders ORDER BY id")).containsExactly(List.of(1L), List.of(3L));
+        }
+    }
+
+    @Test
+    void aFlippedByteStopsTheSinkNamingTheRule() {
+        byte[] bytes = TrellaraCodec.encode(sample("101", "0/2000")).bytes();
+        int i = new String(bytes, StandardCharsets.ISO_8859_1).indexOf("customer-2");
+        bytes[i + 9] ^= 1;
+        poisonStopsTheSink("poisonFlip", bytes, "CHECKSUM_MISMATCH");
+    }
+
+    @Test
+    void anUnknownProtocolVersionStopsTheSink() {
+        poisonStopsTheSink("poisonVersion", TrellaraCodec.encodeWithoutValidation(
+                sample("101", "0/2000").toBuilder().setProtocolVersion(2).build()).bytes(), "UNKNOWN_PROTOCOL_VERSION");
+    }
+
+    @Test
+    void aDuplicateTotalOrderStopsTheSink() {
+        TransactionEnvelope e = sample("101", "0/2000");
+        TransactionEnvelope dup = e.toBuilder().setChanges(1, e.getChanges(1).toBuilder().setTotalOrder(1)).build();
+        poisonStopsTheSink("poisonDuplicate", TrellaraCodec.encodeWithoutValidation(dup).bytes(),
+                "DUPLICATE_TOTAL_ORDER");
+    }
+}
