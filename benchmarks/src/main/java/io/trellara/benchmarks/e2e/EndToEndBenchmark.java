@@ -1,0 +1,167 @@
+package io.trellara.benchmarks.e2e;
+
+import io.trellara.testplatform.ConnectWorker;
+import io.trellara.testplatform.ConnectorConfigs;
+import io.trellara.testplatform.KafkaBroker;
+import io.trellara.testplatform.PostgresDatabase;
+import io.trellara.testplatform.PostgresServer;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+
+/**
+ * Commit-to-applied on the real pipeline: two durable embedded PostgreSQL 17 servers (fsync on), an in-JVM
+ * KRaft broker and Connect worker, the source and sink connectors POSTed as JSON. Prints the figures that go
+ * into docs/benchmarks.md. Not a test: run it by hand,
+ * {@code ./mvnw -q -pl benchmarks -am install -DskipTests && ./mvnw -q -pl benchmarks exec:java
+ * -Dexec.mainClass=io.trellara.benchmarks.e2e.EndToEndBenchmark -Dexec.args="300000 20000"}.
+ */
+public final class EndToEndBenchmark {
+
+    public static void main(String[] args) throws Exception {
+        int bulkRows = args.length > 0 ? Integer.parseInt(args[0]) : 300_000;
+        int transfers = args.length > 1 ? Integer.parseInt(args[1]) : 20_000;
+        long t0 = System.nanoTime();
+        try (PostgresServer sourcePg = PostgresServer.builder().name("bench-source").durable().build().start();
+             PostgresServer targetPg = PostgresServer.builder().name("bench-target").durable().build().start();
+             KafkaBroker broker = KafkaBroker.builder().build()) {
+            broker.start();
+            ConnectWorker worker = ConnectWorker.builder(broker).groupId("bench").build().start();
+            try {
+                System.out.printf("platform up in %.1f s%n", (System.nanoTime() - t0) / 1e9);
+                PostgresDatabase src = sourcePg.createDatabase("bench");
+                PostgresDatabase dst = targetPg.createDatabase("bench");
+                String ddl1 = "CREATE TABLE bulk (id bigint PRIMARY KEY, a int, b text, c numeric(12,2), d timestamptz)";
+                String ddl2 = "CREATE TABLE account (id int PRIMARY KEY, balance bigint NOT NULL)";
+                String ddl3 = "CREATE TABLE transfer (id bigserial PRIMARY KEY, src int, dst int, amount int)";
+                src.execute(ddl1, ddl2, ddl3, "INSERT INTO account SELECT g, 1000000 FROM generate_series(1, 1000) g");
+                dst.execute(ddl1, ddl2, ddl3, "INSERT INTO account SELECT g, 1000000 FROM generate_series(1, 1000) g");
+                String topic = "bench.strict";
+                broker.createTopic(topic, 1, ConnectorConfigs.topicConfigs());
+                worker.rest().createConnector("bench-source", sourceConfig(src, topic));
+                worker.rest().awaitRunning("bench-source");
+                worker.rest().createConnector("bench-sink", ConnectorConfigs.sink(dst, topic,
+                        Map.of("apply.group.max.transactions", "200")));
+                worker.rest().awaitRunning("bench-sink");
+
+                src.execute("INSERT INTO bulk SELECT -g, g, 'warm', g, now() FROM generate_series(1, 1000) g");
+                awaitApplied(dst, 1);
+
+                bulk(src, dst, bulkRows);
+                latency(src, dst, 200);
+                throughput(src, dst, transfers);
+            } finally {
+                worker.stop();
+            }
+        }
+    }
+
+    private static Map<String, String> sourceConfig(PostgresDatabase db, String topic) {
+        Map<String, String> c = new HashMap<>();
+        c.put("connector.class", ConnectorConfigs.SOURCE_CLASS);
+        c.put("tasks.max", "1");
+        c.put("database.hostname", db.host());
+        c.put("database.port", Integer.toString(db.port()));
+        c.put("database.dbname", db.name());
+        c.put("database.user", db.user());
+        c.put("database.password", db.password());
+        c.put("database.sslmode", "disable");
+        c.put("source.id", "bench-src");
+        c.put("database.id", "bench-db");
+        c.put("dataset.id", "bench");
+        c.put("slot.name", "bench_slot");
+        c.put("publication.name", "bench_pub");
+        c.put("table.include.list", "public.bulk,public.account,public.transfer");
+        c.put("topic.strict", topic);
+        c.put("key.converter", "org.apache.kafka.connect.storage.StringConverter");
+        c.put("value.converter", ConnectorConfigs.CONVERTER_CLASS);
+        c.put("producer.override.max.request.size", ConnectorConfigs.MAX_MESSAGE_BYTES);
+        c.put("producer.override.linger.ms", "0");
+        c.put("dataset.strict.max_envelope_bytes", ConnectorConfigs.MAX_MESSAGE_BYTES);
+        return c;
+    }
+
+    private static long applied(PostgresDatabase dst) {
+        return dst.queryLong("SELECT count(*) FROM trellara_sink.applied_transactions");
+    }
+
+    private static void awaitApplied(PostgresDatabase dst, long count) throws InterruptedException {
+        while (true) {
+            try {
+                if (applied(dst) >= count) {
+                    return;
+                }
+            } catch (RuntimeException notYet) {
+                // the checkpoint schema appears when the sink task starts
+            }
+            Thread.sleep(2);
+        }
+    }
+
+    /** One transaction of {@code rows} inserts: source COMMIT returned -> visible on the target. */
+    private static void bulk(PostgresDatabase src, PostgresDatabase dst, int rows) throws Exception {
+        long before = applied(dst);
+        long start;
+        try (Connection c = src.connect(); Statement st = c.createStatement()) {
+            c.setAutoCommit(false);
+            st.execute("INSERT INTO bulk SELECT g, g % 1000, md5(g::text), g * 0.01, now() FROM generate_series(1, "
+                    + rows + ") g");
+            c.commit();
+            start = System.nanoTime();
+        }
+        awaitApplied(dst, before + 1);
+        double s = (System.nanoTime() - start) / 1e9;
+        long count = dst.queryLong("SELECT count(*) FROM bulk WHERE id > 0");
+        System.out.printf("bulk: %,d-row transaction, commit -> applied %.2f s (%,.0f rows/s); target holds %,d%n",
+                rows, s, rows / s, count);
+    }
+
+    /** Paced single-row transactions, each timed from COMMIT to visible on the target. */
+    private static void latency(PostgresDatabase src, PostgresDatabase dst, int samples) throws Exception {
+        List<Double> ms = new ArrayList<>();
+        for (int i = 0; i < samples; i++) {
+            long before = applied(dst);
+            src.execute("INSERT INTO transfer (src, dst, amount) VALUES (1, 2, 0)");
+            long start = System.nanoTime();
+            while (applied(dst) <= before) {
+                Thread.onSpinWait();
+            }
+            ms.add((System.nanoTime() - start) / 1e6);
+        }
+        Collections.sort(ms);
+        System.out.printf("latency: %d single-row transactions, commit -> visible p50 %.1f ms, p90 %.1f ms,"
+                + " p99 %.1f ms, max %.1f ms%n", samples, ms.get(samples / 2), ms.get(samples * 9 / 10),
+                ms.get(samples * 99 / 100), ms.get(samples - 1));
+    }
+
+    /** The PLATFORM.md transfer workload: transactions of 2 updates + 2 inserts, as fast as one client can. */
+    private static void throughput(PostgresDatabase src, PostgresDatabase dst, int transactions) throws Exception {
+        long before = applied(dst);
+        Random r = new Random(1);
+        long start = System.nanoTime();
+        try (Connection c = src.connect(); Statement st = c.createStatement()) {
+            c.setAutoCommit(false);
+            for (int i = 0; i < transactions; i++) {
+                int a = 1 + r.nextInt(1000);
+                int b = 1 + r.nextInt(1000);
+                st.execute("UPDATE account SET balance = balance - 5 WHERE id = " + a);
+                st.execute("UPDATE account SET balance = balance + 5 WHERE id = " + b);
+                st.execute("INSERT INTO transfer (src, dst, amount) VALUES (" + a + ", " + b + ", 5)");
+                st.execute("INSERT INTO transfer (src, dst, amount) VALUES (" + b + ", " + a + ", 0)");
+                c.commit();
+            }
+        }
+        double sourceSeconds = (System.nanoTime() - start) / 1e9;
+        awaitApplied(dst, before + transactions);
+        double total = (System.nanoTime() - start) / 1e9;
+        System.out.printf("transfers: %,d transactions (4 rows each) committed in %.1f s (%,.0f tx/s);"
+                + " all applied %.1f s after the first commit (%,.0f tx/s, %,.0f rows/s end to end)%n",
+                transactions, sourceSeconds, transactions / sourceSeconds, total, transactions / total,
+                transactions * 4 / total);
+    }
+}
