@@ -22,6 +22,8 @@ import java.util.Random;
  * -Dexec.mainClass=io.trellara.benchmarks.e2e.EndToEndBenchmark -Dexec.args="300000 20000"}.
  */
 public final class EndToEndBenchmark {
+    /** One 300k-row envelope is ~100 MB: every limit on its way is raised to 256 MiB. */
+    static final String LARGE = Integer.toString(256 * 1024 * 1024);
 
     public static void main(String[] args) throws Exception {
         int bulkRows = args.length > 0 ? Integer.parseInt(args[0]) : 300_000;
@@ -42,17 +44,19 @@ public final class EndToEndBenchmark {
                 src.execute(ddl1, ddl2, ddl3, "INSERT INTO account SELECT g, 1000000 FROM generate_series(1, 1000) g");
                 dst.execute(ddl1, ddl2, ddl3, "INSERT INTO account SELECT g, 1000000 FROM generate_series(1, 1000) g");
                 String topic = "bench.strict";
-                broker.createTopic(topic, 1, ConnectorConfigs.topicConfigs());
+                broker.createTopic(topic, 1, Map.of("max.message.bytes", LARGE));
                 worker.rest().createConnector("bench-source", sourceConfig(src, topic));
                 worker.rest().awaitRunning("bench-source");
                 worker.rest().createConnector("bench-sink", ConnectorConfigs.sink(dst, topic,
-                        Map.of("apply.group.max.transactions", "200")));
+                        Map.of("apply.group.max.transactions", "200",
+                                "consumer.override.max.partition.fetch.bytes", LARGE,
+                                "consumer.override.fetch.max.bytes", LARGE)));
                 worker.rest().awaitRunning("bench-sink");
 
                 src.execute("INSERT INTO bulk SELECT -g, g, 'warm', g, now() FROM generate_series(1, 1000) g");
                 awaitApplied(dst, 1);
 
-                bulk(src, dst, bulkRows);
+                bulk(src, dst, broker, topic, bulkRows);
                 latency(src, dst, 200);
                 throughput(src, dst, transfers);
             } finally {
@@ -80,9 +84,10 @@ public final class EndToEndBenchmark {
         c.put("topic.strict", topic);
         c.put("key.converter", "org.apache.kafka.connect.storage.StringConverter");
         c.put("value.converter", ConnectorConfigs.CONVERTER_CLASS);
-        c.put("producer.override.max.request.size", ConnectorConfigs.MAX_MESSAGE_BYTES);
+        c.put("producer.override.max.request.size", LARGE);
+        c.put("producer.override.buffer.memory", Integer.toString(512 * 1024 * 1024));
         c.put("producer.override.linger.ms", "0");
-        c.put("dataset.strict.max_envelope_bytes", ConnectorConfigs.MAX_MESSAGE_BYTES);
+        c.put("dataset.strict.max_envelope_bytes", LARGE);
         return c;
     }
 
@@ -104,8 +109,10 @@ public final class EndToEndBenchmark {
     }
 
     /** One transaction of {@code rows} inserts: source COMMIT returned -> visible on the target. */
-    private static void bulk(PostgresDatabase src, PostgresDatabase dst, int rows) throws Exception {
+    private static void bulk(PostgresDatabase src, PostgresDatabase dst, KafkaBroker broker, String topic, int rows)
+            throws Exception {
         long before = applied(dst);
+        long offsetBefore = endOffset(broker, topic);
         long start;
         try (Connection c = src.connect(); Statement st = c.createStatement()) {
             c.setAutoCommit(false);
@@ -114,11 +121,21 @@ public final class EndToEndBenchmark {
             c.commit();
             start = System.nanoTime();
         }
+        while (endOffset(broker, topic) == offsetBefore) {
+            Thread.sleep(2);
+        }
+        double published = (System.nanoTime() - start) / 1e9;
         awaitApplied(dst, before + 1);
         double s = (System.nanoTime() - start) / 1e9;
+        System.out.printf("bulk: commit -> envelope on the topic %.2f s; topic -> applied %.2f s%n", published,
+                s - published);
         long count = dst.queryLong("SELECT count(*) FROM bulk WHERE id > 0");
         System.out.printf("bulk: %,d-row transaction, commit -> applied %.2f s (%,.0f rows/s); target holds %,d%n",
                 rows, s, rows / s, count);
+    }
+
+    private static long endOffset(KafkaBroker broker, String topic) {
+        return broker.endOffsets(topic).values().stream().mapToLong(Long::longValue).sum();
     }
 
     /** Paced single-row transactions, each timed from COMMIT to visible on the target. */
