@@ -23,9 +23,9 @@ import picocli.CommandLine.Parameters;
 
 /** The {@code trellara} command-line tool. Exit status: 0 all good, 1 a violation or corruption, 2 usage. */
 @Command(name = "trellara", mixinStandardHelpOptions = true, version = "trellara 0.1.0",
-        description = "Inspect and verify Trellara messages and local logs.",
+        description = "Inspect and verify Trellara messages and local logs; show a pipeline's status.",
         subcommands = {TrellaraCli.Inspect.class, TrellaraCli.Verify.class, TrellaraCli.Log.class,
-                IdentityCommand.class})
+                IdentityCommand.class, StatusCommand.class})
 public final class TrellaraCli {
 
     public static void main(String[] args) {

@@ -2,6 +2,7 @@ package io.trellara.sink.connect;
 
 import io.trellara.converter.TrellaraConverter;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.config.Config;
@@ -36,7 +37,9 @@ public class TrellaraSinkConnector extends SinkConnector {
     public List<Map<String, String>> taskConfigs(int maxTasks) {
         List<Map<String, String>> configs = new ArrayList<>();
         for (int i = 0; i < maxTasks; i++) {
-            configs.add(props);
+            Map<String, String> task = new HashMap<>(props);
+            task.put(TrellaraSinkTask.TASK_ID, Integer.toString(i)); // names the task's JMX bean
+            configs.add(task);
         }
         return configs;
     }

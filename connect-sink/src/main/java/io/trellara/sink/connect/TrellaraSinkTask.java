@@ -6,11 +6,13 @@ import io.trellara.protocol.codec.TrellaraCodec;
 import io.trellara.protocol.v1.TransactionEnvelope;
 import io.trellara.protocol.validation.ProtocolViolationException;
 import io.trellara.sink.apply.ApplyException;
+import io.trellara.sink.apply.ApplyResult;
 import io.trellara.sink.apply.CheckpointStore;
 import io.trellara.sink.apply.JdbcConnectionFactory;
 import io.trellara.sink.apply.SourceTransaction;
 import io.trellara.sink.apply.TopicPartitionKey;
 import io.trellara.sink.apply.TransactionApplier;
+import io.trellara.sink.connect.metrics.SinkTaskMetrics;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -29,7 +31,11 @@ import org.apache.kafka.connect.sink.SinkTask;
  * committed offsets are only a hint.
  */
 public class TrellaraSinkTask extends SinkTask {
+    /** Added to each task's config by the connector; names the task's JMX bean. */
+    static final String TASK_ID = "trellara.task.id";
+
     private TransactionApplier applier;
+    private SinkTaskMetrics metrics;
     private CheckpointStore checkpoints;
     private String sinkName;
 
@@ -54,6 +60,7 @@ public class TrellaraSinkTask extends SinkTask {
                     + " it as an administrator.", e);
         }
         applier = new TransactionApplier(connections, config.relationMapper(), config.applyOptions(sinkName));
+        metrics = new SinkTaskMetrics(sinkName, props.getOrDefault(TASK_ID, "0"), applier.metrics()).start();
     }
 
     /** Progress lives in the target: seek every assigned partition to the checkpoint recorded there. */
@@ -97,11 +104,13 @@ public class TrellaraSinkTask extends SinkTask {
         if (batch.isEmpty()) {
             return;
         }
+        ApplyResult result;
         try {
-            applier.apply(batch);
+            result = applier.apply(batch);
         } catch (ApplyException e) {
             throw new ConnectException(e.getMessage(), e);
         }
+        metrics.applied(batch, result);
     }
 
     /** The verified envelope of a record; chunked and partitioned boundaries are not supported yet. */
@@ -137,6 +146,9 @@ public class TrellaraSinkTask extends SinkTask {
 
     @Override
     public void stop() {
+        if (metrics != null) {
+            metrics.close();
+        }
         if (applier != null) {
             applier.close();
         }

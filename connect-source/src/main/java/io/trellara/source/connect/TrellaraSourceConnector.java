@@ -2,6 +2,7 @@ package io.trellara.source.connect;
 
 import io.trellara.source.engine.SourcePreflight;
 import io.trellara.source.engine.SourceProblem;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.config.Config;
@@ -32,7 +33,9 @@ public class TrellaraSourceConnector extends SourceConnector {
 
     @Override
     public List<Map<String, String>> taskConfigs(int maxTasks) {
-        return List.of(props);
+        Map<String, String> task = new HashMap<>(props);
+        task.put(TrellaraSourceTask.TASK_ID, "0"); // names the task's JMX bean
+        return List.of(task);
     }
 
     @Override

@@ -4,6 +4,7 @@ import io.trellara.protocol.EventCounts;
 import io.trellara.protocol.MessageKind;
 import io.trellara.protocol.TransactionBoundaryKey;
 import io.trellara.protocol.v1.TransactionEnvelope;
+import io.trellara.source.connect.metrics.SourceTaskMetrics;
 import io.trellara.source.engine.CaptureEngine;
 import io.trellara.source.engine.CommittedEnvelope;
 import io.trellara.source.engine.SourcePreflight;
@@ -31,8 +32,11 @@ public class TrellaraSourceTask extends SourceTask {
     static final String OFFSET_COMMIT_LSN = "commit_lsn";
     static final String OFFSET_END_LSN = "end_lsn";
     static final String OFFSET_TRANSACTION_ID = "transaction_id";
+    /** Added to each task's config by the connector; names the task's JMX bean. */
+    static final String TASK_ID = "trellara.task.id";
 
     private CaptureEngine engine;
+    private SourceTaskMetrics metrics;
     private Map<String, String> sourcePartition;
     private String topic;
 
@@ -64,6 +68,8 @@ public class TrellaraSourceTask extends SourceTask {
         sourcePartition = Map.of("source_id", settings.sourceId(), "slot", settings.slotName());
         engine = new CaptureEngine(settings, resumeLsn(), StrictPipeline.factory(settings));
         engine.start();
+        metrics = new SourceTaskMetrics(props.getOrDefault("name", settings.slotName()),
+                props.getOrDefault(TASK_ID, "0"), engine).start();
     }
 
     /** Where Kafka says the last published transaction ended; 0 lets the slot decide. */
@@ -84,6 +90,7 @@ public class TrellaraSourceTask extends SourceTask {
         List<SourceRecord> records = new ArrayList<>(committed.size());
         for (CommittedEnvelope c : committed) {
             records.add(record(c));
+            metrics.published(c.envelope().getCommitTimestampMs());
         }
         return records;
     }
@@ -106,11 +113,15 @@ public class TrellaraSourceTask extends SourceTask {
     public void commitRecord(SourceRecord record, RecordMetadata metadata) {
         if (metadata != null && record.sourceOffset().get(OFFSET_END_LSN) instanceof Number end) {
             engine.acknowledge(end.longValue());
+            metrics.acknowledged(record.timestamp() == null ? -1 : record.timestamp());
         }
     }
 
     @Override
     public void stop() {
+        if (metrics != null) {
+            metrics.close();
+        }
         if (engine != null) {
             engine.close();
         }

@@ -75,6 +75,15 @@ public final class CaptureEngine implements AutoCloseable {
         return acknowledged.get();
     }
 
+    /** Committed transactions waiting for the publisher (the task's poll). */
+    public int queuedTransactions() {
+        return queue.size();
+    }
+
+    public SourceSettings settings() {
+        return settings;
+    }
+
     public CaptureMetrics metrics() {
         return metrics;
     }
@@ -134,6 +143,7 @@ public final class CaptureEngine implements AutoCloseable {
 
     /** Flushed position: what Kafka acknowledged, or everything received when nothing is outstanding. */
     private long report(PGReplicationStream stream, TransactionPipeline pipeline, long reported) throws SQLException {
+        metrics.sample(pipeline);
         long ack = acknowledged.get();
         long flush = ack;
         if (pipeline.idle() && queue.isEmpty() && ack >= published.get()) {

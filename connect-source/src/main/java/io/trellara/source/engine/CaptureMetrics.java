@@ -2,26 +2,60 @@ package io.trellara.source.engine;
 
 import java.util.concurrent.atomic.AtomicLong;
 
-/** Counters the capture thread keeps; the Connect adapter exposes them. */
+/**
+ * Counters the capture thread keeps; safe to read from any thread. The Connect adapter exposes them (over JMX).
+ * The assembler's gauges (in flight, memory, spilled) are copied here by the capture thread whenever it
+ * reports its position to PostgreSQL (at least every status interval, and whenever the stream is idle), so
+ * the single-threaded assembler is never read from another thread.
+ */
 public final class CaptureMetrics {
     final AtomicLong messages = new AtomicLong();
     final AtomicLong transactions = new AtomicLong();
     final AtomicLong events = new AtomicLong();
     final AtomicLong confirmedFlushLsn = new AtomicLong();
+    private final AtomicLong inFlightTransactions = new AtomicLong();
+    private final AtomicLong memoryBytes = new AtomicLong();
+    private final AtomicLong spilledTransactions = new AtomicLong();
 
+    /** Called on the capture thread: copies the pipeline's gauges. */
+    void sample(TransactionPipeline pipeline) {
+        inFlightTransactions.set(pipeline.inFlightTransactions());
+        memoryBytes.set(pipeline.memoryBytes());
+        spilledTransactions.set(pipeline.spilledTransactions());
+    }
+
+    /** pgoutput messages received. */
     public long messages() {
         return messages.get();
     }
 
+    /** Committed transactions handed to the publisher queue. */
     public long transactions() {
         return transactions.get();
     }
 
+    /** Changes and DDL events of those transactions. */
     public long events() {
         return events.get();
     }
 
+    /** The last position this engine reported to PostgreSQL as flushed. */
     public long confirmedFlushLsn() {
         return confirmedFlushLsn.get();
+    }
+
+    /** Transactions begun or streamed and not yet committed or aborted (as of the last report). */
+    public long inFlightTransactions() {
+        return inFlightTransactions.get();
+    }
+
+    /** Bytes of buffered changes held in memory (as of the last report). */
+    public long memoryBytes() {
+        return memoryBytes.get();
+    }
+
+    /** Transactions moved to a spill file since capture started (as of the last report). */
+    public long spilledTransactions() {
+        return spilledTransactions.get();
     }
 }

@@ -37,6 +37,21 @@ public final class StrictPipeline implements TransactionPipeline {
     }
 
     @Override
+    public int inFlightTransactions() {
+        return assembler.inFlightTransactions();
+    }
+
+    @Override
+    public long memoryBytes() {
+        return assembler.memoryBytes();
+    }
+
+    @Override
+    public long spilledTransactions() {
+        return assembler.spilledTransactions();
+    }
+
+    @Override
     public void close() {
         assembler.close();
     }

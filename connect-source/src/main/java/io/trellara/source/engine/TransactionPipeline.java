@@ -15,6 +15,21 @@ public interface TransactionPipeline extends AutoCloseable {
     /** True when no transaction is in flight, so every WAL position received so far may be acknowledged. */
     boolean idle();
 
+    /** Transactions begun or streamed and not yet committed or aborted (for metrics; capture thread only). */
+    default int inFlightTransactions() {
+        return 0;
+    }
+
+    /** Bytes of buffered changes held in memory right now (for metrics; capture thread only). */
+    default long memoryBytes() {
+        return 0;
+    }
+
+    /** Transactions moved to a spill file since the pipeline started (for metrics; capture thread only). */
+    default long spilledTransactions() {
+        return 0;
+    }
+
     @Override
     void close();
 }

@@ -1,0 +1,89 @@
+package io.trellara.cli;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+
+/** The read-only SQL of {@code trellara status}: a source slot's lag and the target's checkpoint tables. */
+final class StatusQueries {
+    static final String SLOT = """
+            SELECT active, confirmed_flush_lsn::text, pg_current_wal_lsn()::text,
+                   pg_wal_lsn_diff(pg_current_wal_lsn(), confirmed_flush_lsn)::bigint
+              FROM pg_replication_slots WHERE slot_name = ?""";
+    static final String PROGRESS = """
+            SELECT sink_name, topic, kafka_partition, next_offset, updated_at::text
+              FROM trellara_sink.progress ORDER BY sink_name, topic, kafka_partition""";
+    static final String APPLIED = """
+            SELECT sink_name, source_id, count(*), max(commit_lsn)::text, max(commit_timestamp)::text,
+                   max(applied_at)::text
+              FROM trellara_sink.applied_transactions GROUP BY sink_name, source_id ORDER BY sink_name, source_id""";
+
+    record SlotLag(boolean active, String confirmedFlushLsn, String currentWalLsn, long lagBytes) {
+    }
+
+    record Progress(String sinkName, String topic, int partition, long nextOffset, String updatedAt) {
+    }
+
+    record Applied(String sinkName, String sourceId, long transactions, String newestCommitLsn, String newestCommit,
+                   String lastAppliedAt) {
+    }
+
+    private StatusQueries() {
+    }
+
+    static Connection connect(String url, String user, String password) throws SQLException {
+        Properties p = new Properties();
+        if (user != null) {
+            p.setProperty("user", user);
+        }
+        if (password != null) {
+            p.setProperty("password", password);
+        }
+        p.setProperty("ApplicationName", "trellara-cli");
+        p.setProperty("connectTimeout", "10");
+        Connection c = DriverManager.getConnection(url, p);
+        try (var st = c.createStatement()) {
+            st.execute("SET TimeZone = 'UTC'"); // timestamps print the same wherever the tool runs
+        } catch (SQLException e) {
+            c.close();
+            throw e;
+        }
+        return c;
+    }
+
+    /** The slot's lag, or null when no slot has that name. */
+    static SlotLag slot(Connection c, String slotName) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(SLOT)) {
+            ps.setString(1, slotName);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? new SlotLag(rs.getBoolean(1), rs.getString(2), rs.getString(3), rs.getLong(4)) : null;
+            }
+        }
+    }
+
+    static List<Progress> progress(Connection c) throws SQLException {
+        List<Progress> out = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement(PROGRESS); ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                out.add(new Progress(rs.getString(1), rs.getString(2), rs.getInt(3), rs.getLong(4), rs.getString(5)));
+            }
+        }
+        return out;
+    }
+
+    static List<Applied> applied(Connection c) throws SQLException {
+        List<Applied> out = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement(APPLIED); ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                out.add(new Applied(rs.getString(1), rs.getString(2), rs.getLong(3), rs.getString(4), rs.getString(5),
+                        rs.getString(6)));
+            }
+        }
+        return out;
+    }
+}

@@ -1,0 +1,206 @@
+package io.trellara.sink.connect.metrics;
+
+import io.trellara.protocol.TransactionBoundaryKey;
+import io.trellara.protocol.v1.TransactionEnvelope;
+import io.trellara.sink.apply.ApplyMetrics;
+import io.trellara.sink.apply.ApplyResult;
+import io.trellara.sink.apply.SourceTransaction;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import javax.management.JMException;
+import javax.management.ObjectName;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The sink task's metrics: the applier's counters, commit-to-applied latency measured when the applier
+ * returns (its target commits are done by then), and a ticker thread feeding the rate window once a second.
+ */
+public final class SinkTaskMetrics implements SinkTaskMetricsMXBean, AutoCloseable {
+    public static final String TYPE = "sink-task";
+    static final int RATE_WINDOW_SECONDS = 60;
+    static final int LATENCY_WINDOW = 1024;
+    private static final Logger LOG = LoggerFactory.getLogger(SinkTaskMetrics.class);
+
+    private final ApplyMetrics apply;
+    private final ObjectName name;
+    private final RateWindow appliedRate = new RateWindow(RATE_WINDOW_SECONDS);
+    private final LatencyWindow latency = new LatencyWindow(LATENCY_WINDOW);
+    private volatile String lastCommitLsn;
+    private volatile long lastCommitTimestampMs = -1;
+    private ScheduledExecutorService ticker;
+
+    public SinkTaskMetrics(String connector, String task, ApplyMetrics apply) {
+        this.apply = apply;
+        this.name = TaskMBeans.name(TYPE, connector, task);
+    }
+
+    public ObjectName objectName() {
+        return name;
+    }
+
+    /** Registers the MXBean and starts the ticker; a JMX failure is logged, never fatal to the task. */
+    public SinkTaskMetrics start() {
+        ticker = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "trellara-metrics-" + name.getKeyProperty("connector") + "-"
+                    + name.getKeyProperty("task"));
+            t.setDaemon(true);
+            return t;
+        });
+        ticker.scheduleAtFixedRate(() -> appliedRate.tick(System.nanoTime(), apply.transactionsApplied()),
+                0, 1, TimeUnit.SECONDS);
+        try {
+            TaskMBeans.register(name, this);
+        } catch (JMException | RuntimeException e) {
+            LOG.warn("Cannot register the JMX metrics bean {}: {}", name, e.toString());
+        }
+        return this;
+    }
+
+    /**
+     * After the applier returned: the latency of every transaction of {@code batch} it applied (duplicates
+     * excluded). {@code result.applied()} is an in-order subsequence of the batch's keys.
+     */
+    public void applied(List<SourceTransaction> batch, ApplyResult result) {
+        List<TransactionBoundaryKey> applied = result.applied();
+        if (applied.isEmpty()) {
+            return;
+        }
+        long now = System.currentTimeMillis();
+        int next = 0;
+        for (int i = 0; i < batch.size() && next < applied.size(); i++) {
+            SourceTransaction t = batch.get(i);
+            if (t.key().equals(applied.get(next))) {
+                next++;
+                TransactionEnvelope e = t.envelope();
+                latency.record(Math.max(0, now - e.getCommitTimestampMs()));
+                lastCommitLsn = e.getCommitLsn();
+                lastCommitTimestampMs = e.getCommitTimestampMs();
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            TaskMBeans.unregister(name, this);
+        } catch (JMException | RuntimeException e) {
+            LOG.warn("Cannot unregister the JMX metrics bean {}: {}", name, e.toString());
+        }
+        if (ticker != null) {
+            ticker.shutdownNow();
+        }
+    }
+
+    @Override
+    public String getBoundaryMode() {
+        return "strict";
+    }
+
+    @Override
+    public long getTransactionsApplied() {
+        return apply.transactionsApplied();
+    }
+
+    @Override
+    public double getTransactionsAppliedPerSecond() {
+        return appliedRate.rate(System.nanoTime(), apply.transactionsApplied());
+    }
+
+    @Override
+    public long getDuplicatesSkipped() {
+        return apply.duplicatesSkipped();
+    }
+
+    @Override
+    public long getRowsInserted() {
+        return apply.rowsInserted();
+    }
+
+    @Override
+    public long getRowsUpdated() {
+        return apply.rowsUpdated();
+    }
+
+    @Override
+    public long getRowsDeleted() {
+        return apply.rowsDeleted();
+    }
+
+    @Override
+    public long getTruncates() {
+        return apply.truncates();
+    }
+
+    @Override
+    public long getDdlReplayed() {
+        return apply.ddlReplayed();
+    }
+
+    @Override
+    public long getDdlSkipped() {
+        return apply.ddlSkipped();
+    }
+
+    @Override
+    public long getMissingRowsIgnored() {
+        return apply.missingRowsIgnored();
+    }
+
+    @Override
+    public long getTargetCommits() {
+        return apply.targetCommits();
+    }
+
+    @Override
+    public long getRetries() {
+        return apply.retries();
+    }
+
+    @Override
+    public long getTransactionsWaitingAtBarrier() {
+        return 0; // strict mode: every envelope is a whole transaction, nothing waits at a barrier
+    }
+
+    @Override
+    public long getBufferedLanes() {
+        return 0;
+    }
+
+    @Override
+    public long getBufferedBytes() {
+        return 0;
+    }
+
+    @Override
+    public long getCommitToAppliedLatencyMs() {
+        return latency.last();
+    }
+
+    @Override
+    public long getCommitToAppliedLatencyP50Ms() {
+        return latency.percentile(50);
+    }
+
+    @Override
+    public long getCommitToAppliedLatencyP99Ms() {
+        return latency.percentile(99);
+    }
+
+    @Override
+    public int getCommitToAppliedLatencySamples() {
+        return latency.size();
+    }
+
+    @Override
+    public String getLastAppliedCommitLsn() {
+        return lastCommitLsn;
+    }
+
+    @Override
+    public long getLastAppliedCommitTimestampMs() {
+        return lastCommitTimestampMs;
+    }
+}

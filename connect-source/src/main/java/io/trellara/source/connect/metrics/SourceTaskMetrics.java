@@ -1,0 +1,223 @@
+package io.trellara.source.connect.metrics;
+
+import io.trellara.protocol.Lsn;
+import io.trellara.source.engine.CaptureEngine;
+import io.trellara.source.engine.CaptureMetrics;
+import io.trellara.source.engine.SlotLagSampler;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import javax.management.JMException;
+import javax.management.ObjectName;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The source task's metrics: the engine's counters, what the task published and Kafka acknowledged, and the
+ * slot's lag sampled every {@value #LAG_SAMPLE_SECONDS} s on one small daemon thread that also feeds the rate
+ * windows once a second. The task's hot path only sets a few volatile fields and bumps LongAdders.
+ */
+public final class SourceTaskMetrics implements SourceTaskMetricsMXBean, AutoCloseable {
+    public static final String TYPE = "source-task";
+    static final int RATE_WINDOW_SECONDS = 60;
+    static final int LAG_SAMPLE_SECONDS = 5;
+    private static final Logger LOG = LoggerFactory.getLogger(SourceTaskMetrics.class);
+
+    private final CaptureEngine engine;
+    private final CaptureMetrics capture;
+    private final SlotLagSampler lag;
+    private final ObjectName name;
+    private final RateWindow transactionRate = new RateWindow(RATE_WINDOW_SECONDS);
+    private final RateWindow eventRate = new RateWindow(RATE_WINDOW_SECONDS);
+    private final LongAdder published = new LongAdder();
+    private final LongAdder acknowledged = new LongAdder();
+    private volatile long lastPublishedCommitMs = -1;
+    private volatile long lastAcknowledgedCommitMs = -1;
+    private ScheduledExecutorService ticker;
+
+    public SourceTaskMetrics(String connector, String task, CaptureEngine engine) {
+        this.engine = engine;
+        this.capture = engine.metrics();
+        this.lag = new SlotLagSampler(engine.settings().endpoint(), engine.settings().slotName());
+        this.name = TaskMBeans.name(TYPE, connector, task);
+    }
+
+    public ObjectName objectName() {
+        return name;
+    }
+
+    /** Registers the MXBean and starts the ticker; a JMX failure is logged, never fatal to the task. */
+    public SourceTaskMetrics start() {
+        ticker = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "trellara-metrics-" + name.getKeyProperty("connector") + "-"
+                    + name.getKeyProperty("task"));
+            t.setDaemon(true);
+            return t;
+        });
+        ticker.scheduleAtFixedRate(this::tick, 0, 1, TimeUnit.SECONDS);
+        ticker.scheduleWithFixedDelay(lag::sample, 0, LAG_SAMPLE_SECONDS, TimeUnit.SECONDS);
+        try {
+            TaskMBeans.register(name, this);
+        } catch (JMException | RuntimeException e) {
+            LOG.warn("Cannot register the JMX metrics bean {}: {}", name, e.toString());
+        }
+        return this;
+    }
+
+    private void tick() {
+        long now = System.nanoTime();
+        transactionRate.tick(now, capture.transactions());
+        eventRate.tick(now, capture.events());
+    }
+
+    /** A transaction was handed to Connect by poll(). */
+    public void published(long commitTimestampMs) {
+        published.increment();
+        lastPublishedCommitMs = commitTimestampMs;
+    }
+
+    /** Kafka acknowledged a transaction's record. */
+    public void acknowledged(long commitTimestampMs) {
+        acknowledged.increment();
+        if (commitTimestampMs > lastAcknowledgedCommitMs) {
+            lastAcknowledgedCommitMs = commitTimestampMs;
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            TaskMBeans.unregister(name, this);
+        } catch (JMException | RuntimeException e) {
+            LOG.warn("Cannot unregister the JMX metrics bean {}: {}", name, e.toString());
+        }
+        if (ticker != null) {
+            ticker.shutdownNow();
+        }
+        lag.close();
+    }
+
+    @Override
+    public long getTransactionsCaptured() {
+        return capture.transactions();
+    }
+
+    @Override
+    public long getEventsCaptured() {
+        return capture.events();
+    }
+
+    @Override
+    public double getTransactionsCapturedPerSecond() {
+        return transactionRate.rate(System.nanoTime(), capture.transactions());
+    }
+
+    @Override
+    public double getEventsCapturedPerSecond() {
+        return eventRate.rate(System.nanoTime(), capture.events());
+    }
+
+    @Override
+    public long getTransactionsPublished() {
+        return published.sum();
+    }
+
+    @Override
+    public long getTransactionsAcknowledged() {
+        return acknowledged.sum();
+    }
+
+    @Override
+    public int getTransactionsQueued() {
+        return engine.queuedTransactions();
+    }
+
+    @Override
+    public long getPgOutputMessages() {
+        return capture.messages();
+    }
+
+    @Override
+    public long getReplicationLagBytes() {
+        SlotLagSampler.Sample s = lag.last();
+        return s == null ? -1 : s.lagBytes();
+    }
+
+    @Override
+    public String getCurrentWalLsn() {
+        SlotLagSampler.Sample s = lag.last();
+        return s == null ? null : s.currentWalLsn();
+    }
+
+    @Override
+    public String getSlotConfirmedFlushLsn() {
+        SlotLagSampler.Sample s = lag.last();
+        return s == null ? null : s.confirmedFlushLsn();
+    }
+
+    @Override
+    public long getReplicationLagSampledAtMs() {
+        SlotLagSampler.Sample s = lag.last();
+        return s == null ? -1 : s.sampledAtMs();
+    }
+
+    @Override
+    public String getReplicationLagError() {
+        return lag.lastError();
+    }
+
+    @Override
+    public long getPublishedLagMs() {
+        return since(lastPublishedCommitMs);
+    }
+
+    @Override
+    public long getAcknowledgedLagMs() {
+        return since(lastAcknowledgedCommitMs);
+    }
+
+    private static long since(long commitMs) {
+        return commitMs < 0 ? -1 : Math.max(0, System.currentTimeMillis() - commitMs);
+    }
+
+    @Override
+    public long getLastPublishedCommitTimestampMs() {
+        return lastPublishedCommitMs;
+    }
+
+    @Override
+    public long getLastAcknowledgedCommitTimestampMs() {
+        return lastAcknowledgedCommitMs;
+    }
+
+    @Override
+    public long getInFlightTransactions() {
+        return capture.inFlightTransactions();
+    }
+
+    @Override
+    public long getMemoryBytes() {
+        return capture.memoryBytes();
+    }
+
+    @Override
+    public long getSpilledTransactions() {
+        return capture.spilledTransactions();
+    }
+
+    @Override
+    public String getLastAcknowledgedLsn() {
+        return Lsn.format(engine.acknowledgedLsn());
+    }
+
+    @Override
+    public long getLastAcknowledgedLsnValue() {
+        return engine.acknowledgedLsn();
+    }
+
+    @Override
+    public String getReportedFlushLsn() {
+        return Lsn.format(capture.confirmedFlushLsn());
+    }
+}

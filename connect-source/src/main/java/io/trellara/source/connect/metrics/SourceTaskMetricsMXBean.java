@@ -1,0 +1,74 @@
+package io.trellara.source.connect.metrics;
+
+/**
+ * JMX view of one source task: {@code io.trellara:type=source-task,connector=<name>,task=<id>}. Totals count
+ * since the task started. Rates are per second over the last {@value SourceTaskMetrics#RATE_WINDOW_SECONDS}
+ * seconds. Times are epoch milliseconds or durations in milliseconds; -1 means "not known yet".
+ */
+public interface SourceTaskMetricsMXBean {
+
+    /** Committed transactions the capture engine assembled and handed to the publisher. */
+    long getTransactionsCaptured();
+
+    /** Changes plus DDL events of the captured transactions. */
+    long getEventsCaptured();
+
+    double getTransactionsCapturedPerSecond();
+
+    double getEventsCapturedPerSecond();
+
+    /** Transactions returned from poll() to Connect (on their way to Kafka). */
+    long getTransactionsPublished();
+
+    /** Transactions Kafka acknowledged (commitRecord with metadata). */
+    long getTransactionsAcknowledged();
+
+    /** Committed transactions waiting in the engine's queue for poll(). */
+    int getTransactionsQueued();
+
+    /** pgoutput messages received from the replication stream. */
+    long getPgOutputMessages();
+
+    /** pg_current_wal_lsn() minus the slot's confirmed_flush_lsn, sampled every few seconds; -1 unknown. */
+    long getReplicationLagBytes();
+
+    /** The server's WAL position at the last lag sample, e.g. "0/1A2B3C8"; null unknown. */
+    String getCurrentWalLsn();
+
+    /** The slot's confirmed_flush_lsn at the last lag sample; null unknown. */
+    String getSlotConfirmedFlushLsn();
+
+    /** When the last successful lag sample was taken; -1 never. */
+    long getReplicationLagSampledAtMs();
+
+    /** Why the last lag sample failed; null when it succeeded. */
+    String getReplicationLagError();
+
+    /** Now minus the source commit timestamp of the last transaction handed to Connect; -1 none yet. */
+    long getPublishedLagMs();
+
+    /** Now minus the source commit timestamp of the last transaction Kafka acknowledged; -1 none yet. */
+    long getAcknowledgedLagMs();
+
+    long getLastPublishedCommitTimestampMs();
+
+    long getLastAcknowledgedCommitTimestampMs();
+
+    /** Streamed or open transactions the assembler holds (not yet committed or aborted). */
+    long getInFlightTransactions();
+
+    /** Bytes of buffered changes held in memory by the assembler. */
+    long getMemoryBytes();
+
+    /** Transactions moved to a spill file since the task started. */
+    long getSpilledTransactions();
+
+    /** End LSN of the last transaction Kafka acknowledged (what PostgreSQL may discard WAL up to). */
+    String getLastAcknowledgedLsn();
+
+    /** The same as a number (for graphs). */
+    long getLastAcknowledgedLsnValue();
+
+    /** The last position reported to PostgreSQL as flushed (acknowledged, or idle position). */
+    String getReportedFlushLsn();
+}
