@@ -23,8 +23,8 @@ final class SourceSettingsMapper {
         return new SourceSettings(endpoint, c.getString(SOURCE_ID), c.getString(DATABASE_ID), c.getString(DATASET_ID),
                 c.getString(SLOT_NAME), c.getString(PUBLICATION_NAME),
                 AUTOCREATE_FILTERED.equals(c.getString(PUBLICATION_AUTOCREATE)), c.getList(TABLE_INCLUDE_LIST),
-                c.getInt(PROTOCOL_VERSION), c.getBoolean(STREAMING), c.getLong(STATUS_INTERVAL_MS),
-                c.getBoolean(DDL_CAPTURE), c.getBoolean(DDL_INSTALL), Path.of(c.getString(SPILL_DIRECTORY)),
+                c.getInt(PROTOCOL_VERSION), c.streaming(), c.getLong(STATUS_INTERVAL_MS),
+                c.getBoolean(DDL_CAPTURE), c.getBoolean(DDL_INSTALL), c.spillDirectory(),
                 c.getLong(SPILL_THRESHOLD_BYTES), c.getInt(MAX_ENVELOPE_BYTES), c.getInt(QUEUE_MAX_TRANSACTIONS));
     }
 

@@ -122,8 +122,8 @@ public final class TrellaraSourceConfig extends AbstractConfig {
                         + " streaming: PostgreSQL spills large transactions itself until commit).",
                 GROUP_REPLICATION, ++o, Width.SHORT, "pgoutput protocol", recommender(List.of(2, 1)));
         d.define(STREAMING, Type.BOOLEAN, true, Importance.MEDIUM,
-                "Receive large in-progress transactions as they are decoded (protocol 2 only; with protocol 1"
-                        + " set false).", GROUP_REPLICATION, ++o, Width.SHORT, "Streaming");
+                "Receive large in-progress transactions as they are decoded (protocol 2 only). Left unset with"
+                        + " protocol 1 it is off; set explicitly to true with protocol 1 it is an error.", GROUP_REPLICATION, ++o, Width.SHORT, "Streaming");
         d.define(STATUS_INTERVAL_MS, Type.LONG, 1000L, ConfigDef.Range.atLeast(100), Importance.LOW,
                 "How often the task reports its flushed LSN to PostgreSQL, and so how often an idle slot advances.",
                 GROUP_REPLICATION, ++o, Width.SHORT, "Status interval (ms)");
@@ -153,8 +153,9 @@ public final class TrellaraSourceConfig extends AbstractConfig {
                 "Install the DDL event trigger (needs superuser) when absent. Set false and run"
                         + " trellara-ddl-capture.sql as an administrator instead.",
                 GROUP_CAPTURE, ++o, Width.SHORT, "Install DDL trigger");
-        d.define(SPILL_DIRECTORY, Type.STRING, System.getProperty("java.io.tmpdir"), Importance.MEDIUM,
-                "Directory for spill files of large in-flight transactions.", GROUP_CAPTURE, ++o, Width.LONG,
+        d.define(SPILL_DIRECTORY, Type.STRING, "", Importance.MEDIUM,
+                "Directory for spill files of large in-flight transactions. Empty: the worker JVM's"
+                        + " java.io.tmpdir.", GROUP_CAPTURE, ++o, Width.LONG,
                 "Spill directory");
         d.define(SPILL_THRESHOLD_BYTES, Type.LONG, 16L * 1024 * 1024, ConfigDef.Range.atLeast(0), Importance.LOW,
                 "In-flight change bytes held in memory before a transaction spills to disk.", GROUP_CAPTURE, ++o,
@@ -188,6 +189,16 @@ public final class TrellaraSourceConfig extends AbstractConfig {
         return t.isBlank() ? "trellara." + getString(DATASET_ID) + ".strict" : t;
     }
 
+    /** Streaming is on by default with protocol 2 and off with protocol 1 (which cannot stream). */
+    public boolean streaming() {
+        return getInt(PROTOCOL_VERSION) >= 2 && getBoolean(STREAMING);
+    }
+
+    public java.nio.file.Path spillDirectory() {
+        String dir = getString(SPILL_DIRECTORY);
+        return java.nio.file.Path.of(dir.isBlank() ? System.getProperty("java.io.tmpdir") : dir);
+    }
+
     public String password() {
         Password p = getPassword(PASSWORD);
         return p == null ? "" : p.value();
@@ -196,7 +207,7 @@ public final class TrellaraSourceConfig extends AbstractConfig {
     /** Cross-field rules, written once: reported by validate() and enforced at start. Empty when fine. */
     public List<String[]> crossFieldErrors() {
         List<String[]> errors = new java.util.ArrayList<>();
-        if (getInt(PROTOCOL_VERSION) == 1 && getBoolean(STREAMING)) {
+        if (getInt(PROTOCOL_VERSION) == 1 && "true".equalsIgnoreCase(String.valueOf(originals().get(STREAMING)).trim())) {
             errors.add(new String[] {STREAMING, "pgoutput protocol 1 cannot stream in-progress transactions. Set "
                     + STREAMING + "=false, or use " + PROTOCOL_VERSION + "=2."});
         }
