@@ -218,7 +218,8 @@ class SourceConnectorIT {
             db.execute("CREATE TABLE nokey (v int)", "CREATE TABLE full_ident (id int PRIMARY KEY)",
                     "ALTER TABLE full_ident REPLICA IDENTITY FULL", "CREATE TABLE odd (k money PRIMARY KEY)");
             Map<String, String> config = ConnectorConfigs.source(scope, db, "t", "public.nokey,public.full_ident,"
-                    + "public.odd", Map.of("tasks.max", "2", "source.pgoutput.protocol_version", "1"));
+                    + "public.odd", Map.of("tasks.max", "2", "source.pgoutput.protocol_version", "1",
+                            "source.pgoutput.streaming", "true"));
             ConnectRestClient.ValidationResult r = STACK.rest().validate(ConnectorConfigs.SOURCE_CLASS, config);
             assertThat(String.join("\n", r.messages())).contains("tasks.max=2", "protocol 1 cannot stream");
             Map<String, String> fixed = new java.util.HashMap<>(config);
