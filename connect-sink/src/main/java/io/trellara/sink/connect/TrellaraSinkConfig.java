@@ -6,11 +6,11 @@ import io.trellara.sink.apply.InsertConflictPolicy;
 import io.trellara.sink.apply.MissingRowPolicy;
 import io.trellara.sink.apply.RelationMapper;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import io.trellara.connect.common.ConfigRecommenders;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
@@ -125,17 +125,7 @@ public final class TrellaraSinkConfig extends AbstractConfig {
     }
 
     static ConfigDef.Recommender recommender(List<?> values) {
-        return new ConfigDef.Recommender() {
-            @Override
-            public List<Object> validValues(String name, Map<String, Object> parsedConfig) {
-                return Arrays.asList(values.toArray());
-            }
-
-            @Override
-            public boolean visible(String name, Map<String, Object> parsedConfig) {
-                return true;
-            }
-        };
+        return ConfigRecommenders.fixed(values);
     }
 
     public TrellaraSinkConfig(Map<?, ?> props) {

@@ -1,8 +1,8 @@
 package io.trellara.source.connect;
 
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import io.trellara.connect.common.ConfigRecommenders;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
@@ -167,17 +167,7 @@ public final class TrellaraSourceConfig extends AbstractConfig {
     }
 
     static ConfigDef.Recommender recommender(List<?> values) {
-        return new ConfigDef.Recommender() {
-            @Override
-            public List<Object> validValues(String name, Map<String, Object> parsedConfig) {
-                return Arrays.asList(values.toArray());
-            }
-
-            @Override
-            public boolean visible(String name, Map<String, Object> parsedConfig) {
-                return true;
-            }
-        };
+        return ConfigRecommenders.fixed(values);
     }
 
     public TrellaraSourceConfig(Map<?, ?> props) {

@@ -1,5 +1,8 @@
 package io.trellara.sink.connect.metrics;
 
+import io.trellara.connect.common.RateWindow;
+import io.trellara.connect.common.TaskMBeans;
+
 import io.trellara.protocol.TransactionBoundaryKey;
 import io.trellara.protocol.v1.TransactionEnvelope;
 import io.trellara.sink.apply.ApplyMetrics;

@@ -1,5 +1,8 @@
 package io.trellara.sink.connect.metrics;
 
+import io.trellara.connect.common.RateWindow;
+import io.trellara.connect.common.TaskMBeans;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.lang.management.ManagementFactory;

@@ -1,5 +1,8 @@
 package io.trellara.source.connect.metrics;
 
+import io.trellara.connect.common.RateWindow;
+import io.trellara.connect.common.TaskMBeans;
+
 import io.trellara.protocol.Lsn;
 import io.trellara.source.engine.CaptureEngine;
 import io.trellara.source.engine.CaptureMetrics;

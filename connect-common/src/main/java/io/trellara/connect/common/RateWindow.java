@@ -1,23 +1,23 @@
-package io.trellara.sink.connect.metrics;
+package io.trellara.connect.common;
 
 /**
  * Per-second rate of a monotonic total over a sliding window: a ring of (time, total) samples taken once a
  * second by the metrics ticker; the rate is the growth from the oldest sample still in the window to now.
  */
-final class RateWindow {
+public final class RateWindow {
     private final long[] times;
     private final long[] totals;
     private final long windowNanos;
     private int next;
     private int size;
 
-    RateWindow(int windowSeconds) {
+    public RateWindow(int windowSeconds) {
         times = new long[windowSeconds + 1];
         totals = new long[windowSeconds + 1];
         windowNanos = windowSeconds * 1_000_000_000L;
     }
 
-    synchronized void tick(long nowNanos, long total) {
+    public synchronized void tick(long nowNanos, long total) {
         times[next] = nowNanos;
         totals[next] = total;
         next = (next + 1) % times.length;
@@ -25,7 +25,7 @@ final class RateWindow {
     }
 
     /** Events per second between the oldest sample inside the window and {@code total} at {@code nowNanos}. */
-    synchronized double rate(long nowNanos, long total) {
+    public synchronized double rate(long nowNanos, long total) {
         for (int i = 0; i < size; i++) {
             int slot = Math.floorMod(next - size + i, times.length);
             long elapsed = nowNanos - times[slot];

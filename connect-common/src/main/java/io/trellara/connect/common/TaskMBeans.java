@@ -1,4 +1,4 @@
-package io.trellara.source.connect.metrics;
+package io.trellara.connect.common;
 
 import java.lang.management.ManagementFactory;
 import java.util.Map;
@@ -32,7 +32,7 @@ public final class TaskMBeans {
     }
 
     /** Quotes a key property value only when it holds a character JMX reserves. */
-    static String value(String v) {
+    public static String value(String v) {
         for (int i = 0; i < v.length(); i++) {
             if (",=:\"*?\n".indexOf(v.charAt(i)) >= 0) {
                 return ObjectName.quote(v);
@@ -41,7 +41,7 @@ public final class TaskMBeans {
         return v;
     }
 
-    static synchronized void register(ObjectName name, Object bean) throws JMException {
+    public static synchronized void register(ObjectName name, Object bean) throws JMException {
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();
         if (server.isRegistered(name)) {
             server.unregisterMBean(name);
@@ -50,7 +50,7 @@ public final class TaskMBeans {
         OWNERS.put(name, bean);
     }
 
-    static synchronized void unregister(ObjectName name, Object bean) throws JMException {
+    public static synchronized void unregister(ObjectName name, Object bean) throws JMException {
         if (OWNERS.remove(name, bean)) {
             MBeanServer server = ManagementFactory.getPlatformMBeanServer();
             if (server.isRegistered(name)) {
