@@ -121,17 +121,63 @@ public final class EndToEndBenchmark {
             c.commit();
             start = System.nanoTime();
         }
+        Timeline timeline = new Timeline(start);
         while (endOffset(broker, topic) == offsetBefore) {
+            timeline.sample();
             Thread.sleep(2);
         }
         double published = (System.nanoTime() - start) / 1e9;
-        awaitApplied(dst, before + 1);
+        while (applied(dst) < before + 1) {
+            timeline.sample();
+            Thread.sleep(2);
+        }
+        timeline.print();
         double s = (System.nanoTime() - start) / 1e9;
         System.out.printf("bulk: commit -> envelope on the topic %.2f s; topic -> applied %.2f s%n", published,
                 s - published);
         long count = dst.queryLong("SELECT count(*) FROM bulk WHERE id > 0");
         System.out.printf("bulk: %,d-row transaction, commit -> applied %.2f s (%,.0f rows/s); target holds %,d%n",
                 rows, s, rows / s, count);
+    }
+
+    /** When each stage of the pipeline first moved and last moved, read from the tasks' JMX beans. */
+    static final class Timeline {
+        private final long start;
+        private final java.util.Map<String, long[]> seen = new java.util.LinkedHashMap<>();
+        private final javax.management.MBeanServer jmx = java.lang.management.ManagementFactory.getPlatformMBeanServer();
+
+        Timeline(long start) {
+            this.start = start;
+        }
+
+        void sample() {
+            read("io.trellara:type=source-task,connector=bench-source,task=0", "PgOutputMessages");
+            read("io.trellara:type=source-task,connector=bench-source,task=0", "TransactionsCaptured");
+            read("io.trellara:type=source-task,connector=bench-source,task=0", "TransactionsAcknowledged");
+            read("io.trellara:type=sink-task,connector=bench-sink,task=0", "RowsInserted");
+        }
+
+        private void read(String bean, String attribute) {
+            try {
+                long v = ((Number) jmx.getAttribute(new javax.management.ObjectName(bean), attribute)).longValue();
+                long now = System.nanoTime() - start;
+                long[] s = seen.computeIfAbsent(attribute, k -> new long[] {v, -1, -1, v});
+                if (v != s[3]) {
+                    if (s[1] < 0) {
+                        s[1] = now;
+                    }
+                    s[2] = now;
+                    s[3] = v;
+                }
+            } catch (Exception e) {
+                // the bean appears when the task starts
+            }
+        }
+
+        void print() {
+            seen.forEach((k, s) -> System.out.printf("  %-26s first moved %6.2f s, last moved %6.2f s, +%,d%n", k,
+                    s[1] / 1e9, s[2] / 1e9, s[3] - s[0]));
+        }
     }
 
     private static long endOffset(KafkaBroker broker, String topic) {
