@@ -111,7 +111,7 @@ class SinkEndToEndIT {
     }
 
     @Test
-    void redeliveredTransactionsAreNeverAppliedTwice() {
+    void redeliveredTransactionsAreNeverAppliedTwice() throws Exception {
         try (TestScope scope = STACK.newScope("redelivery")) {
             PostgresDatabase src = scope.sourceDatabase();
             PostgresDatabase dst = scope.targetDatabase();
@@ -139,6 +139,11 @@ class SinkEndToEndIT {
                     "SELECT count(*) FROM trellara_sink.progress WHERE next_offset = 16") == 2);
             assertThat(dst.queryLong("SELECT hits FROM counter")).isEqualTo(16);
             assertThat(appliedTransactions(dst)).isEqualTo(16);
+            // the second sink read all 16 transactions; those the first sink had applied count as duplicates
+            String again = scope.connectorName("sink-again");
+            await().atMost(WAIT).until(() -> sinkMetric(again, "DuplicatesSkipped")
+                    + sinkMetric(again, "TransactionsApplied") == 16);
+            assertThat(sinkMetric(again, "DuplicatesSkipped")).isGreaterThanOrEqualTo(15L);
         }
     }
 
@@ -158,15 +163,17 @@ class SinkEndToEndIT {
         }
     }
 
-    @Test
-    void targetOutageIsRiddenOutAndTheResultIsExact() {
+    @org.junit.jupiter.params.ParameterizedTest(name = "group={0} synchronous_commit={1}")
+    @org.junit.jupiter.params.provider.CsvSource({"1,on", "50,off"})
+    void targetOutageIsRiddenOutAndTheResultIsExact(String group, String synchronousCommit) {
         try (TestScope scope = STACK.newScope("outage")) {
             PostgresDatabase src = scope.sourceDatabase();
             PostgresDatabase dst = scope.targetDatabase();
             schema(src, dst, "CREATE TABLE t (id int PRIMARY KEY, v int)");
             String topic = scope.createTopic("strict", 1);
             deploySource(scope, src, topic, "public.t", Map.of());
-            deploySink(scope, "sink", dst, topic, Map.of("retry.max.attempts", "60", "retry.backoff.max.ms", "500"));
+            deploySink(scope, "sink", dst, topic, Map.of("retry.max.attempts", "60", "retry.backoff.max.ms", "500",
+                    "apply.group.max.transactions", group, "apply.synchronous_commit", synchronousCommit));
             for (int i = 1; i <= 20; i++) {
                 src.execute("INSERT INTO t VALUES (" + i + ", 0)");
             }
@@ -183,6 +190,25 @@ class SinkEndToEndIT {
             awaitEqual(src, dst, "t", "id");
             assertThat(appliedTransactions(dst)).isEqualTo(60);
         }
+    }
+
+    @Test
+    void validateRefusesSettingsThatWouldLoseDataSilently() {
+        try (TestScope scope = STACK.newScope("sinkValidate")) {
+            Map<String, String> config = new java.util.HashMap<>(io.trellara.testplatform.ConnectorConfigs.sink(
+                    scope.targetDatabase(), "t", Map.of()));
+            config.put("errors.tolerance", "all");
+            config.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
+            String messages = String.join("\n",
+                    STACK.rest().validate(io.trellara.testplatform.ConnectorConfigs.SINK_CLASS, config).messages());
+            assertThat(messages).contains("errors.tolerance=all would let a transaction", "cannot verify Trellara checksums");
+        }
+    }
+
+    private static long sinkMetric(String connector, String attribute) throws Exception {
+        var name = io.trellara.connect.common.TaskMBeans.name("sink-task", connector, "0");
+        return ((Number) java.lang.management.ManagementFactory.getPlatformMBeanServer().getAttribute(name, attribute))
+                .longValue();
     }
 
     // ---- poison input: the task stops naming the rule; the target holds exactly what came before ----------
