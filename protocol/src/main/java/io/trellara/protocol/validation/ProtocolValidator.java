@@ -204,38 +204,40 @@ public final class ProtocolValidator {
         KeyCounts keys = new KeyCounts(schemas);
         String keyPrefix = EventKey.prefix(id.sourceId, id.commitLsn, id.transactionId);
         long previous = 0;
+        String changesList = fieldPrefix + "changes";
         for (int i = 0; i < changes.size(); i++) {
             ChangeRecord c = changes.get(i);
-            String f = fieldPrefix + "changes[" + i + "]";
+            Field f = new Field(changesList, i);
             long order = c.getTotalOrder();
             ascending(id, f, order, previous);
             previous = order;
             if (!c.getTransactionId().equals(id.transactionId)) {
-                throw new ProtocolViolationException(TRANSACTION_ID_MISMATCH, f + ".transaction_id",
+                throw new ProtocolViolationException(TRANSACTION_ID_MISMATCH, f.at(".transaction_id"),
                         id.eventKey(order), "'" + c.getTransactionId() + "' != '" + id.transactionId + "'");
             }
             if (c.getIdempotencyKey().isBlank()) {
-                throw new ProtocolViolationException(IDEMPOTENCY_KEY_BLANK, f + ".idempotency_key",
+                throw new ProtocolViolationException(IDEMPOTENCY_KEY_BLANK, f.at(".idempotency_key"),
                         id.eventKey(order), "idempotency_key is blank");
             }
             if (!EventKey.matches(c.getIdempotencyKey(), keyPrefix, order)) {
-                throw new ProtocolViolationException(IDEMPOTENCY_KEY_MISMATCH, f + ".idempotency_key",
+                throw new ProtocolViolationException(IDEMPOTENCY_KEY_MISMATCH, f.at(".idempotency_key"),
                         id.eventKey(order), "'" + c.getIdempotencyKey() + "'");
             }
             change(id, c, f, keys);
         }
         previous = 0;
+        String ddlList = fieldPrefix + "ddl_events";
         for (int i = 0; i < ddl.size(); i++) {
             DdlEvent d = ddl.get(i);
-            String f = fieldPrefix + "ddl_events[" + i + "]";
+            Field f = new Field(ddlList, i);
             ascending(id, f, d.getTotalOrder(), previous);
             previous = d.getTotalOrder();
             if (!d.getTransactionId().equals(id.transactionId)) {
-                throw new ProtocolViolationException(TRANSACTION_ID_MISMATCH, f + ".transaction_id",
+                throw new ProtocolViolationException(TRANSACTION_ID_MISMATCH, f.at(".transaction_id"),
                         id.eventKey(d.getTotalOrder()), "'" + d.getTransactionId() + "' != '" + id.transactionId + "'");
             }
             if (d.getCommandTag().isBlank()) {
-                throw new ProtocolViolationException(DDL_COMMAND_TAG_BLANK, f + ".command_tag",
+                throw new ProtocolViolationException(DDL_COMMAND_TAG_BLANK, f.at(".command_tag"),
                         id.eventKey(d.getTotalOrder()), "command_tag is blank");
             }
         }
@@ -243,17 +245,32 @@ public final class ProtocolValidator {
         return (long) changes.size() + ddl.size();
     }
 
-    private static void ascending(Identity id, String field, long order, long previous) {
+    /**
+     * Names a list element only when an error needs it: building "changes[123].after" for every change on
+     * the success path would allocate several strings per change.
+     */
+    private record Field(String list, int index) {
+        String at(String suffix) {
+            return list + "[" + index + "]" + suffix;
+        }
+
+        @Override
+        public String toString() {
+            return at("");
+        }
+    }
+
+    private static void ascending(Identity id, Field field, long order, long previous) {
         if (order == 0) {
-            throw new ProtocolViolationException(TOTAL_ORDER_ZERO, field + ".total_order", id.txKey(),
+            throw new ProtocolViolationException(TOTAL_ORDER_ZERO, field.at(".total_order"), id.txKey(),
                     "total_order is 0");
         }
         if (Long.compareUnsigned(order, previous) == 0) {
-            throw new ProtocolViolationException(DUPLICATE_TOTAL_ORDER, field + ".total_order", id.eventKey(order),
+            throw new ProtocolViolationException(DUPLICATE_TOTAL_ORDER, field.at(".total_order"), id.eventKey(order),
                     "total_order " + order + " repeats");
         }
         if (Long.compareUnsigned(order, previous) < 0) {
-            throw new ProtocolViolationException(TOTAL_ORDER_NOT_ASCENDING, field + ".total_order",
+            throw new ProtocolViolationException(TOTAL_ORDER_NOT_ASCENDING, field.at(".total_order"),
                     id.eventKey(order), "total_order " + order + " follows " + previous);
         }
     }
@@ -290,20 +307,20 @@ public final class ProtocolValidator {
         }
     }
 
-    private static void change(Identity id, ChangeRecord c, String f, KeyCounts keys) {
+    private static void change(Identity id, ChangeRecord c, Field f, KeyCounts keys) {
         long order = c.getTotalOrder();
         if (!c.hasRelation() || c.getRelation().getSchema().isEmpty() || c.getRelation().getTable().isEmpty()) {
-            throw new ProtocolViolationException(RELATION_MISSING, f + ".relation", id.eventKey(order),
+            throw new ProtocolViolationException(RELATION_MISSING, f.at(".relation"), id.eventKey(order),
                     "relation schema or table is empty");
         }
         Operation op = c.getOperation();
         if (op == Operation.OPERATION_UNSPECIFIED || op == Operation.UNRECOGNIZED) {
-            throw new ProtocolViolationException(OPERATION_UNSPECIFIED, f + ".operation", id.eventKey(order),
+            throw new ProtocolViolationException(OPERATION_UNSPECIFIED, f.at(".operation"), id.eventKey(order),
                     "operation is " + op);
         }
         ReplicaIdentity ri = c.getReplicaIdentity();
         if (ri == ReplicaIdentity.REPLICA_IDENTITY_UNSPECIFIED || ri == ReplicaIdentity.UNRECOGNIZED) {
-            throw new ProtocolViolationException(REPLICA_IDENTITY_UNSPECIFIED, f + ".replica_identity",
+            throw new ProtocolViolationException(REPLICA_IDENTITY_UNSPECIFIED, f.at(".replica_identity"),
                     id.eventKey(order), "replica_identity is " + ri);
         }
         if (op == Operation.OPERATION_TRUNCATE) {
@@ -311,58 +328,59 @@ public final class ProtocolValidator {
         }
         int keyColumns = keys.keyColumns(c.getRelation().getSchema(), c.getRelation().getTable());
         if (keyColumns < 0) {
-            throw new ProtocolViolationException(SCHEMA_VERSION_MISSING, f + ".relation", id.eventKey(order),
+            throw new ProtocolViolationException(SCHEMA_VERSION_MISSING, f.at(".relation"), id.eventKey(order),
                     "no schema_versions entry for " + c.getRelation().getSchema() + "." + c.getRelation().getTable());
         }
         if (c.hasBefore()) {
-            columns(id, c.getBefore(), f + ".before", order);
+            columns(id, c.getBefore(), f, ".before", order);
         }
         if (c.hasAfter()) {
-            columns(id, c.getAfter(), f + ".after", order);
+            columns(id, c.getAfter(), f, ".after", order);
         }
         switch (op) {
-            case OPERATION_INSERT -> requireImage(id, c.hasAfter(), f + ".after", order);
+            case OPERATION_INSERT -> requireImage(id, c.hasAfter(), f, ".after", order);
             case OPERATION_UPDATE -> {
-                requireImage(id, c.hasAfter(), f + ".after", order);
-                identifyingKey(id, c.hasBefore() ? c.getBefore() : c.getAfter(),
-                        f + (c.hasBefore() ? ".before" : ".after"), order, keyColumns, ri);
+                requireImage(id, c.hasAfter(), f, ".after", order);
+                identifyingKey(id, c.hasBefore() ? c.getBefore() : c.getAfter(), f,
+                        c.hasBefore() ? ".before" : ".after", order, keyColumns, ri);
             }
             case OPERATION_DELETE -> {
-                requireImage(id, c.hasBefore(), f + ".before", order);
-                identifyingKey(id, c.getBefore(), f + ".before", order, keyColumns, ri);
+                requireImage(id, c.hasBefore(), f, ".before", order);
+                identifyingKey(id, c.getBefore(), f, ".before", order, keyColumns, ri);
             }
             default -> throw new IllegalStateException(op.toString());
         }
     }
 
-    private static void requireImage(Identity id, boolean present, String field, long order) {
+    private static void requireImage(Identity id, boolean present, Field f, String image, long order) {
         if (!present) {
+            String field = f.at(image);
             throw new ProtocolViolationException(ROW_IMAGE_MISSING, field, id.eventKey(order), field + " is absent");
         }
     }
 
-    private static void columns(Identity id, RowImage image, String field, long order) {
+    private static void columns(Identity id, RowImage image, Field f, String imageName, long order) {
         for (int i = 0; i < image.getColumnsCount(); i++) {
             ColumnValue v = image.getColumns(i);
             if (v.getState() == ColumnState.COLUMN_STATE_UNSPECIFIED || v.getState() == ColumnState.UNRECOGNIZED) {
-                throw new ProtocolViolationException(COLUMN_STATE_UNSPECIFIED, field + ".columns[" + i + "].state",
+                throw new ProtocolViolationException(COLUMN_STATE_UNSPECIFIED, f.at(imageName + ".columns[" + i + "].state"),
                         id.eventKey(order), "column '" + v.getName() + "' has no state");
             }
             if (v.getName().isEmpty()) {
-                throw new ProtocolViolationException(COLUMN_NAME_BLANK, field + ".columns[" + i + "].name",
+                throw new ProtocolViolationException(COLUMN_NAME_BLANK, f.at(imageName + ".columns[" + i + "].name"),
                         id.eventKey(order), "a column has no name");
             }
         }
     }
 
     /** Update and delete must identify the row: every key column present with a value. */
-    private static void identifyingKey(Identity id, RowImage image, String field, long order, int keyColumns,
-                                       ReplicaIdentity ri) {
+    private static void identifyingKey(Identity id, RowImage image, Field f, String imageName, long order,
+                                       int keyColumns, ReplicaIdentity ri) {
         if (keyColumns == 0) {
             if (ri == ReplicaIdentity.REPLICA_IDENTITY_FULL && image.getColumnsCount() > 0) {
                 return; // the whole old row identifies it
             }
-            throw new ProtocolViolationException(MISSING_KEY_COLUMN, field, id.eventKey(order),
+            throw new ProtocolViolationException(MISSING_KEY_COLUMN, f.at(imageName), id.eventKey(order),
                     "the relation has no key columns and the change carries no full old row");
         }
         int present = 0;
@@ -372,13 +390,13 @@ public final class ProtocolValidator {
                 continue;
             }
             if (v.getState() != ColumnState.COLUMN_STATE_VALUE) {
-                throw new ProtocolViolationException(MISSING_KEY_COLUMN, field + ".columns[" + i + "]",
+                throw new ProtocolViolationException(MISSING_KEY_COLUMN, f.at(imageName + ".columns[" + i + "]"),
                         id.eventKey(order), "key column '" + v.getName() + "' is " + v.getState());
             }
             present++;
         }
         if (present != keyColumns) {
-            throw new ProtocolViolationException(MISSING_KEY_COLUMN, field, id.eventKey(order),
+            throw new ProtocolViolationException(MISSING_KEY_COLUMN, f.at(imageName), id.eventKey(order),
                     present + " of the relation's " + keyColumns + " key columns are present");
         }
     }
