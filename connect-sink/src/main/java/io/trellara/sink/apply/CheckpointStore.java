@@ -112,6 +112,23 @@ public final class CheckpointStore {
         }
     }
 
+    /**
+     * Refuses a target whose recorded transactions were applied under another protocol or row identity
+     * version: identities and dedup keys would not mean the same thing. Checked before anything is consumed.
+     */
+    public void requireCompatibleVersions() throws SQLException {
+        String sql = "SELECT protocol_version, row_identity_version FROM " + SCHEMA + ".applied_transactions"
+                + " WHERE protocol_version <> 1 OR row_identity_version <> " + ROW_IDENTITY_VERSION + " LIMIT 1";
+        try (Connection c = connections.open(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            if (rs.next()) {
+                throw new IllegalStateException("The target's " + SCHEMA + ".applied_transactions records transactions"
+                        + " applied with protocol version " + rs.getInt(1) + " and row identity version " + rs.getInt(2)
+                        + "; this sink speaks protocol 1 and row identity V" + ROW_IDENTITY_VERSION + ". Refusing to"
+                        + " consume: point the sink at a target of its own version, or migrate the checkpoint table.");
+            }
+        }
+    }
+
     /** The recorded next offset per topic partition of {@code sinkName}: where the consumer must resume. */
     public Map<TopicPartitionKey, Long> positions(String sinkName) throws SQLException {
         try (Connection c = connections.open()) {

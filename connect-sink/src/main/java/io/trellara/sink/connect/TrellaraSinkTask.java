@@ -54,6 +54,9 @@ public class TrellaraSinkTask extends SinkTask {
         checkpoints = new CheckpointStore(connections);
         try {
             checkpoints.createSchema();
+            checkpoints.requireCompatibleVersions();
+        } catch (IllegalStateException e) {
+            throw new ConnectException(e.getMessage(), e);
         } catch (SQLException e) {
             throw new ConnectException("Cannot create the sink's checkpoint schema trellara_sink on the target: "
                     + e.getMessage() + " (SQLSTATE " + e.getSQLState() + "). Grant CREATE on the database or create"

@@ -205,6 +205,45 @@ class SinkEndToEndIT {
         }
     }
 
+    @Test
+    void aTargetRecordedUnderAnotherRowIdentityVersionIsRefusedBeforeConsuming() {
+        try (TestScope scope = STACK.newScope("identityVersion")) {
+            PostgresDatabase dst = scope.targetDatabase();
+            String topic = scope.createTopic("strict", 1);
+            String first = deploySink(scope, "sink", dst, topic, Map.of()); // creates the checkpoint schema
+            STACK.rest().deleteAndAwait(first);
+            dst.execute("INSERT INTO trellara_sink.applied_transactions (source_id, commit_lsn, commit_lsn_value,"
+                    + " transaction_id, database_id, dataset_id, protocol_version, row_identity_version,"
+                    + " commit_timestamp, event_count, change_count, ddl_count, sink_name)"
+                    + " VALUES ('s', '0/10', 16, '1', 'd', 'x', 1, 3, now(), 1, 1, 0, 'old')");
+            String sink = scope.createConnector("sink-v3", io.trellara.testplatform.ConnectorConfigs.sink(dst, topic,
+                    Map.of()));
+            assertThat(STACK.rest().awaitFailed(sink).toString()).contains("row identity version 3");
+        }
+    }
+
+    /** With ByteArrayConverter the task verifies each record itself and applies what precedes a bad one. */
+    @Test
+    void byteArrayConverterPathVerifiesInTheTaskAndAppliesTheValidPrefix() {
+        try (TestScope scope = STACK.newScope("byteArray")) {
+            PostgresDatabase dst = scope.targetDatabase();
+            dst.execute("CREATE TABLE orders (id bigint PRIMARY KEY, customer text, amount numeric(12,2),"
+                    + " placed_at timestamptz, note text)");
+            String topic = scope.createTopic("strict", 1);
+            Map<String, byte[]> headers = Map.of(MessageKind.HEADER, "envelope".getBytes(StandardCharsets.UTF_8));
+            byte[] poison = TrellaraCodec.encode(sample("101", "0/2000")).bytes();
+            poison[poison.length / 2] ^= 0x08;
+            STACK.broker().produce(topic, (Integer) 0, "good".getBytes(StandardCharsets.UTF_8),
+                    TrellaraCodec.encode(sample("100", "0/1000")).bytes(), headers);
+            STACK.broker().produce(topic, (Integer) 0, "poison".getBytes(StandardCharsets.UTF_8), poison, headers);
+            String sink = scope.createConnector("sink", io.trellara.testplatform.ConnectorConfigs.sink(dst, topic,
+                    Map.of("value.converter", "org.apache.kafka.connect.converters.ByteArrayConverter")));
+            assertThat(STACK.rest().awaitFailed(sink).toString()).contains("Trellara message rejected");
+            assertThat(appliedTransactions(dst)).isEqualTo(1);
+            assertThat(dst.query("SELECT id FROM orders ORDER BY id")).containsExactly(List.of(1L), List.of(3L));
+        }
+    }
+
     private static long sinkMetric(String connector, String attribute) throws Exception {
         var name = io.trellara.connect.common.TaskMBeans.name("sink-task", connector, "0");
         return ((Number) java.lang.management.ManagementFactory.getPlatformMBeanServer().getAttribute(name, attribute))
