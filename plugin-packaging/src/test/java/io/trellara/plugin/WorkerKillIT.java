@@ -94,7 +94,8 @@ class WorkerKillIT {
                 long killedAt = System.nanoTime();
                 int heldAtKill = stack.broker().readAll(topic).size();
                 int committedAtKill = committed.size();
-                Thread.sleep(1500); // a few more transactions while no worker runs
+                await("transactions committed while no worker runs").atMost(WAIT)
+                        .until(() -> committed.size() >= committedAtKill + 20);
 
                 worker.start(); // a new JVM, same group id and REST port: the connector and its offsets come back
                 long workerUpAt = System.nanoTime();
@@ -102,7 +103,9 @@ class WorkerKillIT {
                         .until(() -> stack.broker().readAll(topic).size() > heldAtKill);
                 double killToResume = (System.nanoTime() - killedAt) / 1e9;
                 double upToResume = (System.nanoTime() - workerUpAt) / 1e9;
-                Thread.sleep(1000);
+                int atResume = committed.size();
+                await("transactions committed after the resume").atMost(WAIT)
+                        .until(() -> committed.size() >= atResume + 20);
                 writing.set(false);
                 writer.join(10_000);
                 assertThat(writerFailure.get()).as("writer failure").isNull();
@@ -170,12 +173,10 @@ class WorkerKillIT {
                 }
                 c.commit();
                 committed.put(n, xid);
-                Thread.sleep(15);
+                java.util.concurrent.locks.LockSupport.parkNanos(15_000_000L); // paces the writer; waits for nothing
             }
         } catch (SQLException | RuntimeException e) {
             failure.set(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 
