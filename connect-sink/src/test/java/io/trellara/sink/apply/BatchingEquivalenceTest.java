@@ -16,9 +16,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A seeded random workload (inserts, partial updates, key-changing updates, deletes over a small key space so
@@ -26,18 +25,9 @@ import org.junit.jupiter.api.Test;
  * simple in-memory model: batching never changes the observable result.
  */
 class BatchingEquivalenceTest {
-    static PgTarget pg;
+    @RegisterExtension
+    static final PgTarget pg = new PgTarget();
     static final RelationId ITEMS = rel("app", "items");
-
-    @BeforeAll
-    static void start() {
-        pg = PgTarget.start();
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        pg.close();
-    }
 
     @Test
     void batchedAndGroupedApplyEqualsTheSequentialModel() {

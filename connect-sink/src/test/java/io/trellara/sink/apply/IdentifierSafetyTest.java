@@ -10,26 +10,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.trellara.protocol.v1.RelationId;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 class IdentifierSafetyTest {
-    static PgTarget pg;
+    @RegisterExtension
+    static final PgTarget pg = new PgTarget();
     static final String EVIL_TABLE = "we\"ird.t; DROP TABLE app.victim; --";
     static final String EVIL_COLUMN = "c\"); DROP TABLE app.victim; --";
     static final String UNICODE_COLUMN = "Ünï 名前 ✓";
-
-    @BeforeAll
-    static void start() {
-        pg = PgTarget.start();
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        pg.close();
-    }
 
     @BeforeEach
     void reset() {

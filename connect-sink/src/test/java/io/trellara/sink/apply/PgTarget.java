@@ -1,6 +1,9 @@
 package io.trellara.sink.apply;
 
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -9,21 +12,33 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 
-/** An embedded PostgreSQL 17 target in an unusual time zone, one per test class. */
-final class PgTarget implements AutoCloseable {
-    private final EmbeddedPostgres pg;
+/**
+ * An embedded PostgreSQL 17 target in an unusual time zone, one per test class: register it with
+ * {@code @RegisterExtension static final PgTarget pg = new PgTarget();}.
+ */
+final class PgTarget implements AutoCloseable, BeforeAllCallback, AfterAllCallback {
+    private EmbeddedPostgres pg;
 
-    private PgTarget(EmbeddedPostgres pg) {
-        this.pg = pg;
+    /** A started target outside JUnit (the benchmark harness). */
+    static PgTarget start() {
+        PgTarget target = new PgTarget();
+        target.beforeAll(null);
+        return target;
     }
 
-    static PgTarget start() {
+    @Override
+    public void beforeAll(ExtensionContext context) {
         try {
-            return new PgTarget(EmbeddedPostgres.builder().setServerConfig("timezone", "Asia/Kathmandu")
-                    .setServerConfig("max_connections", "50").start());
+            pg = EmbeddedPostgres.builder().setServerConfig("timezone", "Asia/Kathmandu")
+                    .setServerConfig("max_connections", "50").start();
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) throws Exception {
+        close();
     }
 
     ConnectionFactory connections() {

@@ -14,24 +14,14 @@ import io.trellara.protocol.v1.RelationId;
 import io.trellara.protocol.v1.ReplicaIdentity;
 import java.util.Arrays;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 class RowSemanticsTest {
-    static PgTarget pg;
+    @RegisterExtension
+    static final PgTarget pg = new PgTarget();
     static final RelationId DOCS = rel("app", "docs");
-
-    @BeforeAll
-    static void start() {
-        pg = PgTarget.start();
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        pg.close();
-    }
 
     @BeforeEach
     void reset() {

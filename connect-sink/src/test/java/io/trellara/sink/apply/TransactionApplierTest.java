@@ -12,24 +12,14 @@ import io.trellara.protocol.v1.RelationId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 class TransactionApplierTest {
-    static PgTarget pg;
+    @RegisterExtension
+    static final PgTarget pg = new PgTarget();
     static final RelationId ACCOUNTS = rel("app", "accounts");
-
-    @BeforeAll
-    static void start() {
-        pg = PgTarget.start();
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        pg.close();
-    }
 
     @BeforeEach
     void reset() {

@@ -16,26 +16,16 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.postgresql.PGConnection;
 
 class TransientRetryTest {
-    static PgTarget pg;
+    @RegisterExtension
+    static final PgTarget pg = new PgTarget();
     static final RelationId ACCOUNTS = rel("app", "accounts");
     final List<Long> sleeps = new ArrayList<>();
-
-    @BeforeAll
-    static void start() {
-        pg = PgTarget.start();
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        pg.close();
-    }
 
     @BeforeEach
     void reset() {

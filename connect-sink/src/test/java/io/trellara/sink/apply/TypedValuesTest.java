@@ -11,14 +11,14 @@ import io.trellara.protocol.v1.ColumnValue;
 import io.trellara.protocol.v1.RelationId;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Values travel as PostgreSQL text and are parsed by the target column's input function: exact round trip. */
 class TypedValuesTest {
-    static PgTarget pg;
+    @RegisterExtension
+    static final PgTarget pg = new PgTarget();
     static final RelationId TYPED = rel("app", "typed");
     static final String[][] COLUMNS = {
         {"n", "numeric"}, {"ts", "timestamp with time zone"}, {"tsl", "timestamp without time zone"},
@@ -37,16 +37,6 @@ class TypedValuesTest {
             "{{1,2},{3,4}}", "{NULL}", "ffffffff-ffff-ffff-ffff-ffffffffffff", "\\.", "0.1", "1e-45",
             "00:00:00", "t"},
     };
-
-    @BeforeAll
-    static void start() {
-        pg = PgTarget.start();
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        pg.close();
-    }
 
     @BeforeEach
     void reset() {
