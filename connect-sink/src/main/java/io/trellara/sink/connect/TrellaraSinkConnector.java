@@ -1,5 +1,6 @@
 package io.trellara.sink.connect;
 
+import io.trellara.connect.common.PluginVersion;
 import io.trellara.converter.TrellaraConverter;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -55,7 +56,7 @@ public class TrellaraSinkConnector extends SinkConnector {
 
     @Override
     public String version() {
-        return "0.1.0";
+        return PluginVersion.VERSION;
     }
 
     @Override

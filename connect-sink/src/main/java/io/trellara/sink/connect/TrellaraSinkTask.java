@@ -1,5 +1,6 @@
 package io.trellara.sink.connect;
 
+import io.trellara.connect.common.PluginVersion;
 import io.trellara.protocol.MessageKind;
 import io.trellara.protocol.codec.KindDetector;
 import io.trellara.protocol.codec.TrellaraCodec;
@@ -41,7 +42,7 @@ public class TrellaraSinkTask extends SinkTask {
 
     @Override
     public String version() {
-        return "0.1.0";
+        return PluginVersion.VERSION;
     }
 
     @Override

@@ -4,7 +4,6 @@ import static io.trellara.source.connect.TrellaraSourceConfig.*;
 
 import io.trellara.source.engine.PgEndpoint;
 import io.trellara.source.engine.SourceSettings;
-import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.apache.kafka.common.config.Config;

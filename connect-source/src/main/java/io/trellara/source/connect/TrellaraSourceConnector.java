@@ -1,5 +1,6 @@
 package io.trellara.source.connect;
 
+import io.trellara.connect.common.PluginVersion;
 import io.trellara.source.engine.SourcePreflight;
 import io.trellara.source.engine.SourceProblem;
 import java.util.HashMap;
@@ -49,7 +50,7 @@ public class TrellaraSourceConnector extends SourceConnector {
 
     @Override
     public String version() {
-        return Versions.VERSION;
+        return PluginVersion.VERSION;
     }
 
     @Override

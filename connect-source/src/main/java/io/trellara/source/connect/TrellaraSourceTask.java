@@ -1,5 +1,6 @@
 package io.trellara.source.connect;
 
+import io.trellara.connect.common.PluginVersion;
 import io.trellara.protocol.EventCounts;
 import io.trellara.protocol.MessageKind;
 import io.trellara.protocol.TransactionBoundaryKey;
@@ -42,7 +43,7 @@ public class TrellaraSourceTask extends SourceTask {
 
     @Override
     public String version() {
-        return Versions.VERSION;
+        return PluginVersion.VERSION;
     }
 
     @Override
