@@ -67,6 +67,22 @@ class TrellaraConverterTest {
     }
 
     @Test
+    void writesThePlannersEncodedChunksByteForByteAfterVerifyingTheirChecksum() {
+        for (EncodedMessage m : ChunkedBarrier.strictChunked(TX, 2).inOrder()) {
+            RecordHeaders headers = new RecordHeaders();
+            assertThat(converter("protobuf").fromConnectData("t", headers, null, m)).isSameAs(m.bytes());
+            assertThat(new String(headers.lastHeader(MessageKind.HEADER).value(), StandardCharsets.UTF_8))
+                    .isEqualTo(m.kind().wireName());
+        }
+        EncodedMessage chunk = ChunkedBarrier.strictChunked(TX, 2).chunks().get(0);
+        byte[] corrupted = chunk.bytes().clone();
+        corrupted[corrupted.length / 3] ^= 0x10;
+        EncodedMessage bad = new EncodedMessage(chunk.kind(), corrupted, chunk.checksum());
+        assertThatThrownBy(() -> converter("protobuf").fromConnectData("t", new RecordHeaders(), null, bad))
+                .isInstanceOf(DataException.class).hasMessageContaining("CHECKSUM_MISMATCH");
+    }
+
+    @Test
     void rendersJsonForInspection() {
         Object json = converter("json").toConnectData("t", TrellaraCodec.encode(TX).bytes()).value();
         assertThat((String) json).contains("\"protocol_version\": 1", "\"transaction_id\": \"771\"",

@@ -24,7 +24,8 @@ final class SourceSettingsMapper {
                 AUTOCREATE_FILTERED.equals(c.getString(PUBLICATION_AUTOCREATE)), c.getList(TABLE_INCLUDE_LIST),
                 c.getInt(PROTOCOL_VERSION), c.streaming(), c.getLong(STATUS_INTERVAL_MS),
                 c.getBoolean(DDL_CAPTURE), c.getBoolean(DDL_INSTALL), c.spillDirectory(),
-                c.getLong(SPILL_THRESHOLD_BYTES), c.getInt(MAX_ENVELOPE_BYTES), c.getInt(QUEUE_MAX_TRANSACTIONS));
+                c.getLong(SPILL_THRESHOLD_BYTES), c.getInt(MAX_ENVELOPE_BYTES), c.getInt(QUEUE_MAX_RECORDS),
+                c.getLong(QUEUE_MAX_BYTES), c.boundary());
     }
 
     private static String secret(Password p) {

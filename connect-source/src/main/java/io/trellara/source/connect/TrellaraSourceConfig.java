@@ -9,6 +9,10 @@ import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigDef.Width;
 import org.apache.kafka.common.config.types.Password;
+import io.trellara.source.engine.BoundarySettings;
+import io.trellara.source.routing.KeyChangePolicy;
+import io.trellara.source.routing.NullKeyPolicy;
+import io.trellara.source.routing.OwnershipKeys;
 
 /** Every setting of the source connector: one name constant, one doc, one default, one definition. */
 public final class TrellaraSourceConfig extends AbstractConfig {
@@ -44,14 +48,23 @@ public final class TrellaraSourceConfig extends AbstractConfig {
 
     public static final String DATASET_MODE = "dataset.mode";
     public static final String MAX_ENVELOPE_BYTES = "dataset.strict.max_envelope_bytes";
+    public static final String STRICT_CHUNKING = "dataset.strict_chunking.max_changes_per_chunk";
+    public static final String CHUNK_MAX_BYTES = "dataset.chunk.max_bytes";
+    public static final String PARTITION_COUNT = "dataset.partitioned.partition_count";
+    public static final String PARTITIONED_MAX_CHANGES = "dataset.partitioned.max_changes_per_chunk";
+    public static final String OWNERSHIP_KEYS = "dataset.partitioned.ownership_keys";
+    public static final String NULL_KEY_POLICY = "dataset.partitioned.null_key_policy";
+    public static final String KEY_CHANGE_POLICY = "dataset.partitioned.key_change_policy";
 
     public static final String TOPIC_STRICT = "topic.strict";
+    public static final String TOPIC_PARTITIONED = "topic.partitioned";
 
     public static final String DDL_CAPTURE = "ddl.capture.enabled";
     public static final String DDL_INSTALL = "ddl.capture.install";
     public static final String SPILL_DIRECTORY = "spill.directory";
     public static final String SPILL_THRESHOLD_BYTES = "spill.threshold.bytes";
-    public static final String QUEUE_MAX_TRANSACTIONS = "capture.queue.max.transactions";
+    public static final String QUEUE_MAX_RECORDS = "capture.queue.max.records";
+    public static final String QUEUE_MAX_BYTES = "capture.queue.max.bytes";
 
     public static final String MODE_STRICT = "strict_transaction_order";
     public static final String MODE_PARTITIONED = "partitioned_scale_mode";
@@ -129,21 +142,63 @@ public final class TrellaraSourceConfig extends AbstractConfig {
                 GROUP_REPLICATION, ++o, Width.SHORT, "Status interval (ms)");
 
         o = 0;
-        d.define(DATASET_MODE, Type.STRING, MODE_STRICT, ConfigDef.ValidString.in(MODE_STRICT), Importance.HIGH,
-                "Boundary mode of the flow. strict_transaction_order: one envelope per committed transaction on"
-                        + " the strict topic, in commit order. (partitioned_scale_mode is not available in this"
-                        + " release.)", GROUP_BOUNDARIES, ++o, Width.MEDIUM, "Dataset mode",
-                recommender(List.of(MODE_STRICT)));
+        d.define(DATASET_MODE, Type.STRING, MODE_STRICT, ConfigDef.ValidString.in(MODE_STRICT, MODE_PARTITIONED),
+                Importance.HIGH, "Boundary mode of the flow. strict_transaction_order: every committed transaction on"
+                        + " the strict topic in commit order, as one envelope (or as chunks, a manifest and a commit"
+                        + " marker when " + STRICT_CHUNKING + " is set). partitioned_scale_mode: changes routed by"
+                        + " ownership key to the partitioned topic's lanes, one or more chunks per participating"
+                        + " lane, then the manifest and commit marker on the strict topic in commit order.",
+                GROUP_BOUNDARIES, ++o, Width.MEDIUM, "Dataset mode", recommender(List.of(MODE_STRICT, MODE_PARTITIONED)));
         d.define(MAX_ENVELOPE_BYTES, Type.INT, 64 * 1024 * 1024, ConfigDef.Range.atLeast(1024), Importance.MEDIUM,
                 "Largest envelope the task publishes. A larger transaction stops the task (nothing is dropped):"
                         + " raise this together with the topic's max.message.bytes and the producer's"
                         + " max.request.size.", GROUP_BOUNDARIES, ++o, Width.SHORT, "Max envelope bytes");
+        d.define(STRICT_CHUNKING, Type.INT, 0, ConfigDef.Range.atLeast(0), Importance.MEDIUM,
+                "Strict mode only. 0: one envelope per transaction. N > 0: every transaction of the flow, even a"
+                        + " one-change one, is published as chunks of at most N events (operator output calls this"
+                        + " strict_chunked_transaction_order), then a manifest and a commit marker, so no"
+                        + " transaction size needs to fit one Kafka message or the worker's heap.",
+                GROUP_BOUNDARIES, ++o, Width.SHORT, "Strict chunking: max changes per chunk");
+        d.define(CHUNK_MAX_BYTES, Type.LONG, 1_000_000L, ConfigDef.Range.atLeast(4096), Importance.LOW,
+                "A chunk is closed when it reaches this many encoded bytes, even below its change limit. The"
+                        + " default fits Kafka's default max.message.bytes.", GROUP_BOUNDARIES, ++o, Width.SHORT,
+                "Max chunk bytes");
+        d.define(PARTITION_COUNT, Type.INT, 6, ConfigDef.Range.between(1, 100_000), Importance.HIGH,
+                "partitioned_scale_mode: lanes, i.e. partitions of the partitioned topic (which must have exactly"
+                        + " this many).", GROUP_BOUNDARIES, ++o, Width.SHORT, "Partition count");
+        d.define(PARTITIONED_MAX_CHANGES, Type.INT, 5_000, ConfigDef.Range.atLeast(1), Importance.LOW,
+                "partitioned_scale_mode: a lane's chunk is published once it holds this many events; a lane"
+                        + " that fills more numbers its chunks with chunk_sequence.", GROUP_BOUNDARIES, ++o,
+                Width.SHORT, "Partitioned: max changes per chunk");
+        d.define(OWNERSHIP_KEYS, Type.LIST, "", Importance.MEDIUM,
+                "partitioned_scale_mode: ownership key per table, schema.table:col1|col2 (comma-separated"
+                        + " entries). The columns must be primary-key columns. A table not listed is owned by its"
+                        + " whole primary key. Lane = xxh3_64 of the row identity V2 SCAN_KEY bytes, mod the"
+                        + " partition count.", GROUP_BOUNDARIES, ++o, Width.LONG, "Ownership keys");
+        d.define(NULL_KEY_POLICY, Type.STRING, "route_to_singleton_partition",
+                ConfigDef.ValidString.in(NullKeyPolicy.configNames().toArray(new String[0])), Importance.MEDIUM,
+                "partitioned_scale_mode: where an event without an ownership key goes (TRUNCATE and DDL events"
+                        + " carry no row). quarantine fails closed; route_to_singleton_partition uses partition 0;"
+                        + " route_to_dead_letter_partition the last partition; derive_from_primary_key hashes the"
+                        + " primary key (partition 0 for rowless events).", GROUP_BOUNDARIES, ++o, Width.MEDIUM,
+                "Null key policy", recommender(NullKeyPolicy.configNames()));
+        d.define(KEY_CHANGE_POLICY, Type.STRING, "emit_move",
+                ConfigDef.ValidString.in(KeyChangePolicy.configNames().toArray(new String[0])), Importance.MEDIUM,
+                "partitioned_scale_mode: an update that moves its row to another lane. emit_move publishes a"
+                        + " delete in the old lane and an insert in the new one under the one manifest;"
+                        + " quarantine fails closed. dual_write_window and forbid are declared names only and"
+                        + " fail validation.", GROUP_BOUNDARIES, ++o, Width.MEDIUM, "Key change policy",
+                recommender(List.of("emit_move", "quarantine")));
 
         o = 0;
         d.define(TOPIC_STRICT, Type.STRING, "", Importance.HIGH,
                 "Strict topic (one partition, commit order). Default: trellara.<dataset.id>.strict. Create it"
                         + " with one partition, or let Connect create it (topic.creation.default.partitions=1).",
                 GROUP_TOPICS, ++o, Width.LONG, "Strict topic");
+        d.define(TOPIC_PARTITIONED, Type.STRING, "", Importance.MEDIUM,
+                "partitioned_scale_mode: the lane topic, with exactly " + PARTITION_COUNT + " partitions. Default:"
+                        + " trellara.<dataset.id>.partitioned. Create it, or let Connect create it with a"
+                        + " topic.creation group.", GROUP_TOPICS, ++o, Width.LONG, "Partitioned topic");
 
         o = 0;
         d.define(DDL_CAPTURE, Type.BOOLEAN, true, Importance.MEDIUM,
@@ -160,9 +215,12 @@ public final class TrellaraSourceConfig extends AbstractConfig {
         d.define(SPILL_THRESHOLD_BYTES, Type.LONG, 16L * 1024 * 1024, ConfigDef.Range.atLeast(0), Importance.LOW,
                 "In-flight change bytes held in memory before a transaction spills to disk.", GROUP_CAPTURE, ++o,
                 Width.SHORT, "Spill threshold (bytes)");
-        d.define(QUEUE_MAX_TRANSACTIONS, Type.INT, 64, ConfigDef.Range.atLeast(1), Importance.LOW,
-                "Committed transactions buffered between capture and publishing (back-pressure).", GROUP_CAPTURE,
-                ++o, Width.SHORT, "Queue size");
+        d.define(QUEUE_MAX_RECORDS, Type.INT, 1024, ConfigDef.Range.atLeast(1), Importance.LOW,
+                "Records (envelopes, chunks, manifests, markers) buffered between capture and publishing"
+                        + " (back-pressure).", GROUP_CAPTURE, ++o, Width.SHORT, "Queue records");
+        d.define(QUEUE_MAX_BYTES, Type.LONG, 32L * 1024 * 1024, ConfigDef.Range.atLeast(1024), Importance.LOW,
+                "Bytes of records buffered between capture and publishing; one record larger than this still"
+                        + " passes alone.", GROUP_CAPTURE, ++o, Width.SHORT, "Queue bytes");
         return d;
     }
 
@@ -172,6 +230,29 @@ public final class TrellaraSourceConfig extends AbstractConfig {
 
     public TrellaraSourceConfig(Map<?, ?> props) {
         super(CONFIG_DEF, props);
+    }
+
+    public boolean partitioned() {
+        return MODE_PARTITIONED.equals(getString(DATASET_MODE));
+    }
+
+    public String partitionedTopic() {
+        String t = getString(TOPIC_PARTITIONED);
+        return t.isBlank() ? "trellara." + getString(DATASET_ID) + ".partitioned" : t;
+    }
+
+    /** The boundary mode as the engine sees it; call after {@link #crossFieldErrors()} came back empty. */
+    public BoundarySettings boundary() {
+        if (partitioned()) {
+            return new BoundarySettings(true, getInt(PARTITIONED_MAX_CHANGES), getLong(CHUNK_MAX_BYTES),
+                    getInt(PARTITION_COUNT), OwnershipKeys.parse(getList(OWNERSHIP_KEYS)),
+                    NullKeyPolicy.fromConfigName(getString(NULL_KEY_POLICY)),
+                    KeyChangePolicy.fromConfigName(getString(KEY_CHANGE_POLICY)));
+        }
+        int chunking = getInt(STRICT_CHUNKING);
+        return chunking == 0 ? BoundarySettings.strict() : new BoundarySettings(false, chunking,
+                getLong(CHUNK_MAX_BYTES), 0, OwnershipKeys.none(), NullKeyPolicy.ROUTE_TO_SINGLETON_PARTITION,
+                KeyChangePolicy.EMIT_MOVE);
     }
 
     public String strictTopic() {
@@ -205,6 +286,28 @@ public final class TrellaraSourceConfig extends AbstractConfig {
             errors.add(new String[] {TABLE_INCLUDE_LIST, "List the tables to capture (schema.table, comma-separated)"
                     + " so the publication can be created, or set " + PUBLICATION_AUTOCREATE + "=disabled and"
                     + " create publication " + getString(PUBLICATION_NAME) + " yourself."});
+        }
+        if (partitioned()) {
+            if (getInt(STRICT_CHUNKING) > 0) {
+                errors.add(new String[] {STRICT_CHUNKING, "Strict chunking is a sub-option of"
+                        + " strict_transaction_order; partitioned_scale_mode always publishes chunks. Remove "
+                        + STRICT_CHUNKING + " or set " + DATASET_MODE + "=" + MODE_STRICT + "."});
+            }
+            if (!KeyChangePolicy.fromConfigName(getString(KEY_CHANGE_POLICY)).planned()) {
+                errors.add(new String[] {KEY_CHANGE_POLICY, getString(KEY_CHANGE_POLICY) + " is a declared policy"
+                        + " name without a planner: the partition planner fails closed unless ownership moves are"
+                        + " handled by emit_move. Use emit_move, or quarantine to refuse moves."});
+            }
+            try {
+                OwnershipKeys.parse(getList(OWNERSHIP_KEYS));
+            } catch (IllegalArgumentException e) {
+                errors.add(new String[] {OWNERSHIP_KEYS, e.getMessage() + ". Write schema.table:col1|col2, with"
+                        + " primary-key columns."});
+            }
+            if (partitionedTopic().equals(strictTopic())) {
+                errors.add(new String[] {TOPIC_PARTITIONED, "The partitioned topic must differ from the strict topic"
+                        + " (" + strictTopic() + ")."});
+            }
         }
         return errors;
     }

@@ -1,13 +1,11 @@
 package io.trellara.source.connect;
 
 import io.trellara.connect.common.PluginVersion;
-import io.trellara.protocol.EventCounts;
 import io.trellara.protocol.MessageKind;
-import io.trellara.protocol.TransactionBoundaryKey;
-import io.trellara.protocol.v1.TransactionEnvelope;
 import io.trellara.source.connect.metrics.SourceTaskMetrics;
 import io.trellara.source.engine.CaptureEngine;
-import io.trellara.source.engine.CommittedEnvelope;
+import io.trellara.source.engine.AckTracker;
+import io.trellara.source.engine.Outbound;
 import io.trellara.source.engine.SourcePreflight;
 import io.trellara.source.engine.SourceProblem;
 import io.trellara.source.engine.SourceSettings;
@@ -25,9 +23,10 @@ import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.SourceTask;
 
 /**
- * Thin adapter: starts the capture engine where Kafka's offsets (or the slot) say, turns committed envelopes
- * into records for the strict topic (partition 0, key = transaction boundary key), and acknowledges a
- * transaction's WAL to PostgreSQL only once Kafka has acknowledged its record.
+ * Thin adapter: starts the capture engine where Kafka's offsets (or the slot) say, turns the engine's records
+ * (envelopes; or chunks, manifests and commit markers) into Kafka records keyed by the transaction boundary
+ * key, and acknowledges a transaction's WAL to PostgreSQL only once Kafka has acknowledged every record of it
+ * and of every transaction before it.
  */
 public class TrellaraSourceTask extends SourceTask {
     static final String OFFSET_COMMIT_LSN = "commit_lsn";
@@ -36,10 +35,16 @@ public class TrellaraSourceTask extends SourceTask {
     /** Added to each task's config by the connector; names the task's JMX bean. */
     static final String TASK_ID = "trellara.task.id";
 
+    static final String HEADER_COUNTS = "trellara.counts";
+    static final String HEADER_BOUNDARY = "trellara.boundary_mode";
+
+    private final AckTracker acks = new AckTracker();
     private CaptureEngine engine;
     private SourceTaskMetrics metrics;
     private Map<String, String> sourcePartition;
-    private String topic;
+    private String strictTopic;
+    private String partitionedTopic;
+    private Map<String, Object> lastOffset;
 
     @Override
     public String version() {
@@ -65,17 +70,18 @@ public class TrellaraSourceTask extends SourceTask {
             throw new ConnectException("Cannot create the publication, slot or DDL trigger: " + e.getMessage()
                     + " (SQLSTATE " + e.getSQLState() + ")", e);
         }
-        topic = config.strictTopic();
+        strictTopic = config.strictTopic();
+        partitionedTopic = config.partitionedTopic();
         sourcePartition = Map.of("source_id", settings.sourceId(), "slot", settings.slotName());
-        engine = new CaptureEngine(settings, resumeLsn(), StrictPipeline.factory(settings));
+        lastOffset = context.offsetStorageReader().offset(sourcePartition);
+        engine = new CaptureEngine(settings, resumeLsn(lastOffset), StrictPipeline.factory(settings));
         engine.start();
         metrics = new SourceTaskMetrics(props.getOrDefault("name", settings.slotName()),
                 props.getOrDefault(TASK_ID, "0"), engine).start();
     }
 
     /** Where Kafka says the last published transaction ended; 0 lets the slot decide. */
-    private long resumeLsn() {
-        Map<String, Object> offset = context.offsetStorageReader().offset(sourcePartition);
+    private static long resumeLsn(Map<String, Object> offset) {
         if (offset == null || !(offset.get(OFFSET_END_LSN) instanceof Number n)) {
             return 0;
         }
@@ -84,37 +90,66 @@ public class TrellaraSourceTask extends SourceTask {
 
     @Override
     public List<SourceRecord> poll() throws InterruptedException {
-        List<CommittedEnvelope> committed = engine.poll(500);
-        if (committed.isEmpty()) {
+        List<Outbound> out = engine.poll(500);
+        if (out.isEmpty()) {
             return null;
         }
-        List<SourceRecord> records = new ArrayList<>(committed.size());
-        for (CommittedEnvelope c : committed) {
-            records.add(record(c));
-            metrics.published(c.envelope().getCommitTimestampMs());
+        List<SourceRecord> records = new ArrayList<>(out.size());
+        for (Outbound o : out) {
+            records.add(record(o));
+            acks.sent(o.sequence(), o.endLsn());
+            if (o.closesTransaction()) {
+                metrics.published(o.commitTimestampMs());
+            }
         }
         return records;
     }
 
-    private SourceRecord record(CommittedEnvelope c) {
-        TransactionEnvelope e = c.envelope();
-        String key = new TransactionBoundaryKey(e.getSourceId(), e.getDatabaseId(), e.getCommitLsn(),
-                e.getTransactionId()).display();
-        Map<String, Object> offset = Map.of(OFFSET_COMMIT_LSN, e.getCommitLsn(), OFFSET_END_LSN, c.endLsn(),
-                OFFSET_TRANSACTION_ID, e.getTransactionId());
+    /** A record that remembers which transaction it belongs to, for acknowledgement. */
+    static final class TransactionRecord extends SourceRecord {
+        final long sequence;
+        final long commitTimestampMs;
+
+        TransactionRecord(Map<String, ?> partition, Map<String, ?> offset, String topic, Integer kafkaPartition,
+                          String key, Object value, long timestamp, ConnectHeaders headers, long sequence) {
+            super(partition, offset, topic, kafkaPartition, Schema.STRING_SCHEMA, key, null, value, timestamp, headers);
+            this.sequence = sequence;
+            this.commitTimestampMs = timestamp;
+        }
+    }
+
+    /**
+     * Envelopes, manifests and markers go to the strict topic's one partition, chunks to the strict topic
+     * (strict chunked) or to their lane of the partitioned topic. Only the closing record (envelope or commit
+     * marker) moves the source offset; the records before it repeat the previous transaction's offset, so a
+     * restart never resumes past a transaction Kafka does not wholly hold.
+     */
+    private SourceRecord record(Outbound o) {
+        String key = o.key().display();
+        if (o.closesTransaction()) {
+            lastOffset = Map.of(OFFSET_COMMIT_LSN, o.key().commitLsn(), OFFSET_END_LSN, o.endLsn(),
+                    OFFSET_TRANSACTION_ID, o.key().transactionId());
+        }
         ConnectHeaders headers = new ConnectHeaders();
-        headers.addString(MessageKind.HEADER, MessageKind.ENVELOPE.wireName());
-        headers.addString("trellara.counts", new EventCounts(e.getChangesCount(), e.getDdlEventsCount()).render());
-        // the value is the protobuf message itself: TrellaraConverter validates, checksums and encodes it once
-        return new SourceRecord(sourcePartition, offset, topic, 0, Schema.STRING_SCHEMA, key, null, e,
-                e.getCommitTimestampMs(), headers);
+        headers.addString(MessageKind.HEADER, o.kind().wireName());
+        headers.addString(HEADER_COUNTS, o.counts().render());
+        headers.addString(HEADER_BOUNDARY, o.boundaryMode());
+        // envelopes: the protobuf message, encoded once by TrellaraConverter; the others were encoded by the
+        // barrier planner (their checksums are listed in the manifest) and the converter verifies them
+        String topic = o.destination() == Outbound.Destination.PARTITIONED ? partitionedTopic : strictTopic;
+        return new TransactionRecord(sourcePartition, lastOffset, topic, o.partition(), key, o.value(),
+                o.commitTimestampMs(), headers, o.sequence());
     }
 
     @Override
     public void commitRecord(SourceRecord record, RecordMetadata metadata) {
-        if (metadata != null && record.sourceOffset().get(OFFSET_END_LSN) instanceof Number end) {
-            engine.acknowledge(end.longValue());
-            metrics.acknowledged(record.timestamp() == null ? -1 : record.timestamp());
+        // metadata is null when a transform dropped the record: nothing is coming for it, so it counts as held
+        if (record instanceof TransactionRecord r) {
+            long released = acks.acknowledged(r.sequence);
+            if (released != 0) {
+                engine.acknowledge(released);
+                metrics.acknowledged(r.commitTimestampMs);
+            }
         }
     }
 

@@ -7,8 +7,6 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -20,16 +18,16 @@ import org.postgresql.replication.LogSequenceNumber;
 import org.postgresql.replication.PGReplicationStream;
 
 /**
- * Owns the replication stream on one thread: reads pgoutput, feeds the transaction pipeline, hands committed
- * envelopes to the publisher through a bounded queue, answers keepalives, and reports as flushed only what
+ * Owns the replication stream on one thread: reads pgoutput, feeds the transaction pipeline, hands the
+ * records of committed transactions to the publisher through a queue bounded by records and bytes, answers keepalives, and reports as flushed only what
  * the publisher has acknowledged (Kafka holds it) — or, when nothing is in flight or unacknowledged, the
  * position of the last message received, so an idle slot still advances.
  */
 public final class CaptureEngine implements AutoCloseable {
     private final SourceSettings settings;
     private final long startLsn;
-    private final Function<Consumer<CommittedEnvelope>, TransactionPipeline> pipelineFactory;
-    private final BlockingQueue<CommittedEnvelope> queue;
+    private final Function<Consumer<Outbound>, TransactionPipeline> pipelineFactory;
+    private final OutboundQueue queue;
     private final AtomicLong acknowledged = new AtomicLong();
     private final AtomicLong published = new AtomicLong();
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
@@ -39,11 +37,11 @@ public final class CaptureEngine implements AutoCloseable {
     private PGReplicationStream stream; // touched by the capture thread only
 
     public CaptureEngine(SourceSettings settings, long startLsn,
-                         Function<Consumer<CommittedEnvelope>, TransactionPipeline> pipelineFactory) {
+                         Function<Consumer<Outbound>, TransactionPipeline> pipelineFactory) {
         this.settings = settings;
         this.startLsn = startLsn;
         this.pipelineFactory = pipelineFactory;
-        this.queue = new ArrayBlockingQueue<>(settings.queueMaxTransactions());
+        this.queue = new OutboundQueue(settings.queueMaxRecords(), settings.queueMaxBytes());
     }
 
     public void start() {
@@ -53,15 +51,11 @@ public final class CaptureEngine implements AutoCloseable {
         thread.start();
     }
 
-    /** Committed envelopes in commit order; waits up to {@code timeoutMs} for the first. */
-    public List<CommittedEnvelope> poll(long timeoutMs) throws InterruptedException {
+    /** Records of committed transactions in publication order; waits up to {@code timeoutMs} for the first. */
+    public List<Outbound> poll(long timeoutMs) throws InterruptedException {
         rethrowFailure();
-        List<CommittedEnvelope> out = new ArrayList<>();
-        CommittedEnvelope first = queue.poll(timeoutMs, TimeUnit.MILLISECONDS);
-        if (first != null) {
-            out.add(first);
-            queue.drainTo(out);
-        }
+        List<Outbound> out = new ArrayList<>();
+        queue.drainTo(out, timeoutMs);
         rethrowFailure();
         return out;
     }
@@ -75,9 +69,14 @@ public final class CaptureEngine implements AutoCloseable {
         return acknowledged.get();
     }
 
-    /** Committed transactions waiting for the publisher (the task's poll). */
-    public int queuedTransactions() {
+    /** Records waiting for the publisher (the task's poll). */
+    public int queuedRecords() {
         return queue.size();
+    }
+
+    /** Bytes of the records waiting for the publisher. */
+    public long queuedBytes() {
+        return queue.bytes();
     }
 
     public SourceSettings settings() {
@@ -161,12 +160,14 @@ public final class CaptureEngine implements AutoCloseable {
     }
 
     /** Called on the capture thread; blocks while the publisher is behind (back-pressure). */
-    private void publish(CommittedEnvelope envelope) {
-        published.accumulateAndGet(envelope.endLsn(), Math::max);
-        metrics.transactions.incrementAndGet();
-        metrics.events.addAndGet(envelope.envelope().getChangesCount() + envelope.envelope().getDdlEventsCount());
+    private void publish(Outbound record) {
+        if (record.closesTransaction()) {
+            published.accumulateAndGet(record.endLsn(), Math::max);
+            metrics.transactions.incrementAndGet();
+            metrics.events.addAndGet(record.counts().sourceTotal());
+        }
         try {
-            while (running && !queue.offer(envelope, 500, TimeUnit.MILLISECONDS)) {
+            while (running && !queue.offer(record, 500)) {
                 stream.forceUpdateStatus(); // still alive: keep wal_sender_timeout from closing the stream
             }
         } catch (SQLException e) {

@@ -21,5 +21,7 @@ public record SourceSettings(
         Path spillDirectory,
         long spillThresholdBytes,
         int maxEnvelopeBytes,
-        int queueMaxTransactions) {
+        int queueMaxRecords,
+        long queueMaxBytes,
+        BoundarySettings boundary) {
 }

@@ -15,14 +15,20 @@ public final class StrictPipeline implements TransactionPipeline {
 
     private final TransactionAssembler assembler;
 
-    private StrictPipeline(SourceSettings s, Consumer<CommittedEnvelope> out) {
+    private long sequence;
+
+    private StrictPipeline(SourceSettings s, Consumer<Outbound> out) {
         StrictEnvelopeBuilder builder = new StrictEnvelopeBuilder(s.maxEnvelopeBytes());
         assembler = new TransactionAssembler(new CaptureIdentity(s.sourceId(), s.databaseId(), s.datasetId()),
                 new CaptureSettings(s.spillDirectory(), s.spillThresholdBytes(), DDL_PREFIX),
-                tx -> out.accept(new CommittedEnvelope(builder.build(tx), tx.commitLsn(), tx.endLsn())));
+                tx -> out.accept(Outbound.envelope(builder.build(tx), ++sequence, tx.endLsn())));
     }
 
-    public static Function<Consumer<CommittedEnvelope>, TransactionPipeline> factory(SourceSettings settings) {
+    /** The pipeline the settings' boundary mode asks for: this one, or the chunked/partitioned one. */
+    public static Function<Consumer<Outbound>, TransactionPipeline> factory(SourceSettings settings) {
+        if (settings.boundary().chunked()) {
+            return BarrierPipeline.factory(settings);
+        }
         return out -> new StrictPipeline(settings, out);
     }
 

@@ -13,9 +13,9 @@ import java.nio.charset.StandardCharsets;
  * Builds pgoutput messages byte by byte (the layout the parser documents) and parses them, for synthetic
  * streams. Tuple values: null is SQL NULL ('n'), {@link #TOAST} is unchanged-TOAST ('u'), else text ('t').
  */
-final class SyntheticStream {
+public final class SyntheticStream {
 
-  static final String TOAST = "\u0000unchanged-toast";
+  public static final String TOAST = "\u0000unchanged-toast";
   private static final PgOutputParser PARSER = new PgOutputParser(2);
 
   private SyntheticStream() {}
@@ -61,7 +61,7 @@ final class SyntheticStream {
     }
   }
 
-  static PgOutputMessage begin(long finalLsn, long xid) {
+  public static PgOutputMessage begin(long finalLsn, long xid) {
     return message(false, out -> {
       out.write('B');
       out.writeLong(finalLsn);
@@ -70,7 +70,7 @@ final class SyntheticStream {
     });
   }
 
-  static PgOutputMessage commit(long commitLsn) {
+  public static PgOutputMessage commit(long commitLsn) {
     return message(false, out -> {
       out.write('C');
       out.write(0);
@@ -81,7 +81,7 @@ final class SyntheticStream {
   }
 
   /** A relation: columns as name:typeOid[:k], e.g. "id:23:k". replicaIdentity d, n, f or i. */
-  static PgOutputMessage relation(long xid, long oid, String table, char replicaIdentity, String... columns) {
+  public static PgOutputMessage relation(long xid, long oid, String table, char replicaIdentity, String... columns) {
     return message(xid != 0, out -> {
       out.write('R');
       xid(out, xid);
@@ -100,7 +100,7 @@ final class SyntheticStream {
     });
   }
 
-  static PgOutputMessage insert(long xid, long oid, String... values) {
+  public static PgOutputMessage insert(long xid, long oid, String... values) {
     return message(xid != 0, out -> {
       out.write('I');
       xid(out, xid);
@@ -111,7 +111,7 @@ final class SyntheticStream {
   }
 
   /** An update; {@code oldKind} 0 (no old tuple), 'K' or 'O'. */
-  static PgOutputMessage update(long xid, long oid, char oldKind, String[] old, String... values) {
+  public static PgOutputMessage update(long xid, long oid, char oldKind, String[] old, String... values) {
     return message(xid != 0, out -> {
       out.write('U');
       xid(out, xid);
@@ -125,7 +125,7 @@ final class SyntheticStream {
     });
   }
 
-  static PgOutputMessage delete(long xid, long oid, char oldKind, String... old) {
+  public static PgOutputMessage delete(long xid, long oid, char oldKind, String... old) {
     return message(xid != 0, out -> {
       out.write('D');
       xid(out, xid);
@@ -135,7 +135,20 @@ final class SyntheticStream {
     });
   }
 
-  static PgOutputMessage ddl(long xid, String json) {
+  /** A TRUNCATE of the given relations (no CASCADE, no RESTART IDENTITY). */
+  public static PgOutputMessage truncate(long xid, long... oids) {
+    return message(xid != 0, out -> {
+      out.write('T');
+      xid(out, xid);
+      out.writeInt(oids.length);
+      out.write(0);
+      for (long oid : oids) {
+        out.writeInt((int) oid);
+      }
+    });
+  }
+
+  public static PgOutputMessage ddl(long xid, String json) {
     return message(xid != 0, out -> {
       out.write('M');
       xid(out, xid);
@@ -148,7 +161,7 @@ final class SyntheticStream {
     });
   }
 
-  static PgOutputMessage streamStart(long xid, boolean first) {
+  public static PgOutputMessage streamStart(long xid, boolean first) {
     return message(false, out -> {
       out.write('S');
       out.writeInt((int) xid);
@@ -156,11 +169,11 @@ final class SyntheticStream {
     });
   }
 
-  static PgOutputMessage streamStop() {
+  public static PgOutputMessage streamStop() {
     return message(true, out -> out.write('E'));
   }
 
-  static PgOutputMessage streamCommit(long xid, long commitLsn) {
+  public static PgOutputMessage streamCommit(long xid, long commitLsn) {
     return message(false, out -> {
       out.write('c');
       out.writeInt((int) xid);
@@ -171,7 +184,7 @@ final class SyntheticStream {
     });
   }
 
-  static PgOutputMessage streamAbort(long xid, long subXid) {
+  public static PgOutputMessage streamAbort(long xid, long subXid) {
     return message(false, out -> {
       out.write('A');
       out.writeInt((int) xid);

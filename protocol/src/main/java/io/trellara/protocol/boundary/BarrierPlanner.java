@@ -54,7 +54,8 @@ public final class BarrierPlanner {
     }
 
     /** One encoded chunk, ready to publish, with where it goes. */
-    public record PlannedChunk(EncodedMessage message, int partitionId, int chunkSequence, long eventCount) {
+    public record PlannedChunk(EncodedMessage message, int partitionId, int chunkSequence, long eventCount,
+                               long ddlEventCount) {
         public long checksum() {
             return message.checksum();
         }
@@ -137,6 +138,7 @@ public final class BarrierPlanner {
     public void addDdl(int lane, DdlEvent ddl) {
         Lane l = lane(lane);
         l.chunk.addDdlEvents(ddl);
+        l.ddl++;
         ddlEvents++;
         l.added(ddl.getTotalOrder(), ddl.getSerializedSize());
     }
@@ -201,6 +203,7 @@ public final class BarrierPlanner {
         final Map<SchemaVersion, Boolean> schemas = new IdentityHashMap<>();
         int sequence;
         int count;
+        int ddl;
         long bytes;
         long first;
         long last;
@@ -246,12 +249,13 @@ public final class BarrierPlanner {
             manifest.addPartitions(ManifestPartition.newBuilder().setId(partitionId).setChunkSequence(chunkSequence)
                     .setEventCount(count).setFirstTotalOrder(first).setLastTotalOrder(last)
                     .setChecksum(encoded.checksum()));
-            long n = count;
+            PlannedChunk planned = new PlannedChunk(encoded, partitionId, chunkSequence, count, ddl);
             chunk.clear();
             schemas.clear();
             count = 0;
+            ddl = 0;
             bytes = 0;
-            out.accept(new PlannedChunk(encoded, partitionId, chunkSequence, n));
+            out.accept(planned);
         }
     }
 }

@@ -132,8 +132,13 @@ public final class SourceTaskMetrics implements SourceTaskMetricsMXBean, AutoClo
     }
 
     @Override
-    public int getTransactionsQueued() {
-        return engine.queuedTransactions();
+    public int getRecordsQueued() {
+        return engine.queuedRecords();
+    }
+
+    @Override
+    public long getBytesQueued() {
+        return engine.queuedBytes();
     }
 
     @Override

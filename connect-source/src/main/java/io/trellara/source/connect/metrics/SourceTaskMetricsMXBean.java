@@ -23,8 +23,11 @@ public interface SourceTaskMetricsMXBean {
     /** Transactions Kafka acknowledged (commitRecord with metadata). */
     long getTransactionsAcknowledged();
 
-    /** Committed transactions waiting in the engine's queue for poll(). */
-    int getTransactionsQueued();
+    /** Records (envelopes, chunks, manifests, markers) waiting in the engine's queue for poll(). */
+    int getRecordsQueued();
+
+    /** Bytes of the records waiting for the publisher (bounded by capture.queue.max.bytes). */
+    long getBytesQueued();
 
     /** pgoutput messages received from the replication stream. */
     long getPgOutputMessages();
