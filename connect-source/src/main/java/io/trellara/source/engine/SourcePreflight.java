@@ -17,6 +17,7 @@ public final class SourcePreflight {
     static final String HOST_PROPERTY = "database.hostname";
     static final String USER_PROPERTY = "database.user";
     static final String TABLES_PROPERTY = "table.include.list";
+    static final String OWNERSHIP_PROPERTY = "dataset.partitioned.ownership_keys";
 
     private SourcePreflight() {
     }
@@ -26,8 +27,20 @@ public final class SourcePreflight {
         try (Connection c = s.endpoint().connect()) {
             walLevel(c, problems);
             replicationPrivilege(c, s, problems);
-            for (String table : tablesToCheck(c, s, problems)) {
-                table(c, table, problems);
+            List<String> tables = tablesToCheck(c, s, problems);
+            for (String table : tables) {
+                List<KeyColumn> key = table(c, table, problems);
+                if (s.boundary().partitioned() && key != null) {
+                    ownership(table, key, s.boundary().ownershipKeys().columnsOf(table), problems);
+                }
+            }
+            if (s.boundary().partitioned()) {
+                for (String owned : s.boundary().ownershipKeys().asMap().keySet()) {
+                    if (!tables.contains(owned)) {
+                        problems.add(new SourceProblem(OWNERSHIP_PROPERTY, "An ownership key is configured for "
+                                + owned + ", which is not captured. Fix the table name or capture the table."));
+                    }
+                }
             }
         } catch (SQLException e) {
             problems.add(new SourceProblem(HOST_PROPERTY, "Cannot connect to " + s.endpoint() + ": " + e.getMessage()
@@ -79,7 +92,30 @@ public final class SourcePreflight {
         return tables;
     }
 
-    private static void table(Connection c, String qualified, List<SourceProblem> problems) throws SQLException {
+    /** A primary-key column: name, and whether ownership routing can hash it (built-in type, not enum/domain). */
+    private record KeyColumn(String name, boolean routable) {
+    }
+
+    /** Partitioned scale mode: ownership columns must be primary-key columns of a type routing can hash. */
+    private static void ownership(String table, List<KeyColumn> key, List<String> configured,
+                                  List<SourceProblem> problems) {
+        List<String> names = key.stream().map(KeyColumn::name).toList();
+        for (String column : configured == null ? names : configured) {
+            KeyColumn k = key.stream().filter(kc -> kc.name().equals(column)).findFirst().orElse(null);
+            if (k == null) {
+                problems.add(new SourceProblem(OWNERSHIP_PROPERTY, "Ownership column \"" + column + "\" of " + table
+                        + " is not a primary-key column " + names + ". Ownership columns must be primary-key"
+                        + " columns, so every update and delete carries them and an ownership move is visible."));
+            } else if (!k.routable()) {
+                problems.add(new SourceProblem(OWNERSHIP_PROPERTY, "Ownership column \"" + column + "\" of " + table
+                        + " has an enum or domain type, which ownership routing cannot hash yet. Route by another"
+                        + " primary-key column (" + OWNERSHIP_PROPERTY + "=" + table + ":col)."));
+            }
+        }
+    }
+
+    private static List<KeyColumn> table(Connection c, String qualified, List<SourceProblem> problems)
+            throws SQLException {
         String sql = """
                 SELECT c.oid, c.relreplident::text, (SELECT count(*) FROM pg_index i
                         WHERE i.indrelid = c.oid AND i.indisprimary)
@@ -94,14 +130,14 @@ public final class SourcePreflight {
                 if (!rs.next()) {
                     problems.add(new SourceProblem(TABLES_PROPERTY, "Table " + qualified + " does not exist. Fix "
                             + TABLES_PROPERTY + " (schema.table) or create the table."));
-                    return;
+                    return null;
                 }
                 oid = rs.getLong(1);
                 if (rs.getLong(3) == 0) {
                     problems.add(new SourceProblem(TABLES_PROPERTY, "Table " + qualified + " has no primary key;"
                             + " protocol 1 carries primary-key tables only. Add a primary key or remove the table"
                             + " from " + TABLES_PROPERTY + " / the publication."));
-                    return;
+                    return null;
                 }
                 if (!"d".equals(rs.getString(2))) {
                     problems.add(new SourceProblem(TABLES_PROPERTY, "Table " + qualified + " has REPLICA IDENTITY "
@@ -110,11 +146,12 @@ public final class SourcePreflight {
                 }
             }
         }
-        keyColumns(c, qualified, oid, problems);
+        return keyColumns(c, qualified, oid, problems);
     }
 
-    private static void keyColumns(Connection c, String qualified, long oid, List<SourceProblem> problems)
+    private static List<KeyColumn> keyColumns(Connection c, String qualified, long oid, List<SourceProblem> problems)
             throws SQLException {
+        List<KeyColumn> key = new ArrayList<>();
         String sql = """
                 SELECT a.attname, t.oid, format_type(a.atttypid, a.atttypmod), t.typtype::text,
                        COALESCE(bt.oid, 0), COALESCE(col.collisdeterministic, true), COALESCE(col.collname, '')
@@ -134,6 +171,7 @@ public final class SourcePreflight {
                     boolean isEnum = "e".equals(rs.getString(4));
                     int baseOid = (int) rs.getLong(5);
                     int effective = baseOid != 0 ? baseOid : typeOid;
+                    key.add(new KeyColumn(column, !isEnum && baseOid == 0 && RowIdentityTypes.supports(typeOid)));
                     if (!isEnum && !RowIdentityTypes.supports(effective)) {
                         problems.add(new SourceProblem(TABLES_PROPERTY, "Key column \"" + column + "\" of " + qualified
                                 + " has type " + typeName + " (OID " + typeOid + "), which has no row identity V2"
@@ -148,6 +186,7 @@ public final class SourcePreflight {
                 }
             }
         }
+        return key;
     }
 
     static String[] splitQualified(String qualified) {

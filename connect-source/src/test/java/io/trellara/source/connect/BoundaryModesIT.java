@@ -130,6 +130,36 @@ class BoundaryModesIT {
         }
     }
 
+    @Test
+    void validateRefusesPlansThePartitionPlannerCannotKeep() {
+        try (TestScope scope = STACK.newScope("partitionedValidate")) {
+            PostgresDatabase db = scope.sourceDatabase();
+            db.execute("CREATE TABLE account (tenant int, id int, region text, PRIMARY KEY (tenant, id))");
+            Map<String, String> config = new java.util.HashMap<>(io.trellara.testplatform.ConnectorConfigs.source(
+                    scope, db, "t", "public.account", Map.of()));
+            config.put("dataset.mode", "partitioned_scale_mode");
+            config.put("dataset.partitioned.ownership_keys", "public.account:region, public.missing:id");
+            config.put("dataset.partitioned.key_change_policy", "forbid");
+            config.put("dataset.strict_chunking.max_changes_per_chunk", "10");
+            String messages = String.join("\n", STACK.rest().validate(
+                    io.trellara.testplatform.ConnectorConfigs.SOURCE_CLASS, config).messages());
+            assertThat(messages).contains("forbid is a declared policy name without a planner")
+                    .contains("Strict chunking is a sub-option of strict_transaction_order");
+
+            // with the settings consistent, the live checks judge the ownership keys against the tables
+            config.put("dataset.partitioned.key_change_policy", "emit_move");
+            config.remove("dataset.strict_chunking.max_changes_per_chunk");
+            messages = String.join("\n", STACK.rest().validate(
+                    io.trellara.testplatform.ConnectorConfigs.SOURCE_CLASS, config).messages());
+            assertThat(messages).contains("Ownership column \"region\" of public.account is not a primary-key column")
+                    .contains("public.missing, which is not captured");
+
+            config.put("dataset.partitioned.ownership_keys", "public.account:tenant");
+            assertThat(STACK.rest().validate(io.trellara.testplatform.ConnectorConfigs.SOURCE_CLASS, config)
+                    .errorCount()).isZero();
+        }
+    }
+
     private static TransactionManifest verify(List<KafkaRecord> barrier) {
         List<PartitionChunk> chunks = new ArrayList<>();
         TransactionManifest m = null;
