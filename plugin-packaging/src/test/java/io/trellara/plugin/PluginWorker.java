@@ -96,7 +96,12 @@ final class PluginWorker implements BeforeAllCallback {
 
     /** Unzips the component archive into target/it-plugin-path/ (emptied first). */
     static Path unpackArchive() {
-        Path target = archive().toAbsolutePath().getParent().resolve("it-plugin-path");
+        return unpackArchive("it-plugin-path");
+    }
+
+    /** Unzips the component archive into target/{@code directory}/ (emptied first): a plugin.path of its own. */
+    static Path unpackArchive(String directory) {
+        Path target = archive().toAbsolutePath().getParent().resolve(directory);
         try {
             deleteRecursively(target);
             Files.createDirectories(target);

@@ -11,18 +11,13 @@ import io.trellara.testplatform.KafkaRecord;
 import io.trellara.testplatform.PostgresDatabase;
 import io.trellara.testplatform.TestScope;
 import io.trellara.testplatform.TrellaraStack;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -31,9 +26,6 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.stream.Stream;
-import java.util.zip.ZipEntry;
-import java.util.zip.ZipInputStream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -54,7 +46,7 @@ class WorkerKillIT {
     void killedWorkerLosesNoCommittedTransaction() throws Exception {
         long testStarted = System.nanoTime();
         TrellaraStack stack = TrellaraStack.get();
-        Path pluginPath = unpackArchive();
+        Path pluginPath = PluginWorker.unpackArchive("it-plugin-path-worker-kill");
         try (TestScope scope = stack.newScope("workerKill")) {
             PostgresDatabase db = scope.sourceDatabase();
             db.execute("CREATE TABLE t (id int PRIMARY KEY, v int)", "CREATE TABLE counter (id int PRIMARY KEY, n int)",
@@ -209,31 +201,4 @@ class WorkerKillIT {
     }
 
     /** Unzips the component archive into its own directory (the shared plugin worker uses target/it-plugin-path). */
-    private static Path unpackArchive() throws IOException {
-        Path archive = PluginWorker.archive().toAbsolutePath();
-        Path target = archive.getParent().resolve("it-plugin-path-worker-kill");
-        if (Files.exists(target)) {
-            try (Stream<Path> paths = Files.walk(target)) {
-                for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-                    Files.delete(p);
-                }
-            }
-        }
-        Files.createDirectories(target);
-        try (ZipInputStream zip = new ZipInputStream(Files.newInputStream(archive))) {
-            for (ZipEntry entry; (entry = zip.getNextEntry()) != null; ) {
-                Path out = target.resolve(entry.getName()).normalize();
-                if (!out.startsWith(target)) {
-                    throw new UncheckedIOException(new IOException("archive entry escapes: " + entry.getName()));
-                }
-                if (entry.isDirectory()) {
-                    Files.createDirectories(out);
-                } else {
-                    Files.createDirectories(out.getParent());
-                    Files.copy(zip, out, StandardCopyOption.REPLACE_EXISTING);
-                }
-            }
-        }
-        return target;
-    }
 }

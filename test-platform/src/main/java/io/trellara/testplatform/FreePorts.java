@@ -6,13 +6,13 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 
 /** Picks TCP ports that are free on the loopback interface at the time of the call. */
-final class FreePorts {
+public final class FreePorts {
 
     private FreePorts() {
     }
 
     /** A port nothing listens on right now (the usual small race with other processes applies). */
-    static int next() {
+    public static int next() {
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             socket.setReuseAddress(true);
             return socket.getLocalPort();
