@@ -76,6 +76,7 @@ public final class TransactionAssembler implements AutoCloseable {
   private InFlightTransaction stageOwner;
   private long memoryBytes;
   private long spilledTransactions;
+  private long spilledBytes;
   private long peakMemoryBytes;
 
   public TransactionAssembler(CaptureIdentity identity, CaptureSettings settings,
@@ -170,6 +171,11 @@ public final class TransactionAssembler implements AutoCloseable {
   /** How many transactions were moved to a spill file since this assembler started. */
   public long spilledTransactions() {
     return spilledTransactions;
+  }
+
+  /** Bytes of change records written to spill files since this assembler started. */
+  public long spilledBytes() {
+    return spilledBytes;
   }
 
   /** Drops every in-flight transaction and deletes their spill files (e.g. when the stream restarts). */
@@ -366,6 +372,7 @@ public final class TransactionAssembler implements AutoCloseable {
       System.arraycopy(encoder.buffer(), 0, stage, out.position(), bodyLength);
     }
     stageLength += 4 + recordLength;
+    spilledBytes += 4 + recordLength;
     tx.spilledRecords++;
     if (stageLength >= SPILL_FRAME_BYTES) {
       flushStage();

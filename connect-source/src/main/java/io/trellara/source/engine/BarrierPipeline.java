@@ -186,6 +186,11 @@ public final class BarrierPipeline implements TransactionPipeline {
     }
 
     @Override
+    public long spilledBytes() {
+        return assembler.spilledBytes();
+    }
+
+    @Override
     public void close() {
         assembler.close();
     }

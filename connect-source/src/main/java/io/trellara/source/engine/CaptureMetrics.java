@@ -16,12 +16,14 @@ public final class CaptureMetrics {
     private final AtomicLong inFlightTransactions = new AtomicLong();
     private final AtomicLong memoryBytes = new AtomicLong();
     private final AtomicLong spilledTransactions = new AtomicLong();
+    private final AtomicLong spilledBytes = new AtomicLong();
 
     /** Called on the capture thread: copies the pipeline's gauges. */
     void sample(TransactionPipeline pipeline) {
         inFlightTransactions.set(pipeline.inFlightTransactions());
         memoryBytes.set(pipeline.memoryBytes());
         spilledTransactions.set(pipeline.spilledTransactions());
+        spilledBytes.set(pipeline.spilledBytes());
     }
 
     /** pgoutput messages received. */
@@ -52,6 +54,11 @@ public final class CaptureMetrics {
     /** Bytes of buffered changes held in memory (as of the last report). */
     public long memoryBytes() {
         return memoryBytes.get();
+    }
+
+    /** Bytes written to spill files since capture started (as of the last report). */
+    public long spilledBytes() {
+        return spilledBytes.get();
     }
 
     /** Transactions moved to a spill file since capture started (as of the last report). */

@@ -58,6 +58,11 @@ public final class StrictPipeline implements TransactionPipeline {
     }
 
     @Override
+    public long spilledBytes() {
+        return assembler.spilledBytes();
+    }
+
+    @Override
     public void close() {
         assembler.close();
     }

@@ -30,6 +30,11 @@ public interface TransactionPipeline extends AutoCloseable {
         return 0;
     }
 
+    /** Bytes written to spill files since the pipeline started (for metrics; capture thread only). */
+    default long spilledBytes() {
+        return 0;
+    }
+
     @Override
     void close();
 }

@@ -17,11 +17,14 @@ import io.trellara.testplatform.KafkaRecord;
 import io.trellara.testplatform.PostgresDatabase;
 import io.trellara.testplatform.TestScope;
 import io.trellara.testplatform.TrellaraStack;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
 import org.junit.jupiter.api.Test;
 
 /** Strict chunked and partitioned publication from a real PostgreSQL through a real worker. */
@@ -41,13 +44,14 @@ class BoundaryModesIT {
     }
 
     @Test
-    void strictChunkingPublishesChunksManifestAndMarkerForEveryTransactionAndAcknowledgesAtTheMarker() {
+    void strictChunkingPublishesChunksManifestAndMarkerForEveryTransactionAndAcknowledgesAtTheMarker()
+            throws Exception {
         try (TestScope scope = STACK.newScope("strictChunked")) {
             PostgresDatabase db = scope.sourceDatabase();
             db.execute("CREATE TABLE item (id bigint PRIMARY KEY, note text)");
             String topic = scope.createTopic("strict", 1);
-            SourceConnectorIT.deploy(scope, db, topic, "public.item",
-                    Map.of("dataset.strict_chunking.max_changes_per_chunk", "2"));
+            String name = SourceConnectorIT.deploy(scope, db, topic, "public.item",
+                    Map.of("dataset.strict_chunking.max_changes_per_chunk", "2", "spill.threshold.bytes", "0"));
             db.executeInTransaction("INSERT INTO item VALUES (1, 'a'), (2, 'b'), (3, 'c')",
                     "ALTER TABLE item ADD COLUMN extra int", "INSERT INTO item VALUES (4, 'd', 4), (5, 'e', 5)");
             db.execute("INSERT INTO item VALUES (6, 'one change', 6)");
@@ -73,6 +77,13 @@ class BoundaryModesIT {
             long secondCommit = Lsn.parse(TrellaraCodec.decodeManifest(records.get(6).value()).getSourceCommitLsn())
                     .value();
             await().atMost(WAIT).until(() -> confirmedFlush(db, scope.slotName()) > secondCommit);
+
+            // operator surfaces speak the wire vocabulary; with a zero budget every change went through a spill file
+            ObjectName bean = new ObjectName("io.trellara:type=source-task,connector=" + name + ",task=0");
+            MBeanServer jmx = ManagementFactory.getPlatformMBeanServer();
+            assertThat(jmx.getAttribute(bean, "BoundaryMode")).isEqualTo("strict_chunked_transaction_order");
+            await().atMost(WAIT).until(() -> (Long) jmx.getAttribute(bean, "SpilledBytes") > 0);
+            assertThat((Long) jmx.getAttribute(bean, "SpilledTransactions")).isEqualTo(2);
         }
     }
 

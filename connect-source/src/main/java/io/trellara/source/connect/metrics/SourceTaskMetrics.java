@@ -215,6 +215,16 @@ public final class SourceTaskMetrics implements SourceTaskMetricsMXBean, AutoClo
     }
 
     @Override
+    public long getSpilledBytes() {
+        return capture.spilledBytes();
+    }
+
+    @Override
+    public String getBoundaryMode() {
+        return engine.settings().boundary().wireMode();
+    }
+
+    @Override
     public String getLastAcknowledgedLsn() {
         return Lsn.format(engine.acknowledgedLsn());
     }

@@ -66,6 +66,13 @@ public interface SourceTaskMetricsMXBean {
     /** Transactions moved to a spill file since the task started. */
     long getSpilledTransactions();
 
+    /** Bytes of changes written to spill files since the task started. */
+    long getSpilledBytes();
+
+    /** How transactions are published, in the wire vocabulary: strict_transaction_order,
+     *  strict_chunked_transaction_order or partitioned_scale_mode. */
+    String getBoundaryMode();
+
     /** End LSN of the last transaction Kafka acknowledged (what PostgreSQL may discard WAL up to). */
     String getLastAcknowledgedLsn();
 
