@@ -19,7 +19,8 @@ import java.util.Random;
  * KRaft broker and Connect worker, the source and sink connectors POSTed as JSON. Prints the figures that go
  * into docs/benchmarks.md. Not a test: run it by hand,
  * {@code ./mvnw -q -pl benchmarks -am install -DskipTests && ./mvnw -q -pl benchmarks exec:java
- * -Dexec.mainClass=io.trellara.benchmarks.e2e.EndToEndBenchmark -Dexec.args="300000 20000"}.
+ * -Dexec.mainClass=io.trellara.benchmarks.e2e.EndToEndBenchmark -Dexec.args="300000 20000 strict"}; the
+ * third argument is the boundary mode: strict, strict_chunked or partitioned.
  */
 public final class EndToEndBenchmark {
     /** One 300k-row envelope is ~100 MB: every limit on its way is raised to 256 MiB. */
@@ -28,6 +29,9 @@ public final class EndToEndBenchmark {
     public static void main(String[] args) throws Exception {
         int bulkRows = args.length > 0 ? Integer.parseInt(args[0]) : 300_000;
         int transfers = args.length > 1 ? Integer.parseInt(args[1]) : 20_000;
+        String mode = args.length > 2 ? args[2] : "strict";
+        boolean partitioned = mode.equals("partitioned");
+        System.out.println("boundary mode: " + mode);
         long t0 = System.nanoTime();
         try (PostgresServer sourcePg = PostgresServer.builder().name("bench-source").durable().build().start();
              PostgresServer targetPg = PostgresServer.builder().name("bench-target").durable().build().start();
@@ -44,11 +48,21 @@ public final class EndToEndBenchmark {
                 src.execute(ddl1, ddl2, ddl3, "INSERT INTO account SELECT g, 1000000 FROM generate_series(1, 1000) g");
                 dst.execute(ddl1, ddl2, ddl3, "INSERT INTO account SELECT g, 1000000 FROM generate_series(1, 1000) g");
                 String topic = "bench.strict";
+                String lanes = "bench.lanes";
                 broker.createTopic(topic, 1, Map.of("max.message.bytes", LARGE));
-                worker.rest().createConnector("bench-source", sourceConfig(src, topic));
+                Map<String, String> source = sourceConfig(src, topic);
+                if (partitioned) {
+                    broker.createTopic(lanes, 6, Map.of("max.message.bytes", LARGE));
+                    source.putAll(Map.of("dataset.mode", "partitioned_scale_mode", "topic.partitioned", lanes,
+                            "dataset.partitioned.partition_count", "6"));
+                } else if (mode.equals("strict_chunked")) {
+                    source.put("dataset.strict_chunking.max_changes_per_chunk", "5000");
+                }
+                worker.rest().createConnector("bench-source", source);
                 worker.rest().awaitRunning("bench-source");
-                worker.rest().createConnector("bench-sink", ConnectorConfigs.sink(dst, topic,
-                        Map.of("apply.group.max.transactions", "200",
+                worker.rest().createConnector("bench-sink", ConnectorConfigs.sink(dst,
+                        partitioned ? topic + "," + lanes : topic,
+                        Map.of("apply.group.max.transactions", "200", "tasks.max", partitioned ? "3" : "1",
                                 "consumer.override.max.partition.fetch.bytes", LARGE,
                                 "consumer.override.fetch.max.bytes", LARGE)));
                 worker.rest().awaitRunning("bench-sink");
@@ -133,7 +147,7 @@ public final class EndToEndBenchmark {
         }
         timeline.print();
         double s = (System.nanoTime() - start) / 1e9;
-        System.out.printf("bulk: commit -> envelope on the topic %.2f s; topic -> applied %.2f s%n", published,
+        System.out.printf("bulk: commit -> first record on the topic %.2f s; then -> applied %.2f s%n", published,
                 s - published);
         long count = dst.queryLong("SELECT count(*) FROM bulk WHERE id > 0");
         System.out.printf("bulk: %,d-row transaction, commit -> applied %.2f s (%,.0f rows/s); target holds %,d%n",
@@ -154,14 +168,17 @@ public final class EndToEndBenchmark {
             read("io.trellara:type=source-task,connector=bench-source,task=0", "PgOutputMessages");
             read("io.trellara:type=source-task,connector=bench-source,task=0", "TransactionsCaptured");
             read("io.trellara:type=source-task,connector=bench-source,task=0", "TransactionsAcknowledged");
-            read("io.trellara:type=sink-task,connector=bench-sink,task=0", "RowsInserted");
+            for (int task = 0; task < 3; task++) {
+                read("io.trellara:type=sink-task,connector=bench-sink,task=" + task, "RowsInserted");
+            }
         }
 
         private void read(String bean, String attribute) {
             try {
                 long v = ((Number) jmx.getAttribute(new javax.management.ObjectName(bean), attribute)).longValue();
                 long now = System.nanoTime() - start;
-                long[] s = seen.computeIfAbsent(attribute, k -> new long[] {v, -1, -1, v});
+                long[] s = seen.computeIfAbsent(bean.substring(bean.indexOf(",task=")) + " " + attribute,
+                        k -> new long[] {v, -1, -1, v});
                 if (v != s[3]) {
                     if (s[1] < 0) {
                         s[1] = now;
