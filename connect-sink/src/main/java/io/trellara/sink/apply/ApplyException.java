@@ -23,7 +23,13 @@ public class ApplyException extends RuntimeException {
         /** The DDL policy is {@code fail}. */
         DDL_REFUSED,
         /** The row image cannot be applied as it is (e.g. an insert with an unchanged-TOAST column). */
-        UNSUPPORTED_CHANGE
+        UNSUPPORTED_CHANGE,
+        /**
+         * The boundary messages of the strict topic are out of sequence: a manifest not followed by its commit
+         * marker, a commit marker without its manifest, a partitioned chunk on another Kafka partition than its
+         * lane. The transaction cannot be proven complete, so nothing of it is applied.
+         */
+        BARRIER_SEQUENCE
     }
 
     private final Reason reason;

@@ -15,6 +15,9 @@ public final class ApplyMetrics {
     final AtomicLong ddlSkipped = new AtomicLong();
     final AtomicLong missingRowsIgnored = new AtomicLong();
     final AtomicLong retries = new AtomicLong();
+    final AtomicLong barriersApplied = new AtomicLong();
+    final AtomicLong chunksStaged = new AtomicLong();
+    final AtomicLong stagedBytes = new AtomicLong();
 
     public long transactionsApplied() {
         return transactionsApplied.get();
@@ -61,11 +64,27 @@ public final class ApplyMetrics {
         return retries.get();
     }
 
+    /** Chunked or partitioned transactions applied through their barrier (also counted as applied). */
+    public long barriersApplied() {
+        return barriersApplied.get();
+    }
+
+    /** Chunks this applier staged in the target (replays and chunks of applied transactions excluded). */
+    public long chunksStaged() {
+        return chunksStaged.get();
+    }
+
+    /** Encoded bytes of the chunks this applier staged. */
+    public long stagedBytes() {
+        return stagedBytes.get();
+    }
+
     @Override
     public String toString() {
         return "ApplyMetrics[applied=" + transactionsApplied + " duplicates=" + duplicatesSkipped + " commits="
                 + targetCommits + " inserted=" + rowsInserted + " updated=" + rowsUpdated + " deleted=" + rowsDeleted
                 + " truncates=" + truncates + " ddlReplayed=" + ddlReplayed + " ddlSkipped=" + ddlSkipped
-                + " missingRowsIgnored=" + missingRowsIgnored + " retries=" + retries + "]";
+                + " missingRowsIgnored=" + missingRowsIgnored + " retries=" + retries + " barriers=" + barriersApplied
+                + " chunksStaged=" + chunksStaged + " stagedBytes=" + stagedBytes + "]";
     }
 }

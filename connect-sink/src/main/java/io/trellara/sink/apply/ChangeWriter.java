@@ -7,6 +7,7 @@ import io.trellara.protocol.v1.DdlEvent;
 import io.trellara.protocol.v1.Operation;
 import io.trellara.protocol.v1.RelationId;
 import io.trellara.protocol.v1.RowImage;
+import io.trellara.protocol.v1.SchemaVersion;
 import io.trellara.protocol.v1.TransactionEnvelope;
 import io.trellara.protocol.v1.TruncateSpec;
 import java.sql.PreparedStatement;
@@ -23,12 +24,22 @@ import org.postgresql.copy.CopyIn;
  * Consecutive row changes of one relation, operation and shape are collected into a run and written
  * set-based: COPY for long insert runs, multi-row INSERT otherwise, JDBC batches for updates and deletes.
  * Counts are kept locally and published only after the commit.
+ *
+ * <p>Events arrive whole ({@link #write(TransactionEnvelope)}) or one at a time ({@link #begin}, then
+ * {@link #change} and {@link #ddl} in total order, as a barrier's merge produces them). A run is written once it
+ * holds {@value #MAX_RUN_ROWS} rows or about {@value #MAX_RUN_BYTES} bytes of row images, so the writer holds a
+ * bounded number of changes whatever the size of the transaction: splitting a run into consecutive statements
+ * in the same order changes nothing observable.
  */
 final class ChangeWriter {
     /** Rows per multi-row INSERT statement (bounded by the 32767 bind parameters of a statement). */
     private static final int MAX_INSERT_ROWS = 256;
     private static final int COPY_FLUSH_BYTES = 1 << 20;
     private static final int MAX_PARAMETERS = 32_767;
+    /** A run is written at this many rows... */
+    static final int MAX_RUN_ROWS = 20_000;
+    /** ...or at this many bytes of encoded row changes, whichever comes first. */
+    static final int MAX_RUN_BYTES = 4 << 20;
 
     private final TargetSession session;
     private final RelationMapper mapper;
@@ -36,8 +47,11 @@ final class ChangeWriter {
     private final TargetTables tables;
     private final CopyTextEncoder copy = new CopyTextEncoder();
     private final List<ChangeRecord> run = new ArrayList<>();
+    private long runBytes;
     private RowShape shape;
-    private TransactionEnvelope envelope;
+    private String sourceId;
+    private String commitLsn;
+    private String transactionId;
     private RelationId lastSource;
     private QualifiedName lastTarget;
 
@@ -48,6 +62,8 @@ final class ChangeWriter {
     long ddlReplayed;
     long ddlSkipped;
     long missingRowsIgnored;
+    /** The longest run written (rows), for tests of the memory bound. */
+    int longestRun;
 
     ChangeWriter(TargetSession session, RelationMapper mapper, ApplyOptions options) {
         this.session = session;
@@ -56,9 +72,17 @@ final class ChangeWriter {
         this.tables = new TargetTables(session, options.createMissingTables());
     }
 
+    /** Names the transaction whose events follow (DDL event keys); the run may continue across transactions. */
+    void begin(String sourceId, String commitLsn, String transactionId) {
+        this.sourceId = sourceId;
+        this.commitLsn = commitLsn;
+        this.transactionId = transactionId;
+    }
+
     /** Writes every change and DDL event of {@code e} in total order (the run may continue into the next). */
     void write(TransactionEnvelope e) throws SQLException {
-        this.envelope = e;
+        begin(e.getSourceId(), e.getCommitLsn(), e.getTransactionId());
+        List<SchemaVersion> schemas = e.getSchemaVersionsList();
         List<ChangeRecord> changes = e.getChangesList();
         List<DdlEvent> ddl = e.getDdlEventsList();
         if (!ascending(changes)) {
@@ -74,7 +98,7 @@ final class ChangeWriter {
             while (d < ddl.size() && Long.compareUnsigned(ddl.get(d).getTotalOrder(), c.getTotalOrder()) < 0) {
                 ddl(ddl.get(d++));
             }
-            change(c);
+            change(c, schemas);
         }
         while (d < ddl.size()) {
             ddl(ddl.get(d++));
@@ -92,21 +116,35 @@ final class ChangeWriter {
         return true;
     }
 
-    private void change(ChangeRecord c) throws SQLException {
+    /**
+     * Writes one row change (after every event of lower total order of its transaction); {@code schemas} are the
+     * schema versions of the envelope or chunk that carries it (to create a missing target table).
+     */
+    void change(ChangeRecord c, List<SchemaVersion> schemas) throws SQLException {
         if (c.getOperation() == Operation.OPERATION_TRUNCATE) {
             flush();
-            truncate(c);
+            truncate(c, schemas);
             return;
         }
         QualifiedName target = target(c.getRelation(), c.getIdempotencyKey());
         if (shape != null && shape.target.equals(target) && shape.matches(c)) {
-            run.add(c);
+            if (run.size() >= MAX_RUN_ROWS || runBytes >= MAX_RUN_BYTES) {
+                RowShape same = shape;
+                flush(); // the run is full: write it and continue with the same statement shape
+                shape = same;
+            }
+            add(c);
             return;
         }
         flush();
-        tables.ensure(target, c.getRelation(), envelope, c.getIdempotencyKey());
+        tables.ensure(target, c.getRelation(), schemas, c.getIdempotencyKey());
         shape = RowShape.of(c, target);
+        add(c);
+    }
+
+    private void add(ChangeRecord c) {
         run.add(c);
+        runBytes += c.getSerializedSize();
     }
 
     private QualifiedName target(RelationId source, String eventKey) {
@@ -129,7 +167,9 @@ final class ChangeWriter {
                 default -> throw new IllegalStateException(shape.operation.toString());
             }
         } finally {
+            longestRun = Math.max(longestRun, run.size());
             run.clear();
+            runBytes = 0;
             shape = null;
         }
     }
@@ -294,13 +334,13 @@ final class ChangeWriter {
 
     // ---- truncate and DDL -----------------------------------------------------------------------------
 
-    private void truncate(ChangeRecord c) throws SQLException {
+    private void truncate(ChangeRecord c, List<SchemaVersion> schemas) throws SQLException {
         TruncateSpec spec = c.getTruncate();
         List<RelationId> relations = spec.getRelationsCount() > 0 ? spec.getRelationsList() : List.of(c.getRelation());
         StringBuilder sql = new StringBuilder("TRUNCATE TABLE ");
         for (int i = 0; i < relations.size(); i++) {
             QualifiedName t = mapper.target(relations.get(i), c.getIdempotencyKey());
-            tables.ensure(t, relations.get(i), envelope, c.getIdempotencyKey());
+            tables.ensure(t, relations.get(i), schemas, c.getIdempotencyKey());
             sql.append(i == 0 ? "" : ", ").append(t.quoted());
         }
         if (spec.getRestartIdentity()) {
@@ -316,7 +356,8 @@ final class ChangeWriter {
         truncates++;
     }
 
-    private void ddl(DdlEvent d) throws SQLException {
+    /** Writes one DDL event at its place in the transaction (after every event of lower total order). */
+    void ddl(DdlEvent d) throws SQLException {
         flush();
         String key = envelopeKey(d.getTotalOrder());
         switch (options.ddlPolicy()) {
@@ -349,7 +390,6 @@ final class ChangeWriter {
     }
 
     private String envelopeKey(long totalOrder) {
-        return io.trellara.protocol.EventKey.of(envelope.getSourceId(), envelope.getCommitLsn(),
-                envelope.getTransactionId(), totalOrder);
+        return io.trellara.protocol.EventKey.of(sourceId, commitLsn, transactionId, totalOrder);
     }
 }

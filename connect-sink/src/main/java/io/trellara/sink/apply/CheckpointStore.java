@@ -2,7 +2,6 @@ package io.trellara.sink.apply;
 
 import io.trellara.protocol.Lsn;
 import io.trellara.protocol.TransactionBoundaryKey;
-import io.trellara.protocol.v1.TransactionEnvelope;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -19,6 +18,9 @@ import java.util.Set;
  * The sink's own tables in the target: {@code trellara_sink.applied_transactions} (dedup by transaction
  * identity) and {@code trellara_sink.progress} (the next input offset per sink, topic and partition). Both are
  * written in the same target transaction as the data, so the target alone says what has been applied.
+ * Chunked and partitioned boundaries add {@code trellara_sink.staged_chunks} (chunks held until their barrier
+ * applies) and {@code trellara_sink.lane_watermarks} (per lane, the newest commit LSN staged from it); see
+ * {@link StagingStore}.
  */
 public final class CheckpointStore {
     public static final String SCHEMA = "trellara_sink";
@@ -54,7 +56,43 @@ public final class CheckpointStore {
           kafka_partition integer NOT NULL,
           next_offset bigint NOT NULL,
           updated_at timestamptz NOT NULL DEFAULT now(),
-          PRIMARY KEY (sink_name, topic, kafka_partition))"""
+          PRIMARY KEY (sink_name, topic, kafka_partition))""",
+        // chunked and partitioned boundaries: chunks held until their barrier applies (see StagingStore)
+        """
+        CREATE TABLE IF NOT EXISTS trellara_sink.staged_chunks (
+          sink_name text NOT NULL,
+          source_id text NOT NULL,
+          commit_lsn pg_lsn NOT NULL,
+          transaction_id text NOT NULL,
+          partition_id bigint NOT NULL,
+          chunk_sequence bigint NOT NULL,
+          checksum bigint NOT NULL,
+          database_id text NOT NULL,
+          dataset_id text NOT NULL,
+          boundary_mode text NOT NULL,
+          event_count bigint NOT NULL,
+          first_total_order bigint NOT NULL,
+          last_total_order bigint NOT NULL,
+          payload bytea NOT NULL,
+          staged_at timestamptz NOT NULL DEFAULT now(),
+          PRIMARY KEY (sink_name, source_id, commit_lsn, transaction_id, partition_id, chunk_sequence, checksum))""",
+        // payloads are checksummed protobuf on a transient table: compressing them costs more than it saves
+        """
+        DO $$ BEGIN
+          IF (SELECT attstorage FROM pg_attribute WHERE attrelid = 'trellara_sink.staged_chunks'::regclass
+                 AND attname = 'payload') <> 'e' THEN
+            ALTER TABLE trellara_sink.staged_chunks ALTER COLUMN payload SET STORAGE EXTERNAL;
+          END IF;
+        END $$""",
+        """
+        CREATE TABLE IF NOT EXISTS trellara_sink.lane_watermarks (
+          sink_name text NOT NULL,
+          source_id text NOT NULL,
+          dataset_id text NOT NULL,
+          partition_id bigint NOT NULL,
+          commit_lsn pg_lsn NOT NULL,
+          updated_at timestamptz NOT NULL DEFAULT now(),
+          PRIMARY KEY (sink_name, source_id, dataset_id, partition_id))"""
     };
 
     private static final String FIND_APPLIED = """
@@ -189,7 +227,7 @@ public final class CheckpointStore {
      * Writes the dedup records of {@code applied} and the progress {@code positions}, and sets
      * {@code synchronous_commit} for this transaction; one round trip, in the caller's open transaction.
      */
-    static void record(TargetSession session, String sinkName, List<TransactionEnvelope> applied,
+    static void record(TargetSession session, String sinkName, List<AppliedTransaction> applied,
                        Map<TopicPartitionKey, Long> positions, boolean synchronousCommitOff) throws SQLException {
         Connection c = session.connection;
         int n = applied.size();
@@ -205,17 +243,17 @@ public final class CheckpointStore {
         Long[] cc = new Long[n];
         Long[] dc = new Long[n];
         for (int i = 0; i < n; i++) {
-            TransactionEnvelope e = applied.get(i);
-            s[i] = e.getSourceId();
-            l[i] = e.getCommitLsn();
-            lv[i] = Long.toUnsignedString(Lsn.parse(e.getCommitLsn()).value());
-            t[i] = e.getTransactionId();
-            d[i] = e.getDatabaseId();
-            ds[i] = e.getDatasetId();
-            pv[i] = e.getProtocolVersion();
-            ts[i] = e.getCommitTimestampMs();
-            cc[i] = (long) e.getChangesCount();
-            dc[i] = (long) e.getDdlEventsCount();
+            AppliedTransaction e = applied.get(i);
+            s[i] = e.sourceId();
+            l[i] = e.commitLsn();
+            lv[i] = Long.toUnsignedString(Lsn.parse(e.commitLsn()).value());
+            t[i] = e.transactionId();
+            d[i] = e.databaseId();
+            ds[i] = e.datasetId();
+            pv[i] = e.protocolVersion();
+            ts[i] = e.commitTimestampMs();
+            cc[i] = e.changeCount();
+            dc[i] = e.ddlCount();
             ec[i] = cc[i] + dc[i];
         }
         String[] topics = new String[positions.size()];

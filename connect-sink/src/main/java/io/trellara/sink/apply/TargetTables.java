@@ -3,7 +3,6 @@ package io.trellara.sink.apply;
 import io.trellara.protocol.v1.ColumnDefinition;
 import io.trellara.protocol.v1.RelationId;
 import io.trellara.protocol.v1.SchemaVersion;
-import io.trellara.protocol.v1.TransactionEnvelope;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -13,8 +12,8 @@ import java.util.List;
 
 /**
  * Checks once per session that a target table exists, and (only when enabled) creates a missing one from the
- * envelope's schema version. Column types are resolved by the target ({@code to_regtype} and
- * {@code format_type}), never pasted from the wire into SQL.
+ * schema version carried with the change (its envelope's or its chunk's). Column types are resolved by the
+ * target ({@code to_regtype} and {@code format_type}), never pasted from the wire into SQL.
  */
 final class TargetTables {
     private final TargetSession session;
@@ -25,7 +24,7 @@ final class TargetTables {
         this.createMissing = createMissing;
     }
 
-    void ensure(QualifiedName target, RelationId source, TransactionEnvelope envelope, String eventKey)
+    void ensure(QualifiedName target, RelationId source, List<SchemaVersion> schemas, String eventKey)
             throws SQLException {
         if (session.verifiedTables.contains(target)) {
             return;
@@ -37,7 +36,7 @@ final class TargetTables {
                         "target table " + target.quoted() + " does not exist; create it, map the source relation"
                                 + " to an existing table, or enable creation of missing tables");
             }
-            create(target, schemaOf(source, envelope, target, eventKey), eventKey);
+            create(target, schemaOf(source, schemas, target, eventKey), eventKey);
         }
         session.verifiedTables.add(target);
     }
@@ -52,16 +51,16 @@ final class TargetTables {
         }
     }
 
-    private static SchemaVersion schemaOf(RelationId source, TransactionEnvelope e, QualifiedName target,
+    private static SchemaVersion schemaOf(RelationId source, List<SchemaVersion> schemas, QualifiedName target,
                                           String eventKey) {
-        for (SchemaVersion v : e.getSchemaVersionsList()) {
+        for (SchemaVersion v : schemas) {
             if (v.getRelation().getSchema().equals(source.getSchema())
                     && v.getRelation().getTable().equals(source.getTable()) && v.getColumnsCount() > 0) {
                 return v;
             }
         }
         throw new ApplyException(ApplyException.Reason.MISSING_TARGET_TABLE, target.quoted(), eventKey,
-                "target table is missing and the envelope carries no column definitions to create it from");
+                "target table is missing and the envelope (or chunk) carries no column definitions to create it from");
     }
 
     private void create(QualifiedName target, SchemaVersion schema, String eventKey) throws SQLException {

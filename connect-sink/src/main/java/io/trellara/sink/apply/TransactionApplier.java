@@ -1,7 +1,18 @@
 package io.trellara.sink.apply;
 
 import io.trellara.protocol.TransactionBoundaryKey;
-import io.trellara.protocol.v1.TransactionEnvelope;
+import io.trellara.protocol.codec.Checksums;
+import io.trellara.protocol.codec.TrellaraCodec;
+import io.trellara.protocol.v1.ChangeRecord;
+import io.trellara.protocol.v1.DdlEvent;
+import io.trellara.protocol.v1.ManifestBoundaryMode;
+import io.trellara.protocol.v1.ManifestPartition;
+import io.trellara.protocol.v1.PartitionChunk;
+import io.trellara.protocol.v1.SchemaVersion;
+import io.trellara.protocol.v1.TransactionManifest;
+import io.trellara.protocol.validation.BarrierVerifier;
+import io.trellara.protocol.validation.ProtocolRule;
+import io.trellara.protocol.validation.ProtocolViolationException;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -18,6 +29,10 @@ import java.util.Set;
  * dedup table is skipped and reported as a duplicate. Transient failures re-apply the whole group on a fresh
  * connection with bounded exponential backoff; the dedup check at the start of every attempt makes a retry
  * after an unknown commit outcome safe.
+ *
+ * <p>Chunked and partitioned boundaries go through {@link #stage} (chunks into {@code trellara_sink.staged_chunks}),
+ * {@link #checkBarrier} (is every listed chunk staged?) and {@link #applyBarrier} (the whole transaction from its
+ * staged chunks, in one target transaction); all three share the same retry and failure handling.
  *
  * <p>Not thread-safe: one applier per sink task.
  */
@@ -90,18 +105,197 @@ public final class TransactionApplier implements AutoCloseable {
     }
 
     private GroupOutcome applyGroup(List<SourceTransaction> group) {
+        return retrying(group.get(0).key().display(), (s, a) -> applyOnce(s, group, a));
+    }
+
+    // ---- barriers ---------------------------------------------------------------------------------------
+
+    /**
+     * Stages verified chunks in one target transaction: the chunks (a replay, or a chunk of a transaction already
+     * applied, is a no-op), the watermarks of their lanes, and {@code positions} (progress of the partitions
+     * whose every record up to there is now durable in the target). Returns the chunks newly staged.
+     */
+    public int stage(List<StagedChunk> chunks, Map<TopicPartitionKey, Long> positions) {
+        if (chunks.isEmpty() && positions.isEmpty()) {
+            return 0;
+        }
+        String where = chunks.isEmpty() ? null : chunks.get(0).describe();
+        boolean[] inserted = retrying(where, (s, a) -> {
+            s.at(null, where);
+            boolean[] rows = chunks.isEmpty() ? new boolean[0] : StagingStore.stage(s, options.sinkName(), chunks);
+            CheckpointStore.record(s, options.sinkName(), List.of(), positions, options.synchronousCommitOff());
+            a.committing = true;
+            s.connection.commit();
+            return rows;
+        });
+        int staged = 0;
+        for (int i = 0; i < inserted.length; i++) {
+            if (inserted[i]) {
+                staged++;
+                metrics.stagedBytes.addAndGet(chunks.get(i).payload().length);
+            }
+        }
+        metrics.chunksStaged.addAndGet(staged);
+        return staged;
+    }
+
+    /**
+     * Where the barrier of {@code m} stands: applied already, ready, or waiting for chunks that may still be
+     * staged. A chunk that can no longer arrive fails closed: {@link ProtocolViolationException} with
+     * {@code MISSING_CHUNK}, or, when another version of the chunk is staged, the rule its verification against
+     * the manifest breaks (transaction id, identity, checksum).
+     */
+    public BarrierState.Verdict checkBarrier(TransactionManifest m) {
+        String key = boundaryKey(m).display();
+        return retrying(key, (s, a) -> {
+            s.at(null, key);
+            BarrierState state = StagingStore.state(s, options.sinkName(), m);
+            BarrierState.Verdict v = state.evaluate(m);
+            if (v.kind() == BarrierState.Kind.MISSING
+                    && !CheckpointStore.findApplied(s, List.of(boundaryKey(m))).isEmpty()) {
+                v = new BarrierState(true, List.of(), Map.of()).evaluate(m); // applied (and swept) meanwhile
+            }
+            if (v.kind() == BarrierState.Kind.MISSING) {
+                ManifestPartition p = v.missing();
+                if (v.otherVersion() != null) {
+                    byte[] bytes = StagingStore.payload(s, options.sinkName(), m, v.otherVersion().partitionId(),
+                            v.otherVersion().chunkSequence(), v.otherVersion().checksum());
+                    if (bytes != null) {
+                        BarrierVerifier.verifyChunk(m, TrellaraCodec.decodeChunk(bytes)); // names the rule
+                    }
+                }
+                throw new ProtocolViolationException(ProtocolRule.MISSING_CHUNK, "partitions[" + indexOf(m, p) + "]",
+                        txKey(m), "chunk " + Integer.toUnsignedString(p.getId()) + "/"
+                                + Integer.toUnsignedString(p.getChunkSequence()) + " (checksum "
+                                + Checksums.hex(p.getChecksum()) + ") listed by the manifest is not staged and can no"
+                                + " longer arrive: " + (m.getBoundaryMode()
+                                == ManifestBoundaryMode.STRICT_CHUNKED_TRANSACTION_ORDER
+                                ? "in strict chunked order every chunk precedes its manifest on the strict topic"
+                                : "lane " + Integer.toUnsignedString(p.getId()) + " has been staged past commit "
+                                        + m.getSourceCommitLsn()));
+            }
+            s.connection.commit(); // read only: end the snapshot
+            return v;
+        });
+    }
+
+    /**
+     * Applies the barrier of {@code m} (its marker already bound to it, every listed chunk staged) in one target
+     * transaction: the dedup check, every event of every chunk in total order (read back from staging one chunk
+     * per lane at a time, decoded and verified against the manifest), the dedup record, {@code positions}, and
+     * the removal of the dataset's staged chunks up to this commit. Any protocol violation rolls everything back
+     * and is thrown as it is.
+     */
+    public BarrierResult applyBarrier(TransactionManifest m, Map<TopicPartitionKey, Long> positions) {
+        TransactionBoundaryKey key = boundaryKey(m);
+        BarrierResult r = retrying(key.display(), (s, a) -> {
+            s.at(null, key.display());
+            boolean present = !CheckpointStore.findApplied(s, List.of(key)).isEmpty();
+            if (present) {
+                CheckpointStore.record(s, options.sinkName(), List.of(), positions, options.synchronousCommitOff());
+                StagingStore.sweep(s, options.sinkName(), m);
+                a.committing = true;
+                s.connection.commit();
+                boolean ours = a.commitUnknown.contains(key); // our earlier attempt did commit it
+                metrics.targetCommits.incrementAndGet();
+                if (ours) {
+                    metrics.transactionsApplied.incrementAndGet();
+                    metrics.barriersApplied.incrementAndGet();
+                } else {
+                    metrics.duplicatesSkipped.incrementAndGet();
+                }
+                return new BarrierResult(key, !ours, 0, 0, 0, 0, a.number);
+            }
+            ChangeWriter writer = new ChangeWriter(s, mapper, options);
+            writer.begin(m.getSourceId(), m.getSourceCommitLsn(), m.getTransactionId());
+            BarrierMerge merge = new BarrierMerge();
+            merge.run(m, entry -> readChunk(s, m, entry), new BarrierMerge.EventSink() {
+                @Override
+                public void change(ChangeRecord change, List<SchemaVersion> schemas) throws SQLException {
+                    writer.change(change, schemas);
+                }
+
+                @Override
+                public void ddl(DdlEvent ddl) throws SQLException {
+                    writer.ddl(ddl);
+                }
+            });
+            writer.flush();
+            s.at(null, key.display());
+            a.recording = true;
+            CheckpointStore.record(s, options.sinkName(),
+                    List.of(AppliedTransaction.of(m, merge.changes(), merge.ddlEvents())), positions,
+                    options.synchronousCommitOff());
+            StagingStore.sweep(s, options.sinkName(), m);
+            a.toApply = Set.of(key);
+            a.committing = true;
+            s.connection.commit();
+            publish(writer, 1, 0);
+            metrics.barriersApplied.incrementAndGet();
+            return new BarrierResult(key, false, merge.changes(), merge.ddlEvents(), merge.chunksRead(),
+                    merge.peakOpenChunks(), a.number);
+        });
+        return r;
+    }
+
+    /** True when the transaction is recorded as applied (one query in its own read-only transaction). */
+    public boolean isApplied(TransactionBoundaryKey key) {
+        return retrying(key.display(), (s, a) -> {
+            boolean present = !CheckpointStore.findApplied(s, List.of(key)).isEmpty();
+            s.connection.commit();
+            return present;
+        });
+    }
+
+    private PartitionChunk readChunk(TargetSession s, TransactionManifest m, ManifestPartition entry)
+            throws SQLException {
+        byte[] bytes = StagingStore.payload(s, options.sinkName(), m, entry);
+        if (bytes == null) { // swept or removed since the barrier was found ready
+            throw new ProtocolViolationException(ProtocolRule.MISSING_CHUNK, "partitions[" + indexOf(m, entry) + "]",
+                    txKey(m), "chunk " + Integer.toUnsignedString(entry.getId()) + "/"
+                            + Integer.toUnsignedString(entry.getChunkSequence()) + " is no longer staged");
+        }
+        return TrellaraCodec.decodeChunk(bytes); // verifies the checksum over the staged bytes, then validates
+    }
+
+    private static int indexOf(TransactionManifest m, ManifestPartition p) {
+        return m.getPartitionsList().indexOf(p);
+    }
+
+    private static String txKey(TransactionManifest m) {
+        return m.getSourceId() + ':' + m.getSourceCommitLsn() + ':' + m.getTransactionId();
+    }
+
+    static TransactionBoundaryKey boundaryKey(TransactionManifest m) {
+        return new TransactionBoundaryKey(m.getSourceId(), m.getDatabaseId(), m.getSourceCommitLsn(),
+                m.getTransactionId());
+    }
+
+    // ---- retries ----------------------------------------------------------------------------------------
+
+    /** One attempt of a unit of work in one target transaction. */
+    @FunctionalInterface
+    private interface Work<T> {
+        T run(TargetSession session, Attempt attempt) throws SQLException;
+    }
+
+    /**
+     * Runs {@code work} until it succeeds, retrying transient failures on a fresh connection with bounded
+     * exponential backoff; anything else rolls back and is thrown (protocol violations as they are, everything
+     * else as an {@link ApplyException}).
+     */
+    private <T> T retrying(String what, Work<T> work) {
         Set<TransactionBoundaryKey> commitUnknown = Set.of();
         long backoff = Math.max(1, options.initialBackoff().toMillis());
         for (int attempt = 1; ; attempt++) {
-            Attempt a = new Attempt();
+            Attempt a = new Attempt(attempt, commitUnknown);
             try {
-                GroupOutcome o = applyOnce(group, commitUnknown, a, attempt);
-                return o;
+                return work.run(session(), a);
             } catch (SQLException | RuntimeException e) {
-                boolean transientFailure = !(e instanceof ApplyException)
+                boolean transientFailure = !(e instanceof ApplyException) && !(e instanceof ProtocolViolationException)
                         && (isTransient(e) || (a.recording && "23505".equals(SqlStates.of(e))));
                 String relation = lastRelation();
-                String eventKey = lastEventKey();
+                String eventKey = lastEventKey() == null ? what : lastEventKey();
                 discardOrRollback(transientFailure);
                 if (!transientFailure) {
                     throw translate(e, relation, eventKey);
@@ -123,15 +317,23 @@ public final class TransactionApplier implements AutoCloseable {
 
     /** State of one attempt that the failure handling needs. */
     private static final class Attempt {
+        final int number;
+        /** Transactions an earlier attempt was committing when it failed: found applied now means it committed. */
+        final Set<TransactionBoundaryKey> commitUnknown;
         boolean committing;
         /** Writing the dedup records: a unique violation there means another task applied it concurrently. */
         boolean recording;
         Set<TransactionBoundaryKey> toApply = Set.of();
+
+        Attempt(int number, Set<TransactionBoundaryKey> commitUnknown) {
+            this.number = number;
+            this.commitUnknown = commitUnknown;
+        }
     }
 
-    private GroupOutcome applyOnce(List<SourceTransaction> group, Set<TransactionBoundaryKey> commitUnknown,
-                                   Attempt attempt, int attemptNumber) throws SQLException {
-        TargetSession s = session();
+    private GroupOutcome applyOnce(TargetSession s, List<SourceTransaction> group, Attempt attempt)
+            throws SQLException {
+        Set<TransactionBoundaryKey> commitUnknown = attempt.commitUnknown;
         List<TransactionBoundaryKey> keys = new ArrayList<>(group.size());
         Map<TopicPartitionKey, Long> positions = new LinkedHashMap<>();
         for (SourceTransaction t : group) {
@@ -144,7 +346,7 @@ public final class TransactionApplier implements AutoCloseable {
         Set<TransactionBoundaryKey> present = CheckpointStore.findApplied(s, keys);
         List<TransactionBoundaryKey> applied = new ArrayList<>();
         List<TransactionBoundaryKey> duplicates = new ArrayList<>();
-        List<TransactionEnvelope> envelopes = new ArrayList<>();
+        List<AppliedTransaction> records = new ArrayList<>();
         Set<TransactionBoundaryKey> seen = new HashSet<>();
         ChangeWriter writer = new ChangeWriter(s, mapper, options);
         for (SourceTransaction t : group) {
@@ -155,19 +357,19 @@ public final class TransactionApplier implements AutoCloseable {
                 applied.add(k); // our earlier attempt did commit it
             } else {
                 writer.write(t.envelope());
-                envelopes.add(t.envelope());
+                records.add(AppliedTransaction.of(t.envelope()));
                 applied.add(k);
             }
         }
         writer.flush();
         s.at(null, group.get(0).key().display());
         attempt.recording = true;
-        CheckpointStore.record(s, options.sinkName(), envelopes, positions, options.synchronousCommitOff());
+        CheckpointStore.record(s, options.sinkName(), records, positions, options.synchronousCommitOff());
         attempt.toApply = new HashSet<>(applied);
         attempt.committing = true;
         s.connection.commit();
         publish(writer, applied.size(), duplicates.size());
-        return new GroupOutcome(applied, duplicates, positions, attemptNumber);
+        return new GroupOutcome(applied, duplicates, positions, attempt.number);
     }
 
     private void publish(ChangeWriter w, int applied, int duplicates) {
@@ -224,6 +426,9 @@ public final class TransactionApplier implements AutoCloseable {
     private static RuntimeException translate(Exception e, String relation, String eventKey) {
         if (e instanceof ApplyException ae) {
             return ae;
+        }
+        if (e instanceof ProtocolViolationException pve) {
+            return pve;
         }
         if (e instanceof SQLException) {
             return new ApplyException(ApplyException.Reason.DATABASE_ERROR, relation, eventKey, SqlStates.of(e),

@@ -22,11 +22,21 @@
  * PostgreSQL's canonical text form: the target gets exactly the source value. Sessions run with TimeZone UTC,
  * DateStyle ISO, IntervalStyle postgres.
  *
+ * <h2>Chunked and partitioned transactions</h2>
+ * {@link io.trellara.sink.apply.ApplyPipeline} is what a sink task runs: chunks are verified and staged in
+ * {@code trellara_sink.staged_chunks} by whichever task receives them (lane watermarks and progress in the same
+ * target transaction); envelopes, manifests and commit markers queue per partition in arrival order; a
+ * manifest bound to its marker is a barrier, applied in order once every listed chunk is staged
+ * ({@link io.trellara.sink.apply.BarrierState} decides ready, waiting or missing for good), by a k-way merge over
+ * the staged chunks ({@code BarrierMerge}, one chunk per lane in memory) into the same writer, in one target
+ * transaction with its dedup record and progress. See {@code docs/sink-barriers.md}.
+ *
  * <h2>Failures</h2>
  * SQLSTATE class 08, 40001, 40P01, 57P01-57P03 and a closed connection are transient: the session is discarded
- * and the whole group is re-applied on a fresh connection after a bounded exponential backoff; a commit whose
- * outcome was lost is recognised by the dedup check and reported as applied. Everything else rolls back and
- * throws {@link io.trellara.sink.apply.ApplyException} naming the reason, the relation, the event key (or run of
- * keys) and the SQLSTATE.
+ * and the whole group (or staging step, or barrier) is re-applied on a fresh connection after a bounded
+ * exponential backoff; a commit whose outcome was lost is recognised by the dedup check and reported as applied.
+ * Everything else rolls back and throws {@link io.trellara.sink.apply.ApplyException} naming the reason, the
+ * relation, the event key (or run of keys) and the SQLSTATE; a protocol violation found while applying a barrier
+ * is thrown as the {@code ProtocolViolationException} naming the rule, the field and the event key.
  */
 package io.trellara.sink.apply;

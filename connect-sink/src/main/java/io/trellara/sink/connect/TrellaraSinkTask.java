@@ -1,24 +1,32 @@
 package io.trellara.sink.connect;
 
+import com.google.protobuf.Message;
 import io.trellara.connect.common.PluginVersion;
 import io.trellara.protocol.MessageKind;
 import io.trellara.protocol.codec.KindDetector;
-import io.trellara.protocol.codec.TrellaraCodec;
+import io.trellara.protocol.v1.PartitionChunk;
+import io.trellara.protocol.v1.TransactionCommitMarker;
 import io.trellara.protocol.v1.TransactionEnvelope;
+import io.trellara.protocol.v1.TransactionManifest;
 import io.trellara.protocol.validation.ProtocolViolationException;
 import io.trellara.sink.apply.ApplyException;
-import io.trellara.sink.apply.ApplyResult;
+import io.trellara.sink.apply.ApplyPipeline;
 import io.trellara.sink.apply.CheckpointStore;
 import io.trellara.sink.apply.JdbcConnectionFactory;
-import io.trellara.sink.apply.SourceTransaction;
 import io.trellara.sink.apply.TopicPartitionKey;
 import io.trellara.sink.apply.TransactionApplier;
 import io.trellara.sink.connect.metrics.SinkTaskMetrics;
+import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.errors.DataException;
@@ -27,18 +35,24 @@ import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.kafka.connect.sink.SinkTask;
 
 /**
- * Thin adapter: verified messages in (through TrellaraConverter, or verified here for ByteArrayConverter),
- * whole transactions applied by the engine, progress read back from the target on every assignment so Kafka's
- * committed offsets are only a hint.
+ * Thin adapter: verified messages in (through TrellaraConverter, or verified here for ByteArrayConverter), handed
+ * in order to the engine's {@link ApplyPipeline} (envelopes applied whole; chunks staged in the target; barriers
+ * applied once complete), progress read back from the target on every assignment so Kafka's committed offsets
+ * are only a hint, and committed to Kafka only up to what is durable in the target.
  */
 public class TrellaraSinkTask extends SinkTask {
     /** Added to each task's config by the connector; names the task's JMX bean. */
     static final String TASK_ID = "trellara.task.id";
 
     private TransactionApplier applier;
+    private ApplyPipeline pipeline;
     private SinkTaskMetrics metrics;
     private CheckpointStore checkpoints;
     private String sinkName;
+    /** Partitions this task paused (a long queue behind a waiting barrier, or a poison). */
+    private final Set<TopicPartition> paused = new HashSet<>();
+    /** Paused when they were revoked: resumed if they come back (their queue is gone). */
+    private final Set<TopicPartition> pausedWhenRevoked = new HashSet<>();
 
     @Override
     public String version() {
@@ -64,7 +78,9 @@ public class TrellaraSinkTask extends SinkTask {
                     + " it as an administrator.", e);
         }
         applier = new TransactionApplier(connections, config.relationMapper(), config.applyOptions(sinkName));
-        metrics = new SinkTaskMetrics(sinkName, props.getOrDefault(TASK_ID, "0"), applier.metrics()).start();
+        metrics = new SinkTaskMetrics(sinkName, props.getOrDefault(TASK_ID, "0"), applier.metrics());
+        pipeline = new ApplyPipeline(applier, metrics);
+        metrics.pipeline(pipeline).start();
     }
 
     /** Progress lives in the target: seek every assigned partition to the checkpoint recorded there. */
@@ -76,70 +92,149 @@ public class TrellaraSinkTask extends SinkTask {
         } catch (SQLException e) {
             throw new ConnectException("Cannot read the sink's checkpoints from the target: " + e.getMessage(), e);
         }
+        List<TopicPartitionKey> keys = new ArrayList<>(partitions.size());
+        List<TopicPartition> resume = new ArrayList<>();
         for (TopicPartition tp : partitions) {
-            Long next = positions.get(new TopicPartitionKey(tp.topic(), tp.partition()));
+            TopicPartitionKey key = key(tp);
+            keys.add(key);
+            Long next = positions.get(key);
             if (next != null) {
                 context.offset(tp, next);
             }
+            if (pausedWhenRevoked.remove(tp)) {
+                resume.add(tp);
+            }
         }
+        pipeline.open(keys);
+        if (!resume.isEmpty()) {
+            context.resume(resume.toArray(new TopicPartition[0])); // nothing is queued for them any more
+        }
+    }
+
+    /** Revoked partitions: what was queued for them is re-read by their next owner from the target's progress. */
+    @Override
+    public void close(Collection<TopicPartition> partitions) {
+        if (pipeline == null) {
+            return;
+        }
+        List<TopicPartitionKey> keys = new ArrayList<>(partitions.size());
+        for (TopicPartition tp : partitions) {
+            keys.add(key(tp));
+            if (paused.remove(tp)) {
+                pausedWhenRevoked.add(tp);
+            }
+        }
+        pipeline.close(keys);
     }
 
     @Override
     public void put(Collection<SinkRecord> records) {
-        if (records.isEmpty()) {
-            return;
-        }
-        List<SourceTransaction> batch = new ArrayList<>(records.size());
+        List<ApplyPipeline.Input> inputs = new ArrayList<>(records.size());
+        DataException rejected = null;
         for (SinkRecord r : records) {
-            TransactionEnvelope envelope;
             try {
-                envelope = envelope(r);
-            } catch (DataException rejected) {
-                apply(batch); // what came before the bad record is whole and verified: apply it, then stop
-                throw rejected;
+                inputs.add(input(r));
+            } catch (DataException e) {
+                rejected = e; // what came before the bad record is whole and verified: take it, then stop
+                break;
             }
-            batch.add(new SourceTransaction(envelope, new TopicPartitionKey(r.topic(), r.kafkaPartition()),
-                    r.kafkaOffset() + 1));
         }
-        apply(batch);
-    }
-
-    private void apply(List<SourceTransaction> batch) {
-        if (batch.isEmpty()) {
-            return;
-        }
-        ApplyResult result;
         try {
-            result = applier.apply(batch);
-        } catch (ApplyException e) {
+            if (inputs.isEmpty()) {
+                pipeline.poll();
+            } else {
+                pipeline.accept(inputs);
+            }
+        } catch (ApplyPipeline.InputRejectedException e) {
+            throw new DataException(e.getMessage(), e.getCause());
+        } catch (ApplyException | ProtocolViolationException e) {
             throw new ConnectException(e.getMessage(), e);
         }
-        metrics.applied(batch, result);
+        if (rejected != null) {
+            throw rejected;
+        }
+        flowControl();
     }
 
-    /** The verified envelope of a record; chunked and partitioned boundaries are not supported yet. */
-    private static TransactionEnvelope envelope(SinkRecord r) {
-        Object value = r.value();
-        try {
-            if (value instanceof byte[] bytes) {
-                value = TrellaraCodec.decode(kind(r, bytes), bytes); // ByteArrayConverter: verify here
+    /** Pauses partitions whose records queue behind a waiting barrier; asks to be called again while one waits. */
+    private void flowControl() {
+        Set<TopicPartitionKey> backlogged = pipeline.backlogged();
+        List<TopicPartition> pause = new ArrayList<>();
+        for (TopicPartitionKey k : backlogged) {
+            TopicPartition tp = new TopicPartition(k.topic(), k.partition());
+            if (paused.add(tp)) {
+                pause.add(tp);
             }
-        } catch (ProtocolViolationException e) {
-            throw new DataException(where(r) + ": Trellara message rejected: " + e.getMessage(), e);
         }
-        if (value instanceof TransactionEnvelope e) {
-            return e;
+        if (!pause.isEmpty()) {
+            context.pause(pause.toArray(new TopicPartition[0]));
         }
-        throw new DataException(where(r) + ": expected a Trellara transaction envelope, got "
-                + (value == null ? "null" : value.getClass().getName()) + ". This release applies strict"
-                + " transaction order only (no chunks, manifests or commit markers); use TrellaraConverter or"
-                + " ByteArrayConverter as value.converter.");
+        List<TopicPartition> resume = new ArrayList<>();
+        for (Iterator<TopicPartition> it = paused.iterator(); it.hasNext(); ) {
+            TopicPartition tp = it.next();
+            if (!backlogged.contains(key(tp))) {
+                it.remove();
+                resume.add(tp);
+            }
+        }
+        if (!resume.isEmpty()) {
+            context.resume(resume.toArray(new TopicPartition[0]));
+        }
+        if (pipeline.waiting()) {
+            context.timeout(ApplyPipeline.DEFAULT_RECHECK_MILLIS); // put() again soon, records or not
+        }
+    }
+
+    /**
+     * Kafka offsets are committed only up to what is durable in the target: applied, or staged. A partition
+     * holding an unapplied envelope or barrier commits no further than its first record.
+     */
+    @Override
+    public Map<TopicPartition, OffsetAndMetadata> preCommit(Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
+        Map<TopicPartitionKey, Long> durable = pipeline == null ? Map.of() : pipeline.durablePositions();
+        Map<TopicPartition, OffsetAndMetadata> out = new HashMap<>();
+        for (Map.Entry<TopicPartition, OffsetAndMetadata> e : currentOffsets.entrySet()) {
+            Long position = durable.get(key(e.getKey()));
+            if (position != null) {
+                out.put(e.getKey(), new OffsetAndMetadata(Math.min(position, e.getValue().offset())));
+            }
+        }
+        return out;
+    }
+
+    /** The record as the pipeline's input: the verified message, or its bytes (verified by the pipeline). */
+    private static ApplyPipeline.Input input(SinkRecord r) {
+        TopicPartitionKey tp = new TopicPartitionKey(r.topic(), r.kafkaPartition());
+        Object value = r.value();
+        if (value instanceof byte[] bytes) { // ByteArrayConverter: verified in the pipeline
+            MessageKind kind;
+            try {
+                kind = kind(r, bytes);
+            } catch (IllegalArgumentException e) {
+                throw new DataException(where(r) + ": Trellara message rejected: " + e.getMessage(), e);
+            }
+            return ApplyPipeline.Input.raw(tp, r.kafkaOffset(), kind, bytes, where(r));
+        }
+        if (value instanceof Message m && isTrellara(m)) {
+            return ApplyPipeline.Input.decoded(tp, r.kafkaOffset(), m, where(r));
+        }
+        throw new DataException(where(r) + ": expected a Trellara message (envelope, chunk, manifest or commit"
+                + " marker), got " + (value == null ? "null" : value.getClass().getName()) + ". Use "
+                + "io.trellara.converter.TrellaraConverter (render=protobuf) or ByteArrayConverter as"
+                + " value.converter.");
+    }
+
+    private static boolean isTrellara(Message m) {
+        return m instanceof TransactionEnvelope || m instanceof PartitionChunk || m instanceof TransactionManifest
+                || m instanceof TransactionCommitMarker;
     }
 
     private static MessageKind kind(SinkRecord r, byte[] bytes) {
         Header h = r.headers().lastWithName(MessageKind.HEADER);
         if (h != null && h.value() != null) {
-            return MessageKind.fromWireName(h.value().toString());
+            Object v = h.value();
+            return MessageKind.fromWireName(v instanceof byte[] b ? new String(b, StandardCharsets.UTF_8)
+                    : v.toString());
         }
         return KindDetector.detect(bytes).orElse(MessageKind.ENVELOPE);
     }
@@ -148,8 +243,15 @@ public class TrellaraSinkTask extends SinkTask {
         return r.topic() + "-" + r.kafkaPartition() + "@" + r.kafkaOffset() + " key " + r.key();
     }
 
+    private static TopicPartitionKey key(TopicPartition tp) {
+        return new TopicPartitionKey(tp.topic(), tp.partition());
+    }
+
     @Override
     public void stop() {
+        if (pipeline != null) {
+            pipeline.close();
+        }
         if (metrics != null) {
             metrics.close();
         }

@@ -72,7 +72,7 @@ class TaskMetricsJmxIT {
             assertThat(longAt(sink, "TransactionsWaitingAtBarrier")).isZero();
             assertThat(longAt(sink, "BufferedLanes")).isZero();
             assertThat(longAt(sink, "BufferedBytes")).isZero();
-            assertThat(JMX.getAttribute(sink, "BoundaryMode")).isEqualTo("strict");
+            assertThat(JMX.getAttribute(sink, "BoundaryMode")).isEqualTo("strict_transaction_order");
             assertThat((Integer) JMX.getAttribute(sink, "CommitToAppliedLatencySamples")).isEqualTo(5);
             long p50 = longAt(sink, "CommitToAppliedLatencyP50Ms");
             assertThat(longAt(sink, "CommitToAppliedLatencyMs")).isPositive();

@@ -5,8 +5,11 @@ import io.trellara.connect.common.TaskMBeans;
 
 import io.trellara.protocol.TransactionBoundaryKey;
 import io.trellara.protocol.v1.TransactionEnvelope;
+import io.trellara.protocol.v1.TransactionManifest;
 import io.trellara.sink.apply.ApplyMetrics;
+import io.trellara.sink.apply.ApplyPipeline;
 import io.trellara.sink.apply.ApplyResult;
+import io.trellara.sink.apply.BarrierResult;
 import io.trellara.sink.apply.SourceTransaction;
 import java.util.List;
 import java.util.concurrent.Executors;
@@ -19,15 +22,17 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The sink task's metrics: the applier's counters, commit-to-applied latency measured when the applier
- * returns (its target commits are done by then), and a ticker thread feeding the rate window once a second.
+ * returns (its target commits are done by then), the barrier gauges of the task's pipeline, and a ticker thread
+ * feeding the rate window once a second.
  */
-public final class SinkTaskMetrics implements SinkTaskMetricsMXBean, AutoCloseable {
+public final class SinkTaskMetrics implements SinkTaskMetricsMXBean, AutoCloseable, ApplyPipeline.Listener {
     public static final String TYPE = "sink-task";
     static final int RATE_WINDOW_SECONDS = 60;
     static final int LATENCY_WINDOW = 1024;
     private static final Logger LOG = LoggerFactory.getLogger(SinkTaskMetrics.class);
 
     private final ApplyMetrics apply;
+    private volatile ApplyPipeline pipeline;
     private final ObjectName name;
     private final RateWindow appliedRate = new RateWindow(RATE_WINDOW_SECONDS);
     private final LatencyWindow latency = new LatencyWindow(LATENCY_WINDOW);
@@ -42,6 +47,12 @@ public final class SinkTaskMetrics implements SinkTaskMetricsMXBean, AutoCloseab
 
     public ObjectName objectName() {
         return name;
+    }
+
+    /** The pipeline whose barrier gauges this bean reports. */
+    public SinkTaskMetrics pipeline(ApplyPipeline p) {
+        this.pipeline = p;
+        return this;
     }
 
     /** Registers the MXBean and starts the ticker; a JMX failure is logged, never fatal to the task. */
@@ -66,6 +77,22 @@ public final class SinkTaskMetrics implements SinkTaskMetricsMXBean, AutoCloseab
      * After the applier returned: the latency of every transaction of {@code batch} it applied (duplicates
      * excluded). {@code result.applied()} is an in-order subsequence of the batch's keys.
      */
+    @Override
+    public void envelopesApplied(List<SourceTransaction> batch, ApplyResult result) {
+        applied(batch, result);
+    }
+
+    /** After a barrier's target commit: its latency (duplicates excluded). */
+    @Override
+    public void barrierApplied(TransactionManifest m, BarrierResult result) {
+        if (result.duplicate()) {
+            return;
+        }
+        latency.record(Math.max(0, System.currentTimeMillis() - m.getSourceCommitTimestampMs()));
+        lastCommitLsn = m.getSourceCommitLsn();
+        lastCommitTimestampMs = m.getSourceCommitTimestampMs();
+    }
+
     public void applied(List<SourceTransaction> batch, ApplyResult result) {
         List<TransactionBoundaryKey> applied = result.applied();
         if (applied.isEmpty()) {
@@ -99,7 +126,8 @@ public final class SinkTaskMetrics implements SinkTaskMetricsMXBean, AutoCloseab
 
     @Override
     public String getBoundaryMode() {
-        return "strict";
+        ApplyPipeline p = pipeline;
+        return p == null ? ApplyPipeline.STRICT_TRANSACTION_ORDER : p.boundaryMode();
     }
 
     @Override
@@ -164,17 +192,35 @@ public final class SinkTaskMetrics implements SinkTaskMetricsMXBean, AutoCloseab
 
     @Override
     public long getTransactionsWaitingAtBarrier() {
-        return 0; // strict mode: every envelope is a whole transaction, nothing waits at a barrier
+        ApplyPipeline p = pipeline;
+        return p == null ? 0 : p.transactionsWaitingAtBarrier();
     }
 
     @Override
     public long getBufferedLanes() {
-        return 0;
+        ApplyPipeline p = pipeline;
+        return p == null ? 0 : p.waitingLanes();
     }
 
     @Override
     public long getBufferedBytes() {
-        return 0;
+        ApplyPipeline p = pipeline;
+        return p == null ? 0 : p.queuedBytes();
+    }
+
+    @Override
+    public long getBarriersApplied() {
+        return apply.barriersApplied();
+    }
+
+    @Override
+    public long getChunksStaged() {
+        return apply.chunksStaged();
+    }
+
+    @Override
+    public long getStagedBytes() {
+        return apply.stagedBytes();
     }
 
     @Override

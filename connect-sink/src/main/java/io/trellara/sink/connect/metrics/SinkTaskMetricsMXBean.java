@@ -8,7 +8,10 @@ package io.trellara.sink.connect.metrics;
  */
 public interface SinkTaskMetricsMXBean {
 
-    /** "strict": the boundary mode this task applies (the only one this release supports). */
+    /**
+     * The boundary mode of the last transaction applied, in the wire vocabulary: "strict_transaction_order"
+     * (envelopes; also before anything is applied), "strict_chunked_transaction_order" or "partitioned_scale_mode".
+     */
     String getBoundaryMode();
 
     /** Source transactions applied to the target (committed there). */
@@ -39,14 +42,26 @@ public interface SinkTaskMetricsMXBean {
     /** Attempts repeated after a transient failure. */
     long getRetries();
 
-    /** Transactions waiting at a barrier for missing chunks or their commit marker; always 0 in strict mode. */
+    /**
+     * Transactions waiting at a barrier: barriers queued until every listed chunk is staged, and manifests
+     * waiting for their commit marker. Always 0 in strict mode.
+     */
     long getTransactionsWaitingAtBarrier();
 
-    /** Lanes the barrier buffer holds; always 0 in strict mode (envelopes arrive whole). */
+    /** Lanes whose chunks the barrier at the head of a queue still lacks (as of its last check); 0 when none waits. */
     long getBufferedLanes();
 
-    /** Bytes the barrier buffer holds; always 0 in strict mode. */
+    /** Bytes of records (envelopes, manifests) held in memory behind a waiting barrier. */
     long getBufferedBytes();
+
+    /** Chunked or partitioned transactions applied through their barrier (included in TransactionsApplied). */
+    long getBarriersApplied();
+
+    /** Chunks this task staged in the target (trellara_sink.staged_chunks); replays excluded. */
+    long getChunksStaged();
+
+    /** Encoded bytes of the chunks this task staged. */
+    long getStagedBytes();
 
     /** Source commit timestamp to target commit, of the last applied transaction. */
     long getCommitToAppliedLatencyMs();

@@ -1,0 +1,640 @@
+package io.trellara.sink.apply;
+
+import com.google.protobuf.Message;
+import io.trellara.protocol.MessageKind;
+import io.trellara.protocol.TransactionBoundaryKey;
+import io.trellara.protocol.codec.TrellaraCodec;
+import io.trellara.protocol.v1.ManifestBoundaryMode;
+import io.trellara.protocol.v1.PartitionChunk;
+import io.trellara.protocol.v1.TransactionCommitMarker;
+import io.trellara.protocol.v1.TransactionEnvelope;
+import io.trellara.protocol.v1.TransactionManifest;
+import io.trellara.protocol.validation.BarrierVerifier;
+import io.trellara.protocol.validation.ProtocolViolationException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * The sink task's engine: every record of its input, in order per input partition, to the target.
+ *
+ * <ul>
+ *   <li><b>Chunks</b> (strict chunked or partitioned) are verified and staged in the target at once
+ *       ({@link TransactionApplier#stage}), whichever task receives them.</li>
+ *   <li><b>Envelopes, manifests and commit markers</b> queue per partition in arrival order. A manifest waits for
+ *       the commit marker that follows it and is bound to it ({@link BarrierVerifier#verifyMarker}); the pair is
+ *       a barrier. The queue is applied strictly in order: consecutive envelopes as groups, a barrier once every
+ *       chunk its manifest lists is staged ({@link TransactionApplier#checkBarrier}, then
+ *       {@link TransactionApplier#applyBarrier}). A barrier whose chunks are not all staged yet holds everything
+ *       behind it; {@link #poll()} (Connect calls {@code put} again, also with empty batches) looks again.</li>
+ *   <li><b>Progress</b>: a partition's durable position is the offset of its first record not yet durable in the
+ *       target (a queued envelope or barrier, a manifest waiting for its marker), else the offset after the last
+ *       record seen (every chunk up to there is staged). It is recorded in the target with every stage and apply,
+ *       and is what Kafka offsets may be committed up to ({@link #durablePositions()}).</li>
+ *   <li><b>Failures</b>: a record that fails verification on a partition carrying envelopes or barriers, and a
+ *       boundary sequence error (a marker that does not bind its manifest, a manifest without its marker), are
+ *       queued as poison at their place: everything before them is applied, then the poison is thrown, and
+ *       nothing after it on that partition is looked at (it is re-read from the target's progress after a
+ *       restart). A lane chunk that fails verification stops the task after the records before it.</li>
+ * </ul>
+ *
+ * <p>Not thread-safe (the task thread), except the metric getters.
+ */
+public final class ApplyPipeline implements AutoCloseable {
+    /** A partition is paused when this many transactions queue behind a waiting barrier... */
+    public static final int DEFAULT_MAX_QUEUED_TRANSACTIONS = 1_000;
+    /** ...or when the queued records hold this many bytes. */
+    public static final long DEFAULT_MAX_QUEUED_BYTES = 64L << 20;
+    /** A waiting barrier is looked at again at most this often, unless this task staged a chunk meanwhile. */
+    public static final long DEFAULT_RECHECK_MILLIS = 100;
+    /** The wire vocabulary of a plain strict transaction (an envelope), as the source reports it. */
+    public static final String STRICT_TRANSACTION_ORDER = "strict_transaction_order";
+
+    private final TransactionApplier applier;
+    private final Listener listener;
+    private final int maxQueuedTransactions;
+    private final long maxQueuedBytes;
+    private final long recheckNanos;
+    private final Map<TopicPartitionKey, PartitionState> partitions = new LinkedHashMap<>();
+    /** Bumped whenever this pipeline stages a chunk: a waiting barrier may be complete now. */
+    private long stagedGeneration;
+
+    private volatile long waitingTransactions;
+    private volatile long waitingLanes;
+    private volatile long queuedBytes;
+    private volatile String boundaryMode = STRICT_TRANSACTION_ORDER;
+
+    /** Hears about what was applied, after the commit (metrics). */
+    public interface Listener {
+        default void envelopesApplied(List<SourceTransaction> batch, ApplyResult result) {
+        }
+
+        default void barrierApplied(TransactionManifest manifest, BarrierResult result) {
+        }
+    }
+
+    /**
+     * One record of the input: the decoded message (the converter verified it) or its bytes (verified here).
+     *
+     * @param where the record's place for messages ({@code topic-partition@offset key ...})
+     */
+    public record Input(TopicPartitionKey partition, long offset, MessageKind kind, byte[] bytes, Message message,
+                        String where) {
+        public Input {
+            Objects.requireNonNull(partition, "partition");
+            if ((bytes == null) == (message == null)) {
+                throw new IllegalArgumentException("exactly one of bytes and message");
+            }
+        }
+
+        public static Input decoded(TopicPartitionKey partition, long offset, Message message, String where) {
+            return new Input(partition, offset, MessageKind.of(message), null, message, where);
+        }
+
+        public static Input raw(TopicPartitionKey partition, long offset, MessageKind kind, byte[] bytes,
+                                String where) {
+            return new Input(partition, offset, Objects.requireNonNull(kind, "kind"), bytes, null, where);
+        }
+
+        Message decode() {
+            return message != null ? message : TrellaraCodec.decode(kind, bytes);
+        }
+    }
+
+    /** A record failed verification: its place, then the rule, the field and the event key. */
+    public static final class InputRejectedException extends RuntimeException {
+        InputRejectedException(Input in, RuntimeException cause) {
+            super(in.where() + ": Trellara message rejected: " + cause.getMessage(), cause);
+        }
+    }
+
+    public ApplyPipeline(TransactionApplier applier, Listener listener) {
+        this(applier, listener, DEFAULT_MAX_QUEUED_TRANSACTIONS, DEFAULT_MAX_QUEUED_BYTES, DEFAULT_RECHECK_MILLIS);
+    }
+
+    public ApplyPipeline(TransactionApplier applier, Listener listener, int maxQueuedTransactions,
+                         long maxQueuedBytes, long recheckMillis) {
+        this.applier = Objects.requireNonNull(applier, "applier");
+        this.listener = listener == null ? new Listener() { } : listener;
+        this.maxQueuedTransactions = maxQueuedTransactions;
+        this.maxQueuedBytes = maxQueuedBytes;
+        this.recheckNanos = recheckMillis * 1_000_000L;
+    }
+
+    // ---- input ------------------------------------------------------------------------------------------
+
+    /**
+     * Takes the next records (in order per partition): stages the chunks among them in one target transaction,
+     * queues the rest, then applies whatever is ready. Throws {@link InputRejectedException},
+     * {@link ProtocolViolationException} or {@link ApplyException} when apply must stop; what precedes the cause
+     * is applied (or staged) first.
+     */
+    public void accept(List<Input> inputs) {
+        List<Step> steps = new ArrayList<>(inputs.size());
+        List<StagedChunk> chunks = new ArrayList<>();
+        Set<TopicPartitionKey> poisonedNow = new HashSet<>();
+        RuntimeException stop = null;
+        for (Input in : inputs) {
+            PartitionState ps = state(in.partition());
+            if (ps.poisoned || poisonedNow.contains(ps.tp)) {
+                continue; // re-read from the target's progress after the restart the poison causes
+            }
+            Message message;
+            try {
+                message = in.decode();
+                if (message instanceof PartitionChunk c) {
+                    chunks.add(staged(in, c));
+                }
+            } catch (ProtocolViolationException | ApplyException e) {
+                RuntimeException rejected = e instanceof ApplyException ? e : new InputRejectedException(in, e);
+                if (in.kind() == MessageKind.CHUNK && !ps.carriesBoundaries()) {
+                    stop = rejected; // a lane: stop after what precedes it
+                    break;
+                }
+                steps.add(new Step(ps, in, null, rejected));
+                poisonedNow.add(ps.tp);
+                continue;
+            }
+            steps.add(new Step(ps, in, message instanceof PartitionChunk ? null : message, null));
+        }
+        stage(chunks, steps);
+        for (Step step : steps) {
+            if (step.ps.poisoned) {
+                continue; // after a poison: not looked at
+            }
+            step.ps.seen(step.in.offset());
+            if (step.poison != null) {
+                poison(step.ps, step.poison, step.in.offset());
+            } else if (step.message != null) {
+                enqueue(step.ps, step.in, step.message);
+            }
+        }
+        drainAll();
+        if (stop != null) {
+            throw stop;
+        }
+    }
+
+    /** Looks at waiting barriers again (Connect calls {@code put} with an empty batch now and then). */
+    public void poll() {
+        drainAll();
+    }
+
+    private record Step(PartitionState ps, Input in, Message message, RuntimeException poison) {
+    }
+
+    private StagedChunk staged(Input in, PartitionChunk c) {
+        if (c.getBoundaryMode() == ManifestBoundaryMode.PARTITIONED_SCALE_MODE
+                && Integer.toUnsignedLong(c.getPartitionId()) != in.partition().partition()) {
+            throw new ApplyException(ApplyException.Reason.BARRIER_SEQUENCE, null,
+                    c.getSourceId() + ':' + c.getCommitLsn() + ':' + c.getTransactionId(), in.where()
+                    + ": a partitioned chunk of lane " + Integer.toUnsignedString(c.getPartitionId())
+                    + " arrived on Kafka partition " + in.partition().partition() + "; each lane must be the"
+                    + " partition of the same number, or lane order (and the missing-chunk rule) cannot hold");
+        }
+        byte[] bytes = in.bytes();
+        if (bytes == null) {
+            bytes = c.toByteArray(); // the converter verified the original bytes; these must hash the same
+            TrellaraCodec.verifyChecksum(MessageKind.CHUNK, bytes);
+        }
+        return StagedChunk.of(c, bytes);
+    }
+
+    /**
+     * Stages the batch's chunks; progress moves with them for every partition that holds nothing undurable
+     * before its last chunk of this batch.
+     */
+    private void stage(List<StagedChunk> chunks, List<Step> steps) {
+        if (chunks.isEmpty()) {
+            return;
+        }
+        Map<TopicPartitionKey, Long> positions = new HashMap<>();
+        Set<TopicPartitionKey> blocked = new HashSet<>();
+        for (Step step : steps) {
+            TopicPartitionKey tp = step.ps.tp;
+            if (blocked.contains(tp)) {
+                continue;
+            }
+            if (step.message != null || step.poison != null || !step.ps.idle()) {
+                blocked.add(tp); // a record before this one is not durable yet
+                continue;
+            }
+            positions.put(tp, step.in.offset() + 1);
+        }
+        applier.stage(chunks, positions);
+        stagedGeneration++;
+    }
+
+    private void enqueue(PartitionState ps, Input in, Message message) {
+        ps.boundaries = true;
+        if (message instanceof TransactionEnvelope e) {
+            if (ps.pendingManifest != null) {
+                missingMarker(ps, in, "envelope of " + e.getSourceId() + ':' + e.getCommitLsn() + ':'
+                        + e.getTransactionId());
+                return;
+            }
+            ps.queue.add(new EnvelopeItem(e, in.offset(), in.bytes() == null ? -1 : in.bytes().length));
+        } else if (message instanceof TransactionManifest m) {
+            if (ps.pendingManifest != null) {
+                TransactionManifest pending = ps.pendingManifest.manifest;
+                if (!TransactionApplier.boundaryKey(pending).equals(TransactionApplier.boundaryKey(m))) {
+                    missingMarker(ps, in, "manifest of " + key(m));
+                    return;
+                }
+                // the same transaction published again (a source restart): the newer manifest replaces it
+            }
+            ps.pendingManifest = new PendingManifest(m, in.offset());
+        } else if (message instanceof TransactionCommitMarker k) {
+            PendingManifest pending = ps.pendingManifest;
+            if (pending == null) {
+                ps.queue.add(new OrphanMarkerItem(k, in));
+                return;
+            }
+            ps.pendingManifest = null;
+            try {
+                BarrierVerifier.verifyMarker(pending.manifest, k);
+            } catch (ProtocolViolationException e) {
+                poison(ps, e, pending.offset);
+                return;
+            }
+            ps.queue.add(new BarrierItem(pending.manifest, pending.offset, in.offset()));
+        } else {
+            throw new IllegalStateException("not a Trellara message: " + message.getClass().getName());
+        }
+    }
+
+    private void missingMarker(PartitionState ps, Input in, String next) {
+        PendingManifest pending = ps.pendingManifest;
+        ps.pendingManifest = null;
+        poison(ps, new ApplyException(ApplyException.Reason.BARRIER_SEQUENCE, null, key(pending.manifest),
+                "the manifest at " + ps.tp + "@" + pending.offset + " is not followed by its commit marker ("
+                        + in.where() + " is the " + next + "); without the marker the transaction is not proven"
+                        + " complete"), pending.offset);
+    }
+
+    /** Queues {@code error} at {@code offset}: thrown when everything before it is applied. */
+    private void poison(PartitionState ps, RuntimeException error, long offset) {
+        ps.boundaries = true;
+        if (ps.pendingManifest != null) { // the partition must be re-read from the manifest on
+            offset = Math.min(offset, ps.pendingManifest.offset);
+            ps.pendingManifest = null;
+        }
+        ps.queue.add(new PoisonItem(error, offset));
+        ps.poisoned = true;
+    }
+
+    // ---- apply ------------------------------------------------------------------------------------------
+
+    private void drainAll() {
+        try {
+            for (PartitionState ps : partitions.values()) {
+                drain(ps);
+            }
+        } finally {
+            publishGauges();
+        }
+    }
+
+    private void drain(PartitionState ps) {
+        while (!ps.queue.isEmpty()) {
+            Item head = ps.queue.peek();
+            if (head instanceof EnvelopeItem) {
+                applyEnvelopes(ps);
+            } else if (head instanceof BarrierItem b) {
+                if (!applyBarrier(ps, b)) {
+                    return; // waiting for chunks
+                }
+            } else if (head instanceof OrphanMarkerItem o) {
+                TransactionCommitMarker k = o.marker;
+                TransactionBoundaryKey key = new TransactionBoundaryKey(k.getSourceId(), k.getDatabaseId(),
+                        k.getSourceCommitLsn(), k.getTransactionId());
+                if (!applier.isApplied(key)) {
+                    throw new ApplyException(ApplyException.Reason.BARRIER_SEQUENCE, null,
+                            k.getSourceId() + ':' + k.getSourceCommitLsn() + ':' + k.getTransactionId(),
+                            o.where + ": a commit marker without its manifest (the manifest must immediately precede"
+                                    + " it on the same partition); the transaction cannot be proven complete");
+                }
+                ps.queue.poll(); // a replayed marker of an applied transaction
+            } else if (head instanceof PoisonItem p) {
+                throw p.error;
+            }
+        }
+    }
+
+    private void applyEnvelopes(PartitionState ps) {
+        List<EnvelopeItem> run = new ArrayList<>();
+        for (Item i : ps.queue) {
+            if (!(i instanceof EnvelopeItem e)) {
+                break;
+            }
+            run.add(e);
+        }
+        long after = ps.positionAfter(run.size());
+        List<SourceTransaction> batch = new ArrayList<>(run.size());
+        for (int i = 0; i < run.size(); i++) {
+            EnvelopeItem e = run.get(i);
+            batch.add(new SourceTransaction(e.envelope, ps.tp, i == run.size() - 1 ? after : e.offset + 1));
+        }
+        ApplyResult result = applier.apply(batch);
+        for (int i = 0; i < run.size(); i++) {
+            ps.queue.poll();
+        }
+        boundaryMode = STRICT_TRANSACTION_ORDER;
+        listener.envelopesApplied(batch, result);
+    }
+
+    /** Applies the barrier at the head of the queue when it is ready; false when it waits. */
+    private boolean applyBarrier(PartitionState ps, BarrierItem b) {
+        long now = System.nanoTime();
+        if (b.verdict != null && b.checkedGeneration == stagedGeneration && now - b.checkedAt < recheckNanos) {
+            return false;
+        }
+        BarrierState.Verdict v = applier.checkBarrier(b.manifest); // throws when a chunk is missing for good
+        if (v.kind() == BarrierState.Kind.WAITING) {
+            b.verdict = v;
+            b.checkedAt = now;
+            b.checkedGeneration = stagedGeneration;
+            return false;
+        }
+        BarrierResult result = applier.applyBarrier(b.manifest, Map.of(ps.tp, ps.positionAfter(1)));
+        ps.queue.poll();
+        boundaryMode = b.manifest.getBoundaryMode() == ManifestBoundaryMode.PARTITIONED_SCALE_MODE
+                ? "partitioned_scale_mode" : "strict_chunked_transaction_order";
+        listener.barrierApplied(b.manifest, result);
+        return true;
+    }
+
+    private void publishGauges() {
+        long waiting = 0;
+        long lanes = 0;
+        long bytes = 0;
+        for (PartitionState ps : partitions.values()) {
+            long partitionBytes = 0;
+            for (Item i : ps.queue) {
+                if (i instanceof BarrierItem b) {
+                    waiting++;
+                    if (b.verdict != null && b == ps.queue.peek()) {
+                        lanes += b.verdict.absentLanes();
+                    }
+                }
+                partitionBytes += i.bytes();
+            }
+            if (ps.pendingManifest != null) {
+                waiting++;
+                partitionBytes += ps.pendingManifest.manifest.getSerializedSize();
+            }
+            ps.queuedBytes = partitionBytes;
+            bytes += partitionBytes;
+        }
+        waitingTransactions = waiting;
+        waitingLanes = lanes;
+        queuedBytes = bytes;
+    }
+
+    // ---- what the task needs ----------------------------------------------------------------------------
+
+    /**
+     * Per partition seen since it was opened: the offset up to which every record is durable in the target
+     * (applied, or staged). Kafka offsets may be committed up to there, never further.
+     */
+    public Map<TopicPartitionKey, Long> durablePositions() {
+        Map<TopicPartitionKey, Long> out = new HashMap<>();
+        for (PartitionState ps : partitions.values()) {
+            long p = ps.durable();
+            if (p >= 0) {
+                out.put(ps.tp, p);
+            }
+        }
+        return out;
+    }
+
+    /** Partitions that should not deliver more records for now: a long queue behind a barrier, or a poison. */
+    public Set<TopicPartitionKey> backlogged() {
+        Set<TopicPartitionKey> out = new HashSet<>();
+        for (PartitionState ps : partitions.values()) {
+            if (ps.poisoned || ps.queue.size() >= maxQueuedTransactions || ps.queuedBytes >= maxQueuedBytes) {
+                out.add(ps.tp);
+            }
+        }
+        return out;
+    }
+
+    /** True when a barrier waits for chunks: {@link #poll()} soon. */
+    public boolean waiting() {
+        for (PartitionState ps : partitions.values()) {
+            if (ps.queue.peek() instanceof BarrierItem) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Forget everything about these partitions (newly assigned: they resume from the target's progress). */
+    public void open(Collection<TopicPartitionKey> assigned) {
+        for (TopicPartitionKey tp : assigned) {
+            partitions.remove(tp);
+        }
+        publishGauges();
+    }
+
+    /** Drop what is queued for these partitions (revoked: their next owner re-reads it from the target's progress). */
+    public void close(Collection<TopicPartitionKey> revoked) {
+        for (TopicPartitionKey tp : revoked) {
+            partitions.remove(tp);
+        }
+        publishGauges();
+    }
+
+    /** Transactions whose barrier is queued or whose manifest waits for its marker. */
+    public long transactionsWaitingAtBarrier() {
+        return waitingTransactions;
+    }
+
+    /** Lanes whose chunks the barrier at the head of a queue still lacks (as of its last check). */
+    public long waitingLanes() {
+        return waitingLanes;
+    }
+
+    /** Bytes of the records queued in memory behind barriers. */
+    public long queuedBytes() {
+        return queuedBytes;
+    }
+
+    /** The boundary mode of the last transaction applied (wire vocabulary) (envelopes: strict_transaction_order). */
+    public String boundaryMode() {
+        return boundaryMode;
+    }
+
+    @Override
+    public void close() {
+        partitions.clear();
+        publishGauges();
+    }
+
+    private PartitionState state(TopicPartitionKey tp) {
+        return partitions.computeIfAbsent(tp, PartitionState::new);
+    }
+
+    private static String key(TransactionManifest m) {
+        return m.getSourceId() + ':' + m.getSourceCommitLsn() + ':' + m.getTransactionId();
+    }
+
+    // ---- state ------------------------------------------------------------------------------------------
+
+    private static final class PartitionState {
+        final TopicPartitionKey tp;
+        final ArrayDeque<Item> queue = new ArrayDeque<>();
+        PendingManifest pendingManifest;
+        /** The offset after the last record taken from this partition; -1 none yet. */
+        long next = -1;
+        /** Carried an envelope, manifest or marker: not a pure lane. */
+        boolean boundaries;
+        boolean poisoned;
+        long queuedBytes;
+
+        PartitionState(TopicPartitionKey tp) {
+            this.tp = tp;
+        }
+
+        void seen(long offset) {
+            next = offset + 1;
+        }
+
+        boolean carriesBoundaries() {
+            return boundaries;
+        }
+
+        /** Nothing queued or pending: every record taken so far is durable. */
+        boolean idle() {
+            return queue.isEmpty() && pendingManifest == null;
+        }
+
+        long durable() {
+            if (!queue.isEmpty()) {
+                return queue.peek().firstOffset();
+            }
+            return pendingManifest != null ? pendingManifest.offset : next;
+        }
+
+        /** The durable position once the first {@code items} queued items are applied. */
+        long positionAfter(int items) {
+            Iterator<Item> it = queue.iterator();
+            for (int i = 0; i < items; i++) {
+                it.next();
+            }
+            if (it.hasNext()) {
+                return it.next().firstOffset();
+            }
+            return pendingManifest != null ? pendingManifest.offset : next;
+        }
+    }
+
+    private record PendingManifest(TransactionManifest manifest, long offset) {
+    }
+
+    private abstract static class Item {
+        abstract long firstOffset();
+
+        abstract long bytes();
+    }
+
+    private static final class EnvelopeItem extends Item {
+        final TransactionEnvelope envelope;
+        final long offset;
+        private long bytes;
+
+        EnvelopeItem(TransactionEnvelope envelope, long offset, long bytes) {
+            this.envelope = envelope;
+            this.offset = offset;
+            this.bytes = bytes;
+        }
+
+        @Override
+        long firstOffset() {
+            return offset;
+        }
+
+        @Override
+        long bytes() {
+            if (bytes < 0) {
+                bytes = envelope.getSerializedSize(); // only for envelopes that wait: most never do
+            }
+            return bytes;
+        }
+    }
+
+    private static final class BarrierItem extends Item {
+        final TransactionManifest manifest;
+        final long manifestOffset;
+        final long markerOffset;
+        BarrierState.Verdict verdict;
+        long checkedAt;
+        long checkedGeneration;
+
+        BarrierItem(TransactionManifest manifest, long manifestOffset, long markerOffset) {
+            this.manifest = manifest;
+            this.manifestOffset = manifestOffset;
+            this.markerOffset = markerOffset;
+        }
+
+        @Override
+        long firstOffset() {
+            return manifestOffset;
+        }
+
+        @Override
+        long bytes() {
+            return manifest.getSerializedSize();
+        }
+    }
+
+    private static final class OrphanMarkerItem extends Item {
+        final TransactionCommitMarker marker;
+        final long offset;
+        final String where;
+
+        OrphanMarkerItem(TransactionCommitMarker marker, Input in) {
+            this.marker = marker;
+            this.offset = in.offset();
+            this.where = in.where();
+        }
+
+        @Override
+        long firstOffset() {
+            return offset;
+        }
+
+        @Override
+        long bytes() {
+            return 0;
+        }
+    }
+
+    private static final class PoisonItem extends Item {
+        final RuntimeException error;
+        final long offset;
+
+        PoisonItem(RuntimeException error, long offset) {
+            this.error = error;
+            this.offset = offset;
+        }
+
+        @Override
+        long firstOffset() {
+            return offset;
+        }
+
+        @Override
+        long bytes() {
+            return 0;
+        }
+    }
+}

@@ -1,0 +1,61 @@
+package io.trellara.sink.apply;
+
+import io.trellara.protocol.MessageKind;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Drives an {@link ApplyPipeline} as a sink task would: crafted messages become raw inputs (verified by the
+ * pipeline, as with ByteArrayConverter) on the strict topic ({@code strict-0}) or a lane of the partitioned topic
+ * ({@code lanes-<lane>}), with offsets counted per partition like Kafka's.
+ */
+final class Feed {
+    static final String STRICT = "strict";
+    static final String LANES = "lanes";
+
+    private final Map<TopicPartitionKey, Long> offsets = new HashMap<>();
+
+    List<ApplyPipeline.Input> inputs(List<Barriers.Published> messages) {
+        List<ApplyPipeline.Input> out = new ArrayList<>();
+        for (Barriers.Published p : messages) {
+            out.add(input(p.onStrictTopic() ? new TopicPartitionKey(STRICT, 0) : new TopicPartitionKey(LANES, p.lane()),
+                    p.kind(), p.bytes(), p.key()));
+        }
+        return out;
+    }
+
+    ApplyPipeline.Input input(TopicPartitionKey tp, MessageKind kind, byte[] bytes, String key) {
+        long offset = offsets.merge(tp, 1L, Long::sum) - 1;
+        return ApplyPipeline.Input.raw(tp, offset, kind, bytes, tp + "@" + offset + " key " + key);
+    }
+
+    /** The next offset of {@code tp} (how many records were fed to it). */
+    long next(TopicPartitionKey tp) {
+        return offsets.getOrDefault(tp, 0L);
+    }
+
+    static List<Barriers.Published> concat(List<?>... lists) {
+        List<Barriers.Published> out = new ArrayList<>();
+        for (List<?> l : lists) {
+            for (Object o : l) {
+                out.add((Barriers.Published) o);
+            }
+        }
+        return out;
+    }
+
+    /** Only the messages on the strict topic, or only those of the lanes. */
+    static List<Barriers.Published> strictOnly(List<Barriers.Published> all) {
+        return all.stream().filter(Barriers.Published::onStrictTopic).toList();
+    }
+
+    static List<Barriers.Published> lanesOnly(List<Barriers.Published> all) {
+        return all.stream().filter(p -> !p.onStrictTopic()).toList();
+    }
+
+    static Barriers.Published envelope(byte[] bytes, String key) {
+        return new Barriers.Published(MessageKind.ENVELOPE, bytes, -1, key);
+    }
+}
