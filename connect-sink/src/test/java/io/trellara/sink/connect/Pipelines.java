@@ -39,6 +39,33 @@ final class Pipelines {
         return name;
     }
 
+    /**
+     * A source and a sink in one boundary mode: {@code strict} (one envelope per transaction),
+     * {@code strict_chunked} (50 events per chunk) or {@code partitioned} (6 lanes of 50-event chunks, the sink
+     * with tasks.max=3 over the lanes and the strict topic).
+     */
+    static void deployPair(TestScope scope, String mode, PostgresDatabase source, PostgresDatabase target,
+                           String tables, Map<String, String> sinkExtra) {
+        String strict = scope.createTopic("strict", 1);
+        Map<String, String> sourceExtra = new java.util.HashMap<>();
+        Map<String, String> sink = new java.util.HashMap<>(sinkExtra);
+        String topics = strict;
+        switch (mode) {
+            case "strict" -> { }
+            case "strict_chunked" -> sourceExtra.put("dataset.strict_chunking.max_changes_per_chunk", "50");
+            case "partitioned" -> {
+                String lanes = scope.createTopic("lanes", 6);
+                sourceExtra.putAll(Map.of("dataset.mode", "partitioned_scale_mode", "topic.partitioned", lanes,
+                        "dataset.partitioned.partition_count", "6", "dataset.partitioned.max_changes_per_chunk", "50"));
+                topics = strict + "," + lanes;
+                sink.put("tasks.max", "3");
+            }
+            default -> throw new IllegalArgumentException(mode);
+        }
+        deploySource(scope, source, strict, tables, sourceExtra);
+        deploySink(scope, "sink", target, topics, sink);
+    }
+
     /** Rows of a table as text, in key order: the comparison every equality check uses. */
     static List<List<Object>> rows(PostgresDatabase db, String table, String orderBy) {
         return db.query("SELECT t::text FROM " + table + " t ORDER BY " + orderBy);

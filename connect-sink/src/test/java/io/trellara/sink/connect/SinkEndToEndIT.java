@@ -21,13 +21,16 @@ import java.util.Random;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** Source connector, Kafka and sink connector between two real PostgreSQL servers, deployed over REST. */
 class SinkEndToEndIT {
 
-    @Test
-    void mixedWorkloadLeavesEveryTargetTableEqualToItsSource() {
-        try (TestScope scope = STACK.newScope("mixed")) {
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"strict", "strict_chunked", "partitioned"})
+    void mixedWorkloadLeavesEveryTargetTableEqualToItsSource(String mode) {
+        try (TestScope scope = STACK.newScope("mixed_" + mode)) {
             PostgresDatabase src = scope.sourceDatabase();
             PostgresDatabase dst = scope.targetDatabase();
             schema(src, dst,
@@ -35,9 +38,8 @@ class SinkEndToEndIT {
                             + " attrs jsonb, uid uuid, created timestamptz, raw bytea)",
                     "CREATE TABLE stock (sku text PRIMARY KEY, qty int)",
                     "CREATE TABLE event_log (id bigint PRIMARY KEY, note text)");
-            String topic = scope.createTopic("strict", 1);
-            deploySource(scope, src, topic, "public.product,public.stock,public.event_log", Map.of());
-            deploySink(scope, "sink", dst, topic, Map.of("ddl.apply", "replay"));
+            deployPair(scope, mode, src, dst, "public.product,public.stock,public.event_log",
+                    Map.of("ddl.apply", "replay"));
 
             src.executeInTransaction(
                     "INSERT INTO product SELECT g, 'p' || g, g * 1.25, ARRAY['a', 'b''q'], '{\"k\": [1, 2.50]}',"
@@ -62,17 +64,16 @@ class SinkEndToEndIT {
     }
 
     /** Money moves between accounts; a reader polling the target must never see the total change. */
-    @Test
-    void readersNeverSeeAHalfAppliedTransaction() throws Exception {
-        try (TestScope scope = STACK.newScope("bank")) {
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"strict", "strict_chunked", "partitioned"})
+    void readersNeverSeeAHalfAppliedTransaction(String mode) throws Exception {
+        try (TestScope scope = STACK.newScope("bank_" + mode)) {
             PostgresDatabase src = scope.sourceDatabase();
             PostgresDatabase dst = scope.targetDatabase();
             schema(src, dst, "CREATE TABLE account (id int PRIMARY KEY, balance bigint NOT NULL)");
             src.execute("INSERT INTO account SELECT g, 1000 FROM generate_series(1, 100) g");
             dst.execute("INSERT INTO account SELECT g, 1000 FROM generate_series(1, 100) g");
-            String topic = scope.createTopic("strict", 1);
-            deploySource(scope, src, topic, "public.account", Map.of());
-            deploySink(scope, "sink", dst, topic, Map.of());
+            deployPair(scope, mode, src, dst, "public.account", Map.of());
 
             AtomicBoolean reading = new AtomicBoolean(true);
             AtomicLong reads = new AtomicLong();
