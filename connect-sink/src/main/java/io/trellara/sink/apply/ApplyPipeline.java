@@ -151,7 +151,7 @@ public final class ApplyPipeline implements AutoCloseable {
             try {
                 message = in.decode();
                 if (message instanceof PartitionChunk c) {
-                    chunks.add(staged(in, c));
+                    checkLane(in, c);
                 }
             } catch (ProtocolViolationException | ApplyException e) {
                 RuntimeException rejected = e instanceof ApplyException ? e : new InputRejectedException(in, e);
@@ -159,20 +159,31 @@ public final class ApplyPipeline implements AutoCloseable {
                     stop = rejected; // a lane: stop after what precedes it
                     break;
                 }
-                steps.add(new Step(ps, in, null, rejected));
+                steps.add(new Step(ps, in, null, null, rejected, in.offset()));
                 poisonedNow.add(ps.tp);
                 continue;
             }
-            steps.add(new Step(ps, in, message instanceof PartitionChunk ? null : message, null));
+            steps.add(message instanceof PartitionChunk c ? new Step(ps, in, null, c, null, in.offset())
+                    : new Step(ps, in, message, null, null, in.offset()));
+        }
+        steps = assembleWholeBarriers(steps);
+        for (Step step : steps) {
+            if (step.chunk != null) {
+                chunks.add(staged(step.in, step.chunk));
+            }
         }
         stage(chunks, steps);
         for (Step step : steps) {
             if (step.ps.poisoned) {
                 continue; // after a poison: not looked at
             }
-            step.ps.seen(step.in.offset());
+            step.ps.seen(step.lastOffset);
             if (step.poison != null) {
                 poison(step.ps, step.poison, step.in.offset());
+            } else if (step.assembled()) {
+                step.ps.boundaries = true;
+                step.ps.queue.add(new EnvelopeItem((TransactionEnvelope) step.message, step.in.offset(),
+                        step.lastOffset, -1, true));
             } else if (step.message != null) {
                 enqueue(step.ps, step.in, step.message);
             }
@@ -188,10 +199,62 @@ public final class ApplyPipeline implements AutoCloseable {
         drainAll();
     }
 
-    private record Step(PartitionState ps, Input in, Message message, RuntimeException poison) {
+    /**
+     * One record of a batch (or, {@link #assembled()}, a whole strict-chunked barrier: its first chunk's input,
+     * its reassembled envelope and its marker's offset).
+     */
+    private record Step(PartitionState ps, Input in, Message message, PartitionChunk chunk, RuntimeException poison,
+                        long lastOffset) {
+        boolean assembled() {
+            return lastOffset != in.offset();
+        }
     }
 
-    private StagedChunk staged(Input in, PartitionChunk c) {
+    /**
+     * Replaces every strict-chunked barrier that arrived whole in this batch — its chunks, manifest and marker
+     * consecutive on one partition — by its reassembled envelope (see {@link WholeBarrier}): nothing of it is
+     * staged, and it applies grouped with the envelopes around it.
+     */
+    private List<Step> assembleWholeBarriers(List<Step> steps) {
+        List<Step> out = new ArrayList<>(steps.size());
+        int i = 0;
+        while (i < steps.size()) {
+            Step first = steps.get(i);
+            int j = i;
+            while (j < steps.size() && sameTransactionChunk(first, steps.get(j))) {
+                j++;
+            }
+            if (j > i && j + 1 < steps.size() && first.ps.pendingManifest == null
+                    && first.chunk.getBoundaryMode() == ManifestBoundaryMode.STRICT_CHUNKED_TRANSACTION_ORDER
+                    && steps.get(j).ps == first.ps && steps.get(j + 1).ps == first.ps
+                    && steps.get(j).message instanceof TransactionManifest m
+                    && steps.get(j + 1).message instanceof TransactionCommitMarker k
+                    && m.getTransactionId().equals(first.chunk.getTransactionId())) {
+                List<PartitionChunk> chunks = new ArrayList<>(j - i);
+                for (int c = i; c < j; c++) {
+                    chunks.add(steps.get(c).chunk);
+                }
+                TransactionEnvelope whole = WholeBarrier.assemble(m, k, chunks);
+                if (whole != null) {
+                    out.add(new Step(first.ps, first.in, whole, null, null, steps.get(j + 1).in.offset()));
+                    i = j + 2;
+                    continue;
+                }
+            }
+            int end = Math.max(j, i + 1);
+            out.addAll(steps.subList(i, end));
+            i = end;
+        }
+        return out;
+    }
+
+    private static boolean sameTransactionChunk(Step first, Step s) {
+        return first.chunk != null && s.chunk != null && s.ps == first.ps && s.poison == null
+                && s.chunk.getTransactionId().equals(first.chunk.getTransactionId())
+                && s.chunk.getCommitLsn().equals(first.chunk.getCommitLsn());
+    }
+
+    private void checkLane(Input in, PartitionChunk c) {
         if (c.getBoundaryMode() == ManifestBoundaryMode.PARTITIONED_SCALE_MODE
                 && Integer.toUnsignedLong(c.getPartitionId()) != in.partition().partition()) {
             throw new ApplyException(ApplyException.Reason.BARRIER_SEQUENCE, null,
@@ -200,6 +263,9 @@ public final class ApplyPipeline implements AutoCloseable {
                     + " arrived on Kafka partition " + in.partition().partition() + "; each lane must be the"
                     + " partition of the same number, or lane order (and the missing-chunk rule) cannot hold");
         }
+    }
+
+    private StagedChunk staged(Input in, PartitionChunk c) {
         byte[] bytes = in.bytes();
         if (bytes == null) {
             bytes = c.toByteArray(); // the converter verified the original bytes; these must hash the same
@@ -241,7 +307,8 @@ public final class ApplyPipeline implements AutoCloseable {
                         + e.getTransactionId());
                 return;
             }
-            ps.queue.add(new EnvelopeItem(e, in.offset(), in.bytes() == null ? -1 : in.bytes().length));
+            ps.queue.add(new EnvelopeItem(e, in.offset(), in.offset(), in.bytes() == null ? -1 : in.bytes().length,
+                    false));
         } else if (message instanceof TransactionManifest m) {
             if (ps.pendingManifest != null) {
                 TransactionManifest pending = ps.pendingManifest.manifest;
@@ -331,23 +398,30 @@ public final class ApplyPipeline implements AutoCloseable {
 
     private void applyEnvelopes(PartitionState ps) {
         List<EnvelopeItem> run = new ArrayList<>();
+        boolean assembled = false;
         for (Item i : ps.queue) {
             if (!(i instanceof EnvelopeItem e)) {
                 break;
             }
             run.add(e);
+            assembled |= e.assembled;
         }
         long after = ps.positionAfter(run.size());
         List<SourceTransaction> batch = new ArrayList<>(run.size());
         for (int i = 0; i < run.size(); i++) {
             EnvelopeItem e = run.get(i);
-            batch.add(new SourceTransaction(e.envelope, ps.tp, i == run.size() - 1 ? after : e.offset + 1));
+            batch.add(new SourceTransaction(e.envelope, ps.tp, i == run.size() - 1 ? after : e.lastOffset + 1));
         }
         ApplyResult result = applier.apply(batch);
         for (int i = 0; i < run.size(); i++) {
             ps.queue.poll();
         }
-        boundaryMode = STRICT_TRANSACTION_ORDER;
+        if (assembled) {
+            long barriers = run.stream().filter(e -> e.assembled && result.applied().contains(
+                    new SourceTransaction(e.envelope, null, -1).key())).count();
+            applier.metrics().barriersApplied.addAndGet(barriers);
+        }
+        boundaryMode = assembled ? "strict_chunked_transaction_order" : STRICT_TRANSACTION_ORDER;
         listener.envelopesApplied(batch, result);
     }
 
@@ -546,15 +620,20 @@ public final class ApplyPipeline implements AutoCloseable {
         abstract long bytes();
     }
 
+    /** An envelope, or a whole strict-chunked barrier reassembled into one (offsets: first chunk to marker). */
     private static final class EnvelopeItem extends Item {
         final TransactionEnvelope envelope;
         final long offset;
+        final long lastOffset;
+        final boolean assembled;
         private long bytes;
 
-        EnvelopeItem(TransactionEnvelope envelope, long offset, long bytes) {
+        EnvelopeItem(TransactionEnvelope envelope, long offset, long lastOffset, long bytes, boolean assembled) {
             this.envelope = envelope;
             this.offset = offset;
+            this.lastOffset = lastOffset;
             this.bytes = bytes;
+            this.assembled = assembled;
         }
 
         @Override

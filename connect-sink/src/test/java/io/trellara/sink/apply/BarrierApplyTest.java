@@ -382,7 +382,10 @@ class BarrierApplyTest {
         Feed feed = new Feed();
         try (TransactionApplier a = applier(ApplyOptions.builder("s1"));
              ApplyPipeline p = pipeline(a)) {
-            p.accept(feed.inputs(strict.all()));
+            // chunks in one batch, the closing pair in the next: the staged path (a whole barrier in one batch
+            // takes the in-memory path, see below)
+            p.accept(feed.inputs(strict.chunkMessages()));
+            p.accept(feed.inputs(strict.closing()));
             p.accept(feed.inputs(lanes.all()));
         }
         assertThat(pg.count("app.accounts")).isEqualTo(2L * rows);
@@ -393,5 +396,29 @@ class BarrierApplyTest {
         assertThat(barriers.get(1).chunks()).isEqualTo(18);
         assertThat(barriers.get(1).peakOpenChunks()).isLessThanOrEqualTo(3);
         assertThat(lanes.manifest().getBoundaryMode()).isEqualTo(ManifestBoundaryMode.PARTITIONED_SCALE_MODE);
+    }
+
+    /**
+     * A strict-chunked barrier that arrives whole in one batch is verified in memory and applied as its envelope,
+     * grouped with the envelopes and barriers around it in one target transaction: nothing is staged.
+     */
+    @Test
+    void aWholeStrictChunkedBarrierInOneBatchAppliesWithoutStaging() {
+        Barriers first = Barriers.strictChunked(opens(0x100, 1, 7, "1"), 2);
+        Barriers second = Barriers.strictChunked(opens(0x200, 8, 9, "2"), 2);
+        Feed feed = new Feed();
+        try (TransactionApplier a = applier(ApplyOptions.builder("s1").groupMaxTransactions(10));
+             ApplyPipeline p = pipeline(a)) {
+            p.accept(feed.inputs(concat(first.all(), second.all())));
+            assertThat(a.metrics().chunksStaged()).isZero();
+            assertThat(a.metrics().targetCommits()).isEqualTo(1);
+            assertThat(p.boundaryMode()).isEqualTo("strict_chunked_transaction_order");
+            // progress is recorded after the second marker, where the partition resumes
+            assertThat(p.durablePositions()).containsValue((long) first.all().size() + second.all().size());
+        }
+        assertThat(barriers).isEmpty();
+        assertThat(pg.count("app.accounts")).isEqualTo(9);
+        assertThat(pg.count("trellara_sink.applied_transactions")).isEqualTo(2);
+        assertThat(pg.count("trellara_sink.staged_chunks")).isZero();
     }
 }

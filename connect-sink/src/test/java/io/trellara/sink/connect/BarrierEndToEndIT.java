@@ -152,8 +152,10 @@ class BarrierEndToEndIT {
             assertThat(dst.queryLong("SELECT count(*) FROM trellara_sink.staged_chunks")).isZero();
             // every transaction applied once, through its barrier, by the task holding the strict partition
             assertThat(sumOverTasks(sink, "BarriersApplied")).isEqualTo(transactions);
-            assertThat(sumOverTasks(sink, "ChunksStaged")).isEqualTo(laneTopic.size() + strictTopic.size()
-                    - 2L * transactions);
+            // lane chunks are always staged; a strict-chunked barrier that reached the task whole in one batch is
+            // applied from memory instead
+            assertThat(sumOverTasks(sink, "ChunksStaged")).isBetween((long) laneTopic.size(),
+                    laneTopic.size() + strictTopic.size() - 2L * transactions);
             assertThat(sumOverTasks(sink, "TransactionsWaitingAtBarrier")).isZero();
             assertThat(STACK.rest().status(sink).isRunning(3)).isTrue();
             // Kafka offsets: committed up to what the target holds, the strict topic right after the last marker
