@@ -11,14 +11,10 @@ import io.trellara.protocol.v1.RelationId;
 import io.trellara.protocol.v1.SchemaVersion;
 import io.trellara.source.capture.CaptureEventSink;
 import io.trellara.source.capture.CaptureIdentity;
-import io.trellara.source.capture.CaptureSettings;
 import io.trellara.source.capture.CapturedTransaction;
 import io.trellara.source.capture.RelationSchema;
-import io.trellara.source.capture.TransactionAssembler;
 import io.trellara.protocol.Lsn;
-import io.trellara.source.pgoutput.PgOutputMessage;
 import io.trellara.source.routing.OwnershipRouter;
-import java.nio.ByteBuffer;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -35,28 +31,26 @@ import java.util.function.Function;
  * per lane and, because an emitted move turns one change into two events, renumbers total_order, table_order
  * and the idempotency keys so they stay 1..N.
  */
-public final class BarrierPipeline implements TransactionPipeline {
-    private final TransactionAssembler assembler;
+public final class BarrierPipeline extends AssemblingPipeline {
     private final BoundarySettings boundary;
     private final Consumer<Outbound> out;
     private final OwnershipRouter router;
     private long sequence;
 
     private BarrierPipeline(SourceSettings s, Consumer<Outbound> out) {
+        super(s);
         this.boundary = s.boundary();
         this.out = out;
         this.router = boundary.partitioned() ? new OwnershipRouter(boundary.partitionCount(),
                 boundary.ownershipKeys(), boundary.nullKeyPolicy(), boundary.keyChangePolicy()) : null;
-        this.assembler = new TransactionAssembler(new CaptureIdentity(s.sourceId(), s.databaseId(), s.datasetId()),
-                new CaptureSettings(s.spillDirectory(), s.spillThresholdBytes(), StrictPipeline.DDL_PREFIX),
-                this::publish);
     }
 
     public static Function<Consumer<Outbound>, TransactionPipeline> factory(SourceSettings settings) {
         return out -> new BarrierPipeline(settings, out);
     }
 
-    private void publish(CapturedTransaction tx) {
+    @Override
+    void committed(CapturedTransaction tx) {
         if (tx.eventCount() == 0) {
             return;
         }
@@ -158,40 +152,5 @@ public final class BarrierPipeline implements TransactionPipeline {
             long order = ++totalOrder;
             planner.addDdl(lane, order == ddl.getTotalOrder() ? ddl : ddl.toBuilder().setTotalOrder(order).build());
         }
-    }
-
-    @Override
-    public void accept(PgOutputMessage message, ByteBuffer raw, long walStart) {
-        assembler.accept(message, raw, walStart);
-    }
-
-    @Override
-    public boolean idle() {
-        return assembler.idle();
-    }
-
-    @Override
-    public int inFlightTransactions() {
-        return assembler.inFlightTransactions();
-    }
-
-    @Override
-    public long memoryBytes() {
-        return assembler.memoryBytes();
-    }
-
-    @Override
-    public long spilledTransactions() {
-        return assembler.spilledTransactions();
-    }
-
-    @Override
-    public long spilledBytes() {
-        return assembler.spilledBytes();
-    }
-
-    @Override
-    public void close() {
-        assembler.close();
     }
 }

@@ -1,27 +1,25 @@
 package io.trellara.source.engine;
 
-import io.trellara.source.capture.CaptureIdentity;
-import io.trellara.source.capture.CaptureSettings;
+import io.trellara.source.capture.CapturedTransaction;
 import io.trellara.source.capture.StrictEnvelopeBuilder;
-import io.trellara.source.capture.TransactionAssembler;
-import io.trellara.source.pgoutput.PgOutputMessage;
-import java.nio.ByteBuffer;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
 /** Strict transaction order: the assembler's committed transactions become one envelope each. */
-public final class StrictPipeline implements TransactionPipeline {
-    static final String DDL_PREFIX = "trellara.ddl";
-
-    private final TransactionAssembler assembler;
-
+public final class StrictPipeline extends AssemblingPipeline {
+    private final StrictEnvelopeBuilder builder;
+    private final Consumer<Outbound> out;
     private long sequence;
 
     private StrictPipeline(SourceSettings s, Consumer<Outbound> out) {
-        StrictEnvelopeBuilder builder = new StrictEnvelopeBuilder(s.maxEnvelopeBytes());
-        assembler = new TransactionAssembler(new CaptureIdentity(s.sourceId(), s.databaseId(), s.datasetId()),
-                new CaptureSettings(s.spillDirectory(), s.spillThresholdBytes(), DDL_PREFIX),
-                tx -> out.accept(Outbound.envelope(builder.build(tx), ++sequence, tx.endLsn())));
+        super(s);
+        this.builder = new StrictEnvelopeBuilder(s.maxEnvelopeBytes());
+        this.out = out;
+    }
+
+    @Override
+    void committed(CapturedTransaction tx) {
+        out.accept(Outbound.envelope(builder.build(tx), ++sequence, tx.endLsn()));
     }
 
     /** The pipeline the settings' boundary mode asks for: this one, or the chunked/partitioned one. */
@@ -30,40 +28,5 @@ public final class StrictPipeline implements TransactionPipeline {
             return BarrierPipeline.factory(settings);
         }
         return out -> new StrictPipeline(settings, out);
-    }
-
-    @Override
-    public void accept(PgOutputMessage message, ByteBuffer raw, long walStart) {
-        assembler.accept(message, raw, walStart);
-    }
-
-    @Override
-    public boolean idle() {
-        return assembler.idle();
-    }
-
-    @Override
-    public int inFlightTransactions() {
-        return assembler.inFlightTransactions();
-    }
-
-    @Override
-    public long memoryBytes() {
-        return assembler.memoryBytes();
-    }
-
-    @Override
-    public long spilledTransactions() {
-        return assembler.spilledTransactions();
-    }
-
-    @Override
-    public long spilledBytes() {
-        return assembler.spilledBytes();
-    }
-
-    @Override
-    public void close() {
-        assembler.close();
     }
 }
