@@ -141,6 +141,34 @@ class BoundaryModesIT {
         }
     }
 
+    /** quarantine policies fail closed end to end: the task stops naming the rule and the event, nothing of it is out. */
+    @Test
+    void quarantinePoliciesStopTheTaskNamingTheEventAndPublishNothingOfIt() {
+        for (String[] c : new String[][] {
+                {"dataset.partitioned.key_change_policy", "UPDATE account SET tenant = tenant + 100",
+                        "ownership_key_change"},
+                {"dataset.partitioned.null_key_policy", "TRUNCATE account", "null_ownership_key"}}) {
+            try (TestScope scope = STACK.newScope("quarantine")) {
+                PostgresDatabase db = scope.sourceDatabase();
+                db.execute("CREATE TABLE account (tenant int, id int, balance bigint, PRIMARY KEY (tenant, id))",
+                        "INSERT INTO account SELECT t, 1, 100 FROM generate_series(1, 20) t");
+                String strict = scope.createTopic("strict", 1);
+                String lanes = scope.createTopic("lanes", 6);
+                String name = SourceConnectorIT.deploy(scope, db, strict, "public.account", Map.of(
+                        "dataset.mode", "partitioned_scale_mode", "topic.partitioned", lanes,
+                        "dataset.partitioned.ownership_keys", "public.account:tenant", c[0], "quarantine"));
+                db.execute("INSERT INTO account VALUES (99, 1, 5)"); // a transaction the policy lets through
+                await().atMost(WAIT).until(() -> STACK.broker().readAll(strict).size() == 2);
+                db.execute(c[1]);
+                String trace = STACK.rest().awaitFailed(name).firstTrace();
+                assertThat(trace).as(c[2]).contains(c[2]).contains("public.account").contains("quarantine");
+                // nothing of the refused transaction was published, the first one stays whole
+                assertThat(STACK.broker().readAll(strict)).hasSize(2);
+                assertThat(STACK.broker().readAll(lanes)).hasSize(1);
+            }
+        }
+    }
+
     @Test
     void validateRefusesPlansThePartitionPlannerCannotKeep() {
         try (TestScope scope = STACK.newScope("partitionedValidate")) {
