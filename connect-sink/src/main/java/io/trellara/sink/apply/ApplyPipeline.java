@@ -11,12 +11,10 @@ import io.trellara.protocol.v1.TransactionEnvelope;
 import io.trellara.protocol.v1.TransactionManifest;
 import io.trellara.protocol.validation.BarrierVerifier;
 import io.trellara.protocol.validation.ProtocolViolationException;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -63,7 +61,7 @@ public final class ApplyPipeline implements AutoCloseable {
     private final int maxQueuedTransactions;
     private final long maxQueuedBytes;
     private final long recheckNanos;
-    private final Map<TopicPartitionKey, PartitionState> partitions = new LinkedHashMap<>();
+    private final Map<TopicPartitionKey, PartitionQueues.PartitionState> partitions = new LinkedHashMap<>();
     /** Bumped whenever this pipeline stages a chunk: a waiting barrier may be complete now. */
     private long stagedGeneration;
 
@@ -143,7 +141,7 @@ public final class ApplyPipeline implements AutoCloseable {
         Set<TopicPartitionKey> poisonedNow = new HashSet<>();
         RuntimeException stop = null;
         for (Input in : inputs) {
-            PartitionState ps = state(in.partition());
+            PartitionQueues.PartitionState ps = state(in.partition());
             if (ps.poisoned || poisonedNow.contains(ps.tp)) {
                 continue; // re-read from the target's progress after the restart the poison causes
             }
@@ -182,7 +180,7 @@ public final class ApplyPipeline implements AutoCloseable {
                 poison(step.ps, step.poison, step.in.offset());
             } else if (step.assembled()) {
                 step.ps.boundaries = true;
-                step.ps.queue.add(new EnvelopeItem((TransactionEnvelope) step.message, step.in.offset(),
+                step.ps.queue.add(new PartitionQueues.EnvelopeItem((TransactionEnvelope) step.message, step.in.offset(),
                         step.lastOffset, -1, true));
             } else if (step.message != null) {
                 enqueue(step.ps, step.in, step.message);
@@ -203,7 +201,7 @@ public final class ApplyPipeline implements AutoCloseable {
      * One record of a batch (or, {@link #assembled()}, a whole strict-chunked barrier: its first chunk's input,
      * its reassembled envelope and its marker's offset).
      */
-    private record Step(PartitionState ps, Input in, Message message, PartitionChunk chunk, RuntimeException poison,
+    private record Step(PartitionQueues.PartitionState ps, Input in, Message message, PartitionChunk chunk, RuntimeException poison,
                         long lastOffset) {
         boolean assembled() {
             return lastOffset != in.offset();
@@ -299,7 +297,7 @@ public final class ApplyPipeline implements AutoCloseable {
         stagedGeneration++;
     }
 
-    private void enqueue(PartitionState ps, Input in, Message message) {
+    private void enqueue(PartitionQueues.PartitionState ps, Input in, Message message) {
         ps.boundaries = true;
         if (message instanceof TransactionEnvelope e) {
             if (ps.pendingManifest != null) {
@@ -307,54 +305,54 @@ public final class ApplyPipeline implements AutoCloseable {
                         + e.getTransactionId());
                 return;
             }
-            ps.queue.add(new EnvelopeItem(e, in.offset(), in.offset(), in.bytes() == null ? -1 : in.bytes().length,
+            ps.queue.add(new PartitionQueues.EnvelopeItem(e, in.offset(), in.offset(), in.bytes() == null ? -1 : in.bytes().length,
                     false));
         } else if (message instanceof TransactionManifest m) {
             if (ps.pendingManifest != null) {
-                TransactionManifest pending = ps.pendingManifest.manifest;
+                TransactionManifest pending = ps.pendingManifest.manifest();
                 if (!TransactionApplier.boundaryKey(pending).equals(TransactionApplier.boundaryKey(m))) {
                     missingMarker(ps, in, "manifest of " + key(m));
                     return;
                 }
                 // the same transaction published again (a source restart): the newer manifest replaces it
             }
-            ps.pendingManifest = new PendingManifest(m, in.offset());
+            ps.pendingManifest = new PartitionQueues.PendingManifest(m, in.offset());
         } else if (message instanceof TransactionCommitMarker k) {
-            PendingManifest pending = ps.pendingManifest;
+            PartitionQueues.PendingManifest pending = ps.pendingManifest;
             if (pending == null) {
-                ps.queue.add(new OrphanMarkerItem(k, in));
+                ps.queue.add(new PartitionQueues.OrphanMarkerItem(k, in));
                 return;
             }
             ps.pendingManifest = null;
             try {
-                BarrierVerifier.verifyMarker(pending.manifest, k);
+                BarrierVerifier.verifyMarker(pending.manifest(), k);
             } catch (ProtocolViolationException e) {
-                poison(ps, e, pending.offset);
+                poison(ps, e, pending.offset());
                 return;
             }
-            ps.queue.add(new BarrierItem(pending.manifest, pending.offset, in.offset()));
+            ps.queue.add(new PartitionQueues.BarrierItem(pending.manifest(), pending.offset(), in.offset()));
         } else {
             throw new IllegalStateException("not a Trellara message: " + message.getClass().getName());
         }
     }
 
-    private void missingMarker(PartitionState ps, Input in, String next) {
-        PendingManifest pending = ps.pendingManifest;
+    private void missingMarker(PartitionQueues.PartitionState ps, Input in, String next) {
+        PartitionQueues.PendingManifest pending = ps.pendingManifest;
         ps.pendingManifest = null;
-        poison(ps, new ApplyException(ApplyException.Reason.BARRIER_SEQUENCE, null, key(pending.manifest),
-                "the manifest at " + ps.tp + "@" + pending.offset + " is not followed by its commit marker ("
+        poison(ps, new ApplyException(ApplyException.Reason.BARRIER_SEQUENCE, null, key(pending.manifest()),
+                "the manifest at " + ps.tp + "@" + pending.offset() + " is not followed by its commit marker ("
                         + in.where() + " is the " + next + "); without the marker the transaction is not proven"
-                        + " complete"), pending.offset);
+                        + " complete"), pending.offset());
     }
 
     /** Queues {@code error} at {@code offset}: thrown when everything before it is applied. */
-    private void poison(PartitionState ps, RuntimeException error, long offset) {
+    private void poison(PartitionQueues.PartitionState ps, RuntimeException error, long offset) {
         ps.boundaries = true;
         if (ps.pendingManifest != null) { // the partition must be re-read from the manifest on
-            offset = Math.min(offset, ps.pendingManifest.offset);
+            offset = Math.min(offset, ps.pendingManifest.offset());
             ps.pendingManifest = null;
         }
-        ps.queue.add(new PoisonItem(error, offset));
+        ps.queue.add(new PartitionQueues.PoisonItem(error, offset));
         ps.poisoned = true;
     }
 
@@ -362,7 +360,7 @@ public final class ApplyPipeline implements AutoCloseable {
 
     private void drainAll() {
         try {
-            for (PartitionState ps : partitions.values()) {
+            for (PartitionQueues.PartitionState ps : partitions.values()) {
                 drain(ps);
             }
         } finally {
@@ -370,16 +368,16 @@ public final class ApplyPipeline implements AutoCloseable {
         }
     }
 
-    private void drain(PartitionState ps) {
+    private void drain(PartitionQueues.PartitionState ps) {
         while (!ps.queue.isEmpty()) {
-            Item head = ps.queue.peek();
-            if (head instanceof EnvelopeItem) {
+            PartitionQueues.Item head = ps.queue.peek();
+            if (head instanceof PartitionQueues.EnvelopeItem) {
                 applyEnvelopes(ps);
-            } else if (head instanceof BarrierItem b) {
+            } else if (head instanceof PartitionQueues.BarrierItem b) {
                 if (!applyBarrier(ps, b)) {
                     return; // waiting for chunks
                 }
-            } else if (head instanceof OrphanMarkerItem o) {
+            } else if (head instanceof PartitionQueues.OrphanMarkerItem o) {
                 TransactionCommitMarker k = o.marker;
                 TransactionBoundaryKey key = new TransactionBoundaryKey(k.getSourceId(), k.getDatabaseId(),
                         k.getSourceCommitLsn(), k.getTransactionId());
@@ -390,17 +388,17 @@ public final class ApplyPipeline implements AutoCloseable {
                                     + " it on the same partition); the transaction cannot be proven complete");
                 }
                 ps.queue.poll(); // a replayed marker of an applied transaction
-            } else if (head instanceof PoisonItem p) {
+            } else if (head instanceof PartitionQueues.PoisonItem p) {
                 throw p.error;
             }
         }
     }
 
-    private void applyEnvelopes(PartitionState ps) {
-        List<EnvelopeItem> run = new ArrayList<>();
+    private void applyEnvelopes(PartitionQueues.PartitionState ps) {
+        List<PartitionQueues.EnvelopeItem> run = new ArrayList<>();
         boolean assembled = false;
-        for (Item i : ps.queue) {
-            if (!(i instanceof EnvelopeItem e)) {
+        for (PartitionQueues.Item i : ps.queue) {
+            if (!(i instanceof PartitionQueues.EnvelopeItem e)) {
                 break;
             }
             run.add(e);
@@ -409,7 +407,7 @@ public final class ApplyPipeline implements AutoCloseable {
         long after = ps.positionAfter(run.size());
         List<SourceTransaction> batch = new ArrayList<>(run.size());
         for (int i = 0; i < run.size(); i++) {
-            EnvelopeItem e = run.get(i);
+            PartitionQueues.EnvelopeItem e = run.get(i);
             batch.add(new SourceTransaction(e.envelope, ps.tp, i == run.size() - 1 ? after : e.lastOffset + 1));
         }
         ApplyResult result = applier.apply(batch);
@@ -426,7 +424,7 @@ public final class ApplyPipeline implements AutoCloseable {
     }
 
     /** Applies the barrier at the head of the queue when it is ready; false when it waits. */
-    private boolean applyBarrier(PartitionState ps, BarrierItem b) {
+    private boolean applyBarrier(PartitionQueues.PartitionState ps, PartitionQueues.BarrierItem b) {
         long now = System.nanoTime();
         if (b.verdict != null && b.checkedGeneration == stagedGeneration && now - b.checkedAt < recheckNanos) {
             return false;
@@ -450,10 +448,10 @@ public final class ApplyPipeline implements AutoCloseable {
         long waiting = 0;
         long lanes = 0;
         long bytes = 0;
-        for (PartitionState ps : partitions.values()) {
+        for (PartitionQueues.PartitionState ps : partitions.values()) {
             long partitionBytes = 0;
-            for (Item i : ps.queue) {
-                if (i instanceof BarrierItem b) {
+            for (PartitionQueues.Item i : ps.queue) {
+                if (i instanceof PartitionQueues.BarrierItem b) {
                     waiting++;
                     if (b.verdict != null && b == ps.queue.peek()) {
                         lanes += b.verdict.absentLanes();
@@ -463,7 +461,7 @@ public final class ApplyPipeline implements AutoCloseable {
             }
             if (ps.pendingManifest != null) {
                 waiting++;
-                partitionBytes += ps.pendingManifest.manifest.getSerializedSize();
+                partitionBytes += ps.pendingManifest.manifest().getSerializedSize();
             }
             ps.queuedBytes = partitionBytes;
             bytes += partitionBytes;
@@ -481,7 +479,7 @@ public final class ApplyPipeline implements AutoCloseable {
      */
     public Map<TopicPartitionKey, Long> durablePositions() {
         Map<TopicPartitionKey, Long> out = new HashMap<>();
-        for (PartitionState ps : partitions.values()) {
+        for (PartitionQueues.PartitionState ps : partitions.values()) {
             long p = ps.durable();
             if (p >= 0) {
                 out.put(ps.tp, p);
@@ -493,7 +491,7 @@ public final class ApplyPipeline implements AutoCloseable {
     /** Partitions that should not deliver more records for now: a long queue behind a barrier, or a poison. */
     public Set<TopicPartitionKey> backlogged() {
         Set<TopicPartitionKey> out = new HashSet<>();
-        for (PartitionState ps : partitions.values()) {
+        for (PartitionQueues.PartitionState ps : partitions.values()) {
             if (ps.poisoned || ps.queue.size() >= maxQueuedTransactions || ps.queuedBytes >= maxQueuedBytes) {
                 out.add(ps.tp);
             }
@@ -503,8 +501,8 @@ public final class ApplyPipeline implements AutoCloseable {
 
     /** True when a barrier waits for chunks: {@link #poll()} soon. */
     public boolean waiting() {
-        for (PartitionState ps : partitions.values()) {
-            if (ps.queue.peek() instanceof BarrierItem) {
+        for (PartitionQueues.PartitionState ps : partitions.values()) {
+            if (ps.queue.peek() instanceof PartitionQueues.BarrierItem) {
                 return true;
             }
         }
@@ -553,167 +551,11 @@ public final class ApplyPipeline implements AutoCloseable {
         publishGauges();
     }
 
-    private PartitionState state(TopicPartitionKey tp) {
-        return partitions.computeIfAbsent(tp, PartitionState::new);
+    private PartitionQueues.PartitionState state(TopicPartitionKey tp) {
+        return partitions.computeIfAbsent(tp, PartitionQueues.PartitionState::new);
     }
 
     private static String key(TransactionManifest m) {
         return m.getSourceId() + ':' + m.getSourceCommitLsn() + ':' + m.getTransactionId();
-    }
-
-    // ---- state ------------------------------------------------------------------------------------------
-
-    private static final class PartitionState {
-        final TopicPartitionKey tp;
-        final ArrayDeque<Item> queue = new ArrayDeque<>();
-        PendingManifest pendingManifest;
-        /** The offset after the last record taken from this partition; -1 none yet. */
-        long next = -1;
-        /** Carried an envelope, manifest or marker: not a pure lane. */
-        boolean boundaries;
-        boolean poisoned;
-        long queuedBytes;
-
-        PartitionState(TopicPartitionKey tp) {
-            this.tp = tp;
-        }
-
-        void seen(long offset) {
-            next = offset + 1;
-        }
-
-        boolean carriesBoundaries() {
-            return boundaries;
-        }
-
-        /** Nothing queued or pending: every record taken so far is durable. */
-        boolean idle() {
-            return queue.isEmpty() && pendingManifest == null;
-        }
-
-        long durable() {
-            if (!queue.isEmpty()) {
-                return queue.peek().firstOffset();
-            }
-            return pendingManifest != null ? pendingManifest.offset : next;
-        }
-
-        /** The durable position once the first {@code items} queued items are applied. */
-        long positionAfter(int items) {
-            Iterator<Item> it = queue.iterator();
-            for (int i = 0; i < items; i++) {
-                it.next();
-            }
-            if (it.hasNext()) {
-                return it.next().firstOffset();
-            }
-            return pendingManifest != null ? pendingManifest.offset : next;
-        }
-    }
-
-    private record PendingManifest(TransactionManifest manifest, long offset) {
-    }
-
-    private abstract static class Item {
-        abstract long firstOffset();
-
-        abstract long bytes();
-    }
-
-    /** An envelope, or a whole strict-chunked barrier reassembled into one (offsets: first chunk to marker). */
-    private static final class EnvelopeItem extends Item {
-        final TransactionEnvelope envelope;
-        final long offset;
-        final long lastOffset;
-        final boolean assembled;
-        private long bytes;
-
-        EnvelopeItem(TransactionEnvelope envelope, long offset, long lastOffset, long bytes, boolean assembled) {
-            this.envelope = envelope;
-            this.offset = offset;
-            this.lastOffset = lastOffset;
-            this.bytes = bytes;
-            this.assembled = assembled;
-        }
-
-        @Override
-        long firstOffset() {
-            return offset;
-        }
-
-        @Override
-        long bytes() {
-            if (bytes < 0) {
-                bytes = envelope.getSerializedSize(); // only for envelopes that wait: most never do
-            }
-            return bytes;
-        }
-    }
-
-    private static final class BarrierItem extends Item {
-        final TransactionManifest manifest;
-        final long manifestOffset;
-        final long markerOffset;
-        BarrierState.Verdict verdict;
-        long checkedAt;
-        long checkedGeneration;
-
-        BarrierItem(TransactionManifest manifest, long manifestOffset, long markerOffset) {
-            this.manifest = manifest;
-            this.manifestOffset = manifestOffset;
-            this.markerOffset = markerOffset;
-        }
-
-        @Override
-        long firstOffset() {
-            return manifestOffset;
-        }
-
-        @Override
-        long bytes() {
-            return manifest.getSerializedSize();
-        }
-    }
-
-    private static final class OrphanMarkerItem extends Item {
-        final TransactionCommitMarker marker;
-        final long offset;
-        final String where;
-
-        OrphanMarkerItem(TransactionCommitMarker marker, Input in) {
-            this.marker = marker;
-            this.offset = in.offset();
-            this.where = in.where();
-        }
-
-        @Override
-        long firstOffset() {
-            return offset;
-        }
-
-        @Override
-        long bytes() {
-            return 0;
-        }
-    }
-
-    private static final class PoisonItem extends Item {
-        final RuntimeException error;
-        final long offset;
-
-        PoisonItem(RuntimeException error, long offset) {
-            this.error = error;
-            this.offset = offset;
-        }
-
-        @Override
-        long firstOffset() {
-            return offset;
-        }
-
-        @Override
-        long bytes() {
-            return 0;
-        }
     }
 }
