@@ -120,7 +120,7 @@ class LargeTransactionIT {
                     assertThat(target.queryLong(fingerprint)).isEqualTo(source.queryLong(fingerprint));
                     System.out.printf(Locale.ROOT, "LargeTransactionIT: %,d rows, %s, worker -Xmx%s: INSERT"
                                     + " committed in %.1f s, applied on the target %.1f s after the INSERT began (%.1f s"
-                                    + " after commit); heap used at most %,d MiB, live after a collection at most %,d MiB (sampled)%n",
+                                    + " after commit); heap used at most %,d MiB, heap after the last collection at most %,d MiB (sampled)%n",
                             ROWS, MODE, HEAP, committed, applied, applied - committed, sampledPeak[0] >> 20,
                             liveAfterGc[0] >> 20);
                 }
