@@ -2,6 +2,7 @@ package io.trellara.sink.apply;
 
 import io.trellara.protocol.TransactionBoundaryKey;
 import io.trellara.protocol.codec.Checksums;
+import io.trellara.protocol.MessageKind;
 import io.trellara.protocol.codec.TrellaraCodec;
 import io.trellara.protocol.v1.ChangeRecord;
 import io.trellara.protocol.v1.DdlEvent;
@@ -255,7 +256,8 @@ public final class TransactionApplier implements AutoCloseable {
                     txKey(m), "chunk " + Integer.toUnsignedString(entry.getId()) + "/"
                             + Integer.toUnsignedString(entry.getChunkSequence()) + " is no longer staged");
         }
-        return TrellaraCodec.decodeChunk(bytes); // verifies the checksum over the staged bytes, then validates
+        // validated when it was staged: verify the checksum over the staged bytes again, then parse
+        return (PartitionChunk) TrellaraCodec.decodeStored(MessageKind.CHUNK, bytes);
     }
 
     private static int indexOf(TransactionManifest m, ManifestPartition p) {

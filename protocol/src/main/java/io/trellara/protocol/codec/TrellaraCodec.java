@@ -123,6 +123,16 @@ public final class TrellaraCodec {
         return message;
     }
 
+    /**
+     * For bytes this process validated when it first received them and stored (a sink's staged chunks): the
+     * version and checksum are verified again over the raw bytes — so storage corruption is still caught — and
+     * the message is parsed, but the validation rules, which depend only on those bytes, are not run twice.
+     */
+    public static Message decodeStored(MessageKind kind, byte[] bytes) {
+        verifyChecksum(kind, bytes);
+        return parse(kind, bytes);
+    }
+
     /** Checks version and checksum over the raw bytes without parsing the message. */
     public static long verifyChecksum(MessageKind kind, byte[] bytes) {
         RawScan scan = RawScan.of(kind, bytes);

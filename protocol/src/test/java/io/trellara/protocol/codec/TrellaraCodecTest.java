@@ -17,6 +17,18 @@ import net.jqwik.api.constraints.IntRange;
 import org.junit.jupiter.api.Test;
 
 class TrellaraCodecTest {
+
+    @Test
+    void storedBytesAreParsedOnlyAfterTheirChecksumIsVerifiedAgain() {
+        EncodedMessage chunk = ChunkedBarrier.strictChunked(SampleTransactions.envelope(6, true), 4).chunks().get(0);
+        assertThat(TrellaraCodec.decodeStored(MessageKind.CHUNK, chunk.bytes()))
+                .isEqualTo(TrellaraCodec.decodeChunk(chunk.bytes()));
+        byte[] corrupted = chunk.bytes().clone();
+        corrupted[corrupted.length / 2] ^= 0x01;
+        assertThatThrownBy(() -> TrellaraCodec.decodeStored(MessageKind.CHUNK, corrupted))
+                .isInstanceOfSatisfying(ProtocolViolationException.class,
+                        e -> assertThat(e.rule()).isEqualTo(ProtocolRule.CHECKSUM_MISMATCH));
+    }
     private static final TransactionEnvelope TX = SampleTransactions.envelope(20, true);
     private static final byte[] ENCODED = TrellaraCodec.encode(TX).bytes();
 
