@@ -169,6 +169,7 @@ public final class EndToEndBenchmark {
             read("io.trellara:type=source-task,connector=bench-source,task=0", "TransactionsCaptured");
             read("io.trellara:type=source-task,connector=bench-source,task=0", "TransactionsAcknowledged");
             for (int task = 0; task < 3; task++) {
+                read("io.trellara:type=sink-task,connector=bench-sink,task=" + task, "ChunksStaged");
                 read("io.trellara:type=sink-task,connector=bench-sink,task=" + task, "RowsInserted");
             }
         }
