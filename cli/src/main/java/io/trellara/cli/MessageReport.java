@@ -3,6 +3,7 @@ package io.trellara.cli;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import com.google.protobuf.util.JsonFormat;
+import io.trellara.protocol.BoundaryVocabulary;
 import io.trellara.protocol.EventCounts;
 import io.trellara.protocol.MessageKind;
 import io.trellara.protocol.codec.Checksums;
@@ -34,7 +35,7 @@ record MessageReport(String source, MessageKind kind, Message message, ProtocolV
     /** Boundary in the wire vocabulary, and the operator counts line. */
     static String[] summary(Message m) {
         if (m instanceof TransactionEnvelope e) {
-            return new String[] {"strict_transaction_order",
+            return new String[] {BoundaryVocabulary.STRICT,
                     new EventCounts(e.getChangesCount(), e.getDdlEventsCount()).render()};
         }
         if (m instanceof PartitionChunk c) {
@@ -51,11 +52,7 @@ record MessageReport(String source, MessageKind kind, Message message, ProtocolV
     }
 
     private static String wire(ManifestBoundaryMode mode) {
-        return switch (mode) {
-            case STRICT_CHUNKED_TRANSACTION_ORDER -> "strict_chunked_transaction_order";
-            case PARTITIONED_SCALE_MODE -> "partitioned_scale_mode";
-            default -> mode.name();
-        };
+        return BoundaryVocabulary.of(mode);
     }
 
     String toJson(boolean withBody) {

@@ -1,6 +1,7 @@
 package io.trellara.sink.apply;
 
 import com.google.protobuf.Message;
+import io.trellara.protocol.BoundaryVocabulary;
 import io.trellara.protocol.MessageKind;
 import io.trellara.protocol.TransactionBoundaryKey;
 import io.trellara.protocol.codec.TrellaraCodec;
@@ -53,8 +54,6 @@ public final class ApplyPipeline implements AutoCloseable {
     public static final long DEFAULT_MAX_QUEUED_BYTES = 64L << 20;
     /** A waiting barrier is looked at again at most this often, unless this task staged a chunk meanwhile. */
     public static final long DEFAULT_RECHECK_MILLIS = 100;
-    /** The wire vocabulary of a plain strict transaction (an envelope), as the source reports it. */
-    public static final String STRICT_TRANSACTION_ORDER = "strict_transaction_order";
 
     private final TransactionApplier applier;
     private final Listener listener;
@@ -68,7 +67,7 @@ public final class ApplyPipeline implements AutoCloseable {
     private volatile long waitingTransactions;
     private volatile long waitingLanes;
     private volatile long queuedBytes;
-    private volatile String boundaryMode = STRICT_TRANSACTION_ORDER;
+    private volatile String boundaryMode = BoundaryVocabulary.STRICT;
 
     /** Hears about what was applied, after the commit (metrics). */
     public interface Listener {
@@ -330,7 +329,7 @@ public final class ApplyPipeline implements AutoCloseable {
                 poison(ps, e, pending.offset());
                 return;
             }
-            ps.queue.add(new PartitionQueues.BarrierItem(pending.manifest(), pending.offset(), in.offset()));
+            ps.queue.add(new PartitionQueues.BarrierItem(pending.manifest(), pending.offset()));
         } else {
             throw new IllegalStateException("not a Trellara message: " + message.getClass().getName());
         }
@@ -419,7 +418,7 @@ public final class ApplyPipeline implements AutoCloseable {
                     new SourceTransaction(e.envelope, null, -1).key())).count();
             applier.metrics().barriersApplied.addAndGet(barriers);
         }
-        boundaryMode = assembled ? "strict_chunked_transaction_order" : STRICT_TRANSACTION_ORDER;
+        boundaryMode = assembled ? BoundaryVocabulary.STRICT_CHUNKED : BoundaryVocabulary.STRICT;
         listener.envelopesApplied(batch, result);
     }
 
@@ -438,8 +437,7 @@ public final class ApplyPipeline implements AutoCloseable {
         }
         BarrierResult result = applier.applyBarrier(b.manifest, Map.of(ps.tp, ps.positionAfter(1)));
         ps.queue.poll();
-        boundaryMode = b.manifest.getBoundaryMode() == ManifestBoundaryMode.PARTITIONED_SCALE_MODE
-                ? "partitioned_scale_mode" : "strict_chunked_transaction_order";
+        boundaryMode = BoundaryVocabulary.of(b.manifest.getBoundaryMode());
         listener.barrierApplied(b.manifest, result);
         return true;
     }

@@ -66,31 +66,37 @@ final class PartitionQueues {
     record PendingManifest(TransactionManifest manifest, long offset) {
     }
 
+    /** Something queued at {@code firstOffset}: the partition is durable up to there until it is applied. */
     abstract static class Item {
-        abstract long firstOffset();
+        final long firstOffset;
 
-        abstract long bytes();
+        Item(long firstOffset) {
+            this.firstOffset = firstOffset;
+        }
+
+        long firstOffset() {
+            return firstOffset;
+        }
+
+        /** Bytes held in memory while it waits. */
+        long bytes() {
+            return 0;
+        }
     }
 
     /** An envelope, or a whole strict-chunked barrier reassembled into one (offsets: first chunk to marker). */
     static final class EnvelopeItem extends Item {
         final TransactionEnvelope envelope;
-        final long offset;
         final long lastOffset;
         final boolean assembled;
         private long bytes;
 
         EnvelopeItem(TransactionEnvelope envelope, long offset, long lastOffset, long bytes, boolean assembled) {
+            super(offset);
             this.envelope = envelope;
-            this.offset = offset;
             this.lastOffset = lastOffset;
             this.bytes = bytes;
             this.assembled = assembled;
-        }
-
-        @Override
-        long firstOffset() {
-            return offset;
         }
 
         @Override
@@ -102,23 +108,16 @@ final class PartitionQueues {
         }
     }
 
+    /** A manifest bound to its commit marker, from the manifest's offset. */
     static final class BarrierItem extends Item {
         final TransactionManifest manifest;
-        final long manifestOffset;
-        final long markerOffset;
         BarrierState.Verdict verdict;
         long checkedAt;
         long checkedGeneration;
 
-        BarrierItem(TransactionManifest manifest, long manifestOffset, long markerOffset) {
+        BarrierItem(TransactionManifest manifest, long manifestOffset) {
+            super(manifestOffset);
             this.manifest = manifest;
-            this.manifestOffset = manifestOffset;
-            this.markerOffset = markerOffset;
-        }
-
-        @Override
-        long firstOffset() {
-            return manifestOffset;
         }
 
         @Override
@@ -127,45 +126,25 @@ final class PartitionQueues {
         }
     }
 
+    /** A commit marker without its manifest: fine only as the replay of an applied transaction. */
     static final class OrphanMarkerItem extends Item {
         final TransactionCommitMarker marker;
-        final long offset;
         final String where;
 
         OrphanMarkerItem(TransactionCommitMarker marker, ApplyPipeline.Input in) {
+            super(in.offset());
             this.marker = marker;
-            this.offset = in.offset();
             this.where = in.where();
-        }
-
-        @Override
-        long firstOffset() {
-            return offset;
-        }
-
-        @Override
-        long bytes() {
-            return 0;
         }
     }
 
+    /** A failure thrown when everything queued before it is applied. */
     static final class PoisonItem extends Item {
         final RuntimeException error;
-        final long offset;
 
         PoisonItem(RuntimeException error, long offset) {
+            super(offset);
             this.error = error;
-            this.offset = offset;
-        }
-
-        @Override
-        long firstOffset() {
-            return offset;
-        }
-
-        @Override
-        long bytes() {
-            return 0;
         }
     }
 }

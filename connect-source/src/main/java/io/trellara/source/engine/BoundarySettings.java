@@ -1,5 +1,6 @@
 package io.trellara.source.engine;
 
+import io.trellara.protocol.BoundaryVocabulary;
 import io.trellara.source.routing.KeyChangePolicy;
 import io.trellara.source.routing.NullKeyPolicy;
 import io.trellara.source.routing.OwnershipKeys;
@@ -25,8 +26,8 @@ public record BoundarySettings(boolean partitioned, int maxEventsPerChunk, long 
     /** The wire vocabulary operator surfaces print. */
     public String wireMode() {
         if (partitioned) {
-            return "partitioned_scale_mode";
+            return BoundaryVocabulary.PARTITIONED;
         }
-        return maxEventsPerChunk > 0 ? "strict_chunked_transaction_order" : Outbound.STRICT_ORDER;
+        return maxEventsPerChunk > 0 ? BoundaryVocabulary.STRICT_CHUNKED : BoundaryVocabulary.STRICT;
     }
 }

@@ -1,5 +1,6 @@
 package io.trellara.source.engine;
 
+import io.trellara.protocol.BoundaryVocabulary;
 import io.trellara.protocol.EventCounts;
 import io.trellara.protocol.MessageKind;
 import io.trellara.protocol.TransactionBoundaryKey;
@@ -26,8 +27,6 @@ public record Outbound(Destination destination, int partition, MessageKind kind,
 
     public enum Destination { STRICT, PARTITIONED }
 
-    public static final String STRICT_ORDER = "strict_transaction_order";
-
     public boolean closesTransaction() {
         return endLsn != 0;
     }
@@ -35,7 +34,7 @@ public record Outbound(Destination destination, int partition, MessageKind kind,
     static Outbound envelope(TransactionEnvelope e, long sequence, long endLsn) {
         return new Outbound(Destination.STRICT, 0, MessageKind.ENVELOPE, e,
                 new TransactionBoundaryKey(e.getSourceId(), e.getDatabaseId(), e.getCommitLsn(), e.getTransactionId()),
-                STRICT_ORDER, e.getCommitTimestampMs(), new EventCounts(e.getChangesCount(), e.getDdlEventsCount()),
+                BoundaryVocabulary.STRICT, e.getCommitTimestampMs(), new EventCounts(e.getChangesCount(), e.getDdlEventsCount()),
                 sequence, endLsn, e.getSerializedSize());
     }
 

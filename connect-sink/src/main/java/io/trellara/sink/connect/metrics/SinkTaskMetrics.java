@@ -1,5 +1,6 @@
 package io.trellara.sink.connect.metrics;
 
+import io.trellara.protocol.BoundaryVocabulary;
 import io.trellara.connect.common.RateWindow;
 import io.trellara.connect.common.TaskMBeans;
 
@@ -127,7 +128,7 @@ public final class SinkTaskMetrics implements SinkTaskMetricsMXBean, AutoCloseab
     @Override
     public String getBoundaryMode() {
         ApplyPipeline p = pipeline;
-        return p == null ? ApplyPipeline.STRICT_TRANSACTION_ORDER : p.boundaryMode();
+        return p == null ? BoundaryVocabulary.STRICT : p.boundaryMode();
     }
 
     @Override
