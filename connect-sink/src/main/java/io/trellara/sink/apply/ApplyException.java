@@ -29,7 +29,18 @@ public class ApplyException extends RuntimeException {
          * marker, a commit marker without its manifest, a partitioned chunk on another Kafka partition than its
          * lane. The transaction cannot be proven complete, so nothing of it is applied.
          */
-        BARRIER_SEQUENCE
+        BARRIER_SEQUENCE,
+        /**
+         * A transaction not recorded as applied arrived with a commit LSN at or below the newest applied for its
+         * flow: strict order is broken (a forged or re-ordered record, or another source history).
+         */
+        OUT_OF_ORDER,
+        /** The key columns of a change do not match the target table's primary key by name. */
+        KEY_COLUMNS_MISMATCH,
+        /** An update or delete matched more than one target row. */
+        MULTIPLE_ROWS_MATCHED,
+        /** A schema change of a captured relation cannot be derived safely (a rename, a key change, a type). */
+        SCHEMA_CHANGE_REFUSED
     }
 
     private final Reason reason;

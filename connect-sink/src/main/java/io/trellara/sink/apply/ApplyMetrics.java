@@ -13,6 +13,8 @@ public final class ApplyMetrics {
     final AtomicLong truncates = new AtomicLong();
     final AtomicLong ddlReplayed = new AtomicLong();
     final AtomicLong ddlSkipped = new AtomicLong();
+    /** Target tables altered by structured schema evolution. */
+    final AtomicLong schemaChanges = new AtomicLong();
     final AtomicLong missingRowsIgnored = new AtomicLong();
     final AtomicLong retries = new AtomicLong();
     final AtomicLong barriersApplied = new AtomicLong();
@@ -49,6 +51,10 @@ public final class ApplyMetrics {
 
     public long ddlReplayed() {
         return ddlReplayed.get();
+    }
+
+    public long schemaChanges() {
+        return schemaChanges.get();
     }
 
     public long ddlSkipped() {

@@ -14,7 +14,10 @@ import java.util.Objects;
  *                                  because progress is recorded in the same transaction (default false)
  * @param insertConflict            insert conflict handling (default {@link InsertConflictPolicy#FAIL})
  * @param missingRow                an update/delete matching no row (default {@link MissingRowPolicy#FAIL})
- * @param ddlPolicy                 DDL events (default {@link DdlPolicy#FAIL})
+ * @param ddlPolicy                 DDL events (default {@link DdlPolicy#STRUCTURED})
+ * @param schemaEvolution           derive schema changes from the wire's schema versions (default
+ *                                  {@link SchemaEvolutionMode#AUTO})
+ * @param dropColumns               a column the source no longer has (default {@link DropColumnsPolicy#KEEP})
  * @param createMissingTables       create a missing target table from the envelope's schema (default false)
  * @param copyThreshold             insert runs of at least this many rows go through COPY (default 64)
  * @param maxAttempts               attempts per group on transient failures, including the first (default 5)
@@ -23,6 +26,7 @@ import java.util.Objects;
  */
 public record ApplyOptions(String sinkName, int groupMaxTransactions, boolean synchronousCommitOff,
                            InsertConflictPolicy insertConflict, MissingRowPolicy missingRow, DdlPolicy ddlPolicy,
+                           SchemaEvolutionMode schemaEvolution, DropColumnsPolicy dropColumns,
                            boolean createMissingTables, int copyThreshold, int maxAttempts,
                            Duration initialBackoff, Duration maxBackoff) {
     public ApplyOptions {
@@ -30,6 +34,8 @@ public record ApplyOptions(String sinkName, int groupMaxTransactions, boolean sy
         Objects.requireNonNull(insertConflict, "insertConflict");
         Objects.requireNonNull(missingRow, "missingRow");
         Objects.requireNonNull(ddlPolicy, "ddlPolicy");
+        Objects.requireNonNull(schemaEvolution, "schemaEvolution");
+        Objects.requireNonNull(dropColumns, "dropColumns");
         Objects.requireNonNull(initialBackoff, "initialBackoff");
         Objects.requireNonNull(maxBackoff, "maxBackoff");
         if (groupMaxTransactions < 1) {
@@ -54,7 +60,7 @@ public record ApplyOptions(String sinkName, int groupMaxTransactions, boolean sy
     public Builder toBuilder() {
         return new Builder(sinkName).groupMaxTransactions(groupMaxTransactions)
                 .synchronousCommitOff(synchronousCommitOff).insertConflict(insertConflict).missingRow(missingRow)
-                .ddlPolicy(ddlPolicy).createMissingTables(createMissingTables).copyThreshold(copyThreshold)
+                .ddlPolicy(ddlPolicy).schemaEvolution(schemaEvolution).dropColumns(dropColumns).createMissingTables(createMissingTables).copyThreshold(copyThreshold)
                 .maxAttempts(maxAttempts).initialBackoff(initialBackoff).maxBackoff(maxBackoff);
     }
 
@@ -64,7 +70,9 @@ public record ApplyOptions(String sinkName, int groupMaxTransactions, boolean sy
         private boolean synchronousCommitOff;
         private InsertConflictPolicy insertConflict = InsertConflictPolicy.FAIL;
         private MissingRowPolicy missingRow = MissingRowPolicy.FAIL;
-        private DdlPolicy ddlPolicy = DdlPolicy.FAIL;
+        private DdlPolicy ddlPolicy = DdlPolicy.STRUCTURED;
+        private SchemaEvolutionMode schemaEvolution = SchemaEvolutionMode.AUTO;
+        private DropColumnsPolicy dropColumns = DropColumnsPolicy.KEEP;
         private boolean createMissingTables;
         private int copyThreshold = 64;
         private int maxAttempts = 5;
@@ -100,6 +108,16 @@ public record ApplyOptions(String sinkName, int groupMaxTransactions, boolean sy
             return this;
         }
 
+        public Builder schemaEvolution(SchemaEvolutionMode v) {
+            schemaEvolution = v;
+            return this;
+        }
+
+        public Builder dropColumns(DropColumnsPolicy v) {
+            dropColumns = v;
+            return this;
+        }
+
         public Builder createMissingTables(boolean v) {
             createMissingTables = v;
             return this;
@@ -127,7 +145,7 @@ public record ApplyOptions(String sinkName, int groupMaxTransactions, boolean sy
 
         public ApplyOptions build() {
             return new ApplyOptions(sinkName, groupMaxTransactions, synchronousCommitOff, insertConflict, missingRow,
-                    ddlPolicy, createMissingTables, copyThreshold, maxAttempts, initialBackoff, maxBackoff);
+                    ddlPolicy, schemaEvolution, dropColumns, createMissingTables, copyThreshold, maxAttempts, initialBackoff, maxBackoff);
         }
     }
 }

@@ -3,7 +3,6 @@ package io.trellara.sink.apply;
 import com.google.protobuf.Message;
 import io.trellara.protocol.BoundaryVocabulary;
 import io.trellara.protocol.MessageKind;
-import io.trellara.protocol.TransactionBoundaryKey;
 import io.trellara.protocol.codec.TrellaraCodec;
 import io.trellara.protocol.v1.ManifestBoundaryMode;
 import io.trellara.protocol.v1.PartitionChunk;
@@ -39,7 +38,7 @@ import java.util.Set;
  *       record seen (every chunk up to there is staged). It is recorded in the target with every stage and apply,
  *       and is what Kafka offsets may be committed up to ({@link #durablePositions()}).</li>
  *   <li><b>Failures</b>: a record that fails verification on a partition carrying envelopes or barriers, and a
- *       boundary sequence error (a marker that does not bind its manifest, a manifest without its marker), are
+ *       boundary sequence error (a marker that does not bind its manifest) are
  *       queued as poison at their place: everything before them is applied, then the poison is thrown, and
  *       nothing after it on that partition is looked at (it is re-read from the target's progress after a
  *       restart). A lane chunk that fails verification stops the task after the records before it.</li>
@@ -61,6 +60,9 @@ public final class ApplyPipeline implements AutoCloseable {
     private final long maxQueuedBytes;
     private final long recheckNanos;
     private final Map<TopicPartitionKey, PartitionQueues.PartitionState> partitions = new LinkedHashMap<>();
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ApplyPipeline.class);
+    /** Manifests dropped because another transaction followed them instead of their marker. */
+    private long orphanManifestsDiscarded;
     /** Bumped whenever this pipeline stages a chunk: a waiting barrier may be complete now. */
     private long stagedGeneration;
 
@@ -147,8 +149,11 @@ public final class ApplyPipeline implements AutoCloseable {
             Message message;
             try {
                 message = in.decode();
-                if (message instanceof PartitionChunk c) {
+                if (message instanceof PartitionChunk c
+                        && c.getBoundaryMode() == ManifestBoundaryMode.PARTITIONED_SCALE_MODE) {
                     checkLane(in, c);
+                } else {
+                    checkStrictPartition(in);
                 }
             } catch (ProtocolViolationException | ApplyException e) {
                 RuntimeException rejected = e instanceof ApplyException ? e : new InputRejectedException(in, e);
@@ -251,9 +256,21 @@ public final class ApplyPipeline implements AutoCloseable {
                 && s.chunk.getCommitLsn().equals(first.chunk.getCommitLsn());
     }
 
+    /**
+     * Envelopes, strict chunks, manifests and commit markers belong to the strict topic, whose one partition is
+     * what orders them: one on another partition means the topic has several, and commit order cannot hold.
+     */
+    private static void checkStrictPartition(Input in) {
+        if (in.partition().partition() != 0) {
+            throw new ApplyException(ApplyException.Reason.BARRIER_SEQUENCE, null, null, in.where() + ": a "
+                    + in.kind() + " arrived on partition " + in.partition().partition() + " of "
+                    + in.partition().topic() + "; a strict topic must have exactly one partition (commit order"
+                    + " holds only within one). Re-create the topic with one partition.");
+        }
+    }
+
     private void checkLane(Input in, PartitionChunk c) {
-        if (c.getBoundaryMode() == ManifestBoundaryMode.PARTITIONED_SCALE_MODE
-                && Integer.toUnsignedLong(c.getPartitionId()) != in.partition().partition()) {
+        if (Integer.toUnsignedLong(c.getPartitionId()) != in.partition().partition()) {
             throw new ApplyException(ApplyException.Reason.BARRIER_SEQUENCE, null,
                     c.getSourceId() + ':' + c.getCommitLsn() + ':' + c.getTransactionId(), in.where()
                     + ": a partitioned chunk of lane " + Integer.toUnsignedString(c.getPartitionId())
@@ -300,9 +317,8 @@ public final class ApplyPipeline implements AutoCloseable {
         ps.boundaries = true;
         if (message instanceof TransactionEnvelope e) {
             if (ps.pendingManifest != null) {
-                missingMarker(ps, in, "envelope of " + e.getSourceId() + ':' + e.getCommitLsn() + ':'
+                discardOrphan(ps, in, "envelope of " + e.getSourceId() + ':' + e.getCommitLsn() + ':'
                         + e.getTransactionId());
-                return;
             }
             ps.queue.add(new PartitionQueues.EnvelopeItem(e, in.offset(), in.offset(), in.bytes() == null ? -1 : in.bytes().length,
                     false));
@@ -310,10 +326,9 @@ public final class ApplyPipeline implements AutoCloseable {
             if (ps.pendingManifest != null) {
                 TransactionManifest pending = ps.pendingManifest.manifest();
                 if (!TransactionApplier.boundaryKey(pending).equals(TransactionApplier.boundaryKey(m))) {
-                    missingMarker(ps, in, "manifest of " + key(m));
-                    return;
+                    discardOrphan(ps, in, "manifest of " + key(m));
                 }
-                // the same transaction published again (a source restart): the newer manifest replaces it
+                // else the same transaction published again (a source restart): the newer manifest replaces it
             }
             ps.pendingManifest = new PartitionQueues.PendingManifest(m, in.offset());
         } else if (message instanceof TransactionCommitMarker k) {
@@ -335,13 +350,18 @@ public final class ApplyPipeline implements AutoCloseable {
         }
     }
 
-    private void missingMarker(PartitionQueues.PartitionState ps, Input in, String next) {
+    /**
+     * A manifest whose commit marker never came, followed by another transaction: the source stopped between the
+     * two (a crash) and re-publishes from an earlier point. The lone manifest proves nothing and nothing of its
+     * transaction was applied; it is dropped, and the transaction is applied once when it arrives again whole.
+     */
+    private void discardOrphan(PartitionQueues.PartitionState ps, Input in, String next) {
         PartitionQueues.PendingManifest pending = ps.pendingManifest;
         ps.pendingManifest = null;
-        poison(ps, new ApplyException(ApplyException.Reason.BARRIER_SEQUENCE, null, key(pending.manifest()),
-                "the manifest at " + ps.tp + "@" + pending.offset() + " is not followed by its commit marker ("
-                        + in.where() + " is the " + next + "); without the marker the transaction is not proven"
-                        + " complete"), pending.offset());
+        orphanManifestsDiscarded++;
+        LOG.warn("Discarding the manifest of {} at {}@{}: its commit marker never arrived ({} is the {});"
+                + " a source that stopped between the two re-publishes the transaction whole", key(pending.manifest()),
+                ps.tp, pending.offset(), in.where(), next);
     }
 
     /** Queues {@code error} at {@code offset}: thrown when everything before it is applied. */
@@ -378,9 +398,7 @@ public final class ApplyPipeline implements AutoCloseable {
                 }
             } else if (head instanceof PartitionQueues.OrphanMarkerItem o) {
                 TransactionCommitMarker k = o.marker;
-                TransactionBoundaryKey key = new TransactionBoundaryKey(k.getSourceId(), k.getDatabaseId(),
-                        k.getSourceCommitLsn(), k.getTransactionId());
-                if (!applier.isApplied(key)) {
+                if (!applier.isApplied(FlowKey.of(k))) {
                     throw new ApplyException(ApplyException.Reason.BARRIER_SEQUENCE, null,
                             k.getSourceId() + ':' + k.getSourceCommitLsn() + ':' + k.getTransactionId(),
                             o.where + ": a commit marker without its manifest (the manifest must immediately precede"
@@ -521,6 +539,11 @@ public final class ApplyPipeline implements AutoCloseable {
             partitions.remove(tp);
         }
         publishGauges();
+    }
+
+    /** Manifests dropped because another transaction followed them instead of their commit marker. */
+    public long orphanManifestsDiscarded() {
+        return orphanManifestsDiscarded;
     }
 
     /** Transactions whose barrier is queued or whose manifest waits for its marker. */

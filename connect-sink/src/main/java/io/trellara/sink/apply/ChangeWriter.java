@@ -45,22 +45,25 @@ final class ChangeWriter {
     private final RelationMapper mapper;
     private final ApplyOptions options;
     private final TargetTables tables;
+    private final SchemaEvolution evolution;
+    private final DdlApplier ddl;
     private final CopyTextEncoder copy = new CopyTextEncoder();
     private final List<ChangeRecord> run = new ArrayList<>();
     private long runBytes;
     private RowShape shape;
     private String sourceId;
+    private String datasetId;
     private String commitLsn;
     private String transactionId;
     private RelationId lastSource;
     private QualifiedName lastTarget;
+    private List<SchemaVersion> lastSchemas;
+    private SchemaVersion lastVersion;
 
     long inserted;
     long updated;
     long deleted;
     long truncates;
-    long ddlReplayed;
-    long ddlSkipped;
     long missingRowsIgnored;
     /** The longest run written (rows), for tests of the memory bound. */
     int longestRun;
@@ -70,18 +73,24 @@ final class ChangeWriter {
         this.mapper = mapper;
         this.options = options;
         this.tables = new TargetTables(session, options.createMissingTables());
+        this.evolution = new SchemaEvolution(session, tables, options);
+        this.ddl = new DdlApplier(session, mapper, options);
     }
 
-    /** Names the transaction whose events follow (DDL event keys); the run may continue across transactions. */
-    void begin(String sourceId, String commitLsn, String transactionId) {
+    /**
+     * Names the transaction whose events follow (its flow for schema evolution, its identity for DDL event keys);
+     * the run may continue across transactions.
+     */
+    void begin(String sourceId, String datasetId, String commitLsn, String transactionId) {
         this.sourceId = sourceId;
+        this.datasetId = datasetId;
         this.commitLsn = commitLsn;
         this.transactionId = transactionId;
     }
 
     /** Writes every change and DDL event of {@code e} in total order (the run may continue into the next). */
     void write(TransactionEnvelope e) throws SQLException {
-        begin(e.getSourceId(), e.getCommitLsn(), e.getTransactionId());
+        begin(e.getSourceId(), e.getDatasetId(), e.getCommitLsn(), e.getTransactionId());
         List<SchemaVersion> schemas = e.getSchemaVersionsList();
         List<ChangeRecord> changes = e.getChangesList();
         List<DdlEvent> ddl = e.getDdlEventsList();
@@ -118,7 +127,9 @@ final class ChangeWriter {
 
     /**
      * Writes one row change (after every event of lower total order of its transaction); {@code schemas} are the
-     * schema versions of the envelope or chunk that carries it (to create a missing target table).
+     * schema versions of the envelope or chunk that carries it. When the change's schema version is not the one
+     * its target table was last prepared for, the run is written and the table is prepared first (see
+     * {@link SchemaEvolution}).
      */
     void change(ChangeRecord c, List<SchemaVersion> schemas) throws SQLException {
         if (c.getOperation() == Operation.OPERATION_TRUNCATE) {
@@ -127,7 +138,10 @@ final class ChangeWriter {
             return;
         }
         QualifiedName target = target(c.getRelation(), c.getIdempotencyKey());
-        if (shape != null && shape.target.equals(target) && shape.matches(c)) {
+        SchemaVersion version = versionOf(c.getRelation(), schemas);
+        String fingerprint = version == null ? "" : version.getFingerprint();
+        if (shape != null && shape.target.equals(target) && fingerprint.equals(session.preparedFingerprints.get(target))
+                && shape.matches(c)) {
             if (run.size() >= MAX_RUN_ROWS || runBytes >= MAX_RUN_BYTES) {
                 RowShape same = shape;
                 flush(); // the run is full: write it and continue with the same statement shape
@@ -137,9 +151,37 @@ final class ChangeWriter {
             return;
         }
         flush();
-        tables.ensure(target, c.getRelation(), schemas, c.getIdempotencyKey());
-        shape = RowShape.of(c, target);
+        TargetTable table = prepared(target, version, fingerprint, c.getIdempotencyKey());
+        shape = RowShape.of(c, table);
         add(c);
+    }
+
+    /** The target table ready for rows of {@code version}. */
+    private TargetTable prepared(QualifiedName target, SchemaVersion version, String fingerprint, String eventKey)
+            throws SQLException {
+        if (!fingerprint.equals(session.preparedFingerprints.get(target))) {
+            TargetTable t = evolution.prepare(target, version, sourceId, datasetId, eventKey);
+            session.preparedFingerprints.put(target, fingerprint);
+            return t;
+        }
+        TargetTable t = tables.describe(target);
+        return t != null ? t : tables.ensure(target, version, eventKey);
+    }
+
+    /** The schema version of {@code relation} among {@code schemas} (the last lookup is remembered). */
+    private SchemaVersion versionOf(RelationId relation, List<SchemaVersion> schemas) {
+        if (schemas == lastSchemas && lastVersion != null && lastVersion.getRelation().equals(relation)) {
+            return lastVersion;
+        }
+        for (SchemaVersion v : schemas) {
+            RelationId r = v.getRelation();
+            if (r.getTable().equals(relation.getTable()) && r.getSchema().equals(relation.getSchema())) {
+                lastSchemas = schemas;
+                lastVersion = v;
+                return v;
+            }
+        }
+        return null;
     }
 
     private void add(ChangeRecord c) {
@@ -300,6 +342,11 @@ final class ChangeWriter {
                     c.getIdempotencyKey(), (update ? "update" : "delete") + " matched no row on the target: the"
                             + " target diverged from the source (" + describeKey(c) + ")");
         }
+        if (count > 1) { // the transaction rolls back: nothing of it is visible
+            throw new ApplyException(ApplyException.Reason.MULTIPLE_ROWS_MATCHED, shape.target.quoted(),
+                    c.getIdempotencyKey(), (update ? "update" : "delete") + " matched " + count + " rows on the"
+                            + " target instead of one (" + describeKey(c) + ")");
+        }
         if (update) {
             updated += count;
         } else {
@@ -337,56 +384,55 @@ final class ChangeWriter {
     private void truncate(ChangeRecord c, List<SchemaVersion> schemas) throws SQLException {
         TruncateSpec spec = c.getTruncate();
         List<RelationId> relations = spec.getRelationsCount() > 0 ? spec.getRelationsList() : List.of(c.getRelation());
-        StringBuilder sql = new StringBuilder("TRUNCATE TABLE ");
-        for (int i = 0; i < relations.size(); i++) {
-            QualifiedName t = mapper.target(relations.get(i), c.getIdempotencyKey());
-            tables.ensure(t, relations.get(i), schemas, c.getIdempotencyKey());
-            sql.append(i == 0 ? "" : ", ").append(t.quoted());
+        List<QualifiedName> targets = new ArrayList<>(relations.size());
+        for (RelationId r : relations) {
+            QualifiedName t = mapper.target(r, c.getIdempotencyKey());
+            tables.ensure(t, versionOf(r, schemas), c.getIdempotencyKey());
+            targets.add(t);
         }
+        StringBuilder sql = new StringBuilder("TRUNCATE TABLE ");
+        for (int i = 0; i < targets.size(); i++) {
+            sql.append(i == 0 ? "" : ", ").append(targets.get(i).quoted());
+        }
+        session.at(sql.substring("TRUNCATE TABLE ".length()), c.getIdempotencyKey());
         if (spec.getRestartIdentity()) {
             sql.append(" RESTART IDENTITY");
         }
         if (spec.getCascade()) {
+            for (QualifiedName dependent : tables.referencing(targets)) {
+                if (!mapper.allows(dependent)) {
+                    throw new ApplyException(ApplyException.Reason.RELATION_REFUSED, dependent.quoted(),
+                            c.getIdempotencyKey(), "TRUNCATE ... CASCADE of " + targets + " would also empty "
+                                    + dependent.quoted() + ", which is not on the sink's allowlist; nothing of the"
+                                    + " transaction is applied");
+                }
+            }
             sql.append(" CASCADE");
         }
-        session.at(sql.substring("TRUNCATE TABLE ".length()), c.getIdempotencyKey());
         try (Statement s = session.connection.createStatement()) {
             s.execute(sql.toString());
         }
         truncates++;
     }
 
-    /** Writes one DDL event at its place in the transaction (after every event of lower total order). */
+    /** Handles one DDL event at its place in the transaction (after every event of lower total order). */
     void ddl(DdlEvent d) throws SQLException {
         flush();
-        String key = envelopeKey(d.getTotalOrder());
-        switch (options.ddlPolicy()) {
-            case SKIP -> ddlSkipped++;
-            case FAIL -> throw new ApplyException(ApplyException.Reason.DDL_REFUSED, d.getObjectIdentity(), key,
-                    "DDL event " + d.getCommandTag() + " on " + d.getObjectIdentity() + " and the DDL policy is"
-                            + " fail; apply it on the target yourself and set the policy to skip, or set it to"
-                            + " replay");
-            case REPLAY -> replay(d, key);
-            default -> throw new IllegalStateException(options.ddlPolicy().toString());
+        if (ddl.apply(d, envelopeKey(d.getTotalOrder()))) {
+            lastSource = null; // statements ran: mapping checks and table descriptions start again
         }
     }
 
-    private void replay(DdlEvent d, String key) throws SQLException {
-        mapper.checkDdlTarget(d.getObjectIdentity(), key);
-        session.at(d.getObjectIdentity(), key);
-        if (!d.getSearchPath().isEmpty()) {
-            try (PreparedStatement ps = session.connection.prepareStatement("SELECT set_config('search_path', ?, true)")) {
-                ps.setString(1, d.getSearchPath());
-                ps.execute();
-            }
-        }
-        try (Statement s = session.connection.createStatement()) {
-            s.execute(d.getStatement());
-            s.execute("RESET search_path");
-        }
-        session.invalidate();
-        lastSource = null;
-        ddlReplayed++;
+    long ddlReplayed() {
+        return ddl.replayed;
+    }
+
+    long ddlSkipped() {
+        return ddl.skipped;
+    }
+
+    long schemaChanges() {
+        return evolution.changes;
     }
 
     private String envelopeKey(long totalOrder) {

@@ -45,10 +45,34 @@ public final class CheckpointStore {
           ddl_count bigint NOT NULL,
           sink_name text NOT NULL,
           applied_at timestamptz NOT NULL DEFAULT now(),
-          PRIMARY KEY (source_id, commit_lsn, transaction_id))""",
+          PRIMARY KEY (source_id, dataset_id, commit_lsn, transaction_id))""",
+        // a target created before dedup was scoped to the flow: move its key to the flow (idempotent)
         """
-        CREATE INDEX IF NOT EXISTS applied_transactions_order
-          ON trellara_sink.applied_transactions (source_id, commit_lsn_value)""",
+        DO $$ BEGIN
+          IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_constraint c JOIN pg_catalog.pg_attribute a
+                            ON a.attrelid = c.conrelid AND a.attnum OPERATOR(pg_catalog.=) ANY (c.conkey)
+                          WHERE c.conrelid = 'trellara_sink.applied_transactions'::pg_catalog.regclass
+                            AND c.contype = 'p' AND a.attname = 'dataset_id') THEN
+            ALTER TABLE trellara_sink.applied_transactions DROP CONSTRAINT applied_transactions_pkey,
+              ADD PRIMARY KEY (source_id, dataset_id, commit_lsn, transaction_id);
+          END IF;
+        END $$""",
+        "DROP INDEX IF EXISTS trellara_sink.applied_transactions_order",
+        """
+        CREATE INDEX IF NOT EXISTS applied_transactions_flow_order
+          ON trellara_sink.applied_transactions (source_id, dataset_id, commit_lsn_value)""",
+        // what structured schema evolution last applied per source relation (see SchemaEvolution)
+        """
+        CREATE TABLE IF NOT EXISTS trellara_sink.relation_schemas (
+          sink_name text NOT NULL,
+          source_id text NOT NULL,
+          dataset_id text NOT NULL,
+          source_schema text NOT NULL,
+          source_table text NOT NULL,
+          fingerprint text NOT NULL,
+          definition bytea NOT NULL,
+          updated_at timestamptz NOT NULL DEFAULT now(),
+          PRIMARY KEY (sink_name, source_id, dataset_id, source_schema, source_table))""",
         """
         CREATE TABLE IF NOT EXISTS trellara_sink.progress (
           sink_name text NOT NULL,
@@ -75,7 +99,8 @@ public final class CheckpointStore {
           last_total_order bigint NOT NULL,
           payload bytea NOT NULL,
           staged_at timestamptz NOT NULL DEFAULT now(),
-          PRIMARY KEY (sink_name, source_id, commit_lsn, transaction_id, partition_id, chunk_sequence, checksum))""",
+          PRIMARY KEY (sink_name, source_id, dataset_id, commit_lsn, transaction_id, partition_id, chunk_sequence,
+            checksum))""",
         // payloads are checksummed protobuf on a transient table: compressing them costs more than it saves
         """
         DO $$ BEGIN
@@ -96,28 +121,35 @@ public final class CheckpointStore {
     };
 
     private static final String FIND_APPLIED = """
-            SELECT a.source_id, a.commit_lsn::text, a.transaction_id
+            SELECT a.source_id, a.dataset_id, a.commit_lsn::text, a.transaction_id
               FROM trellara_sink.applied_transactions a
-              JOIN unnest(?::text[], ?::text[], ?::text[]) AS k(source_id, commit_lsn, transaction_id)
-                ON a.source_id = k.source_id AND a.commit_lsn = k.commit_lsn::pg_lsn
-               AND a.transaction_id = k.transaction_id""";
+              JOIN pg_catalog.unnest(?::text[], ?::text[], ?::text[], ?::text[])
+                   AS k(source_id, dataset_id, commit_lsn, transaction_id)
+                ON a.source_id = k.source_id AND a.dataset_id = k.dataset_id
+               AND a.commit_lsn = k.commit_lsn::pg_lsn AND a.transaction_id = k.transaction_id""";
+
+    /** The newest commit LSN applied for one flow (strict order: a new transaction must come after it). */
+    private static final String LAST_APPLIED = """
+            SELECT a.commit_lsn::text FROM trellara_sink.applied_transactions a
+             WHERE a.source_id = ? AND a.dataset_id = ?
+             ORDER BY a.commit_lsn_value DESC LIMIT 1""";
 
     /** Dedup records, progress and (optionally) synchronous_commit=off for this transaction: one round trip. */
     private static final String RECORD = """
-            WITH cfg AS (SELECT set_config('synchronous_commit', coalesce(?::text, current_setting('synchronous_commit')), true) AS v),
+            WITH cfg AS (SELECT pg_catalog.set_config('synchronous_commit', coalesce(?::text, pg_catalog.current_setting('synchronous_commit')), true) AS v),
             applied AS (
               INSERT INTO trellara_sink.applied_transactions (source_id, commit_lsn, commit_lsn_value,
                   transaction_id, database_id, dataset_id, protocol_version, row_identity_version,
                   commit_timestamp, event_count, change_count, ddl_count, sink_name)
-              SELECT s, l::pg_lsn, lv::numeric, t, d, ds, pv, %d, to_timestamp(ts / 1000.0), ec, cc, dc, ?
-                FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::int[],
+              SELECT s, l::pg_lsn, lv::numeric, t, d, ds, pv, %d, pg_catalog.to_timestamp(ts / 1000.0), ec, cc, dc, ?
+                FROM pg_catalog.unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::int[],
                             ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[])
                      AS u(s, l, lv, t, d, ds, pv, ts, ec, cc, dc)),
             progress AS (
               INSERT INTO trellara_sink.progress (sink_name, topic, kafka_partition, next_offset)
-              SELECT ?, tp, p, o FROM unnest(?::text[], ?::int[], ?::bigint[]) AS u(tp, p, o)
+              SELECT ?, tp, p, o FROM pg_catalog.unnest(?::text[], ?::int[], ?::bigint[]) AS u(tp, p, o)
               ON CONFLICT (sink_name, topic, kafka_partition)
-              DO UPDATE SET next_offset = EXCLUDED.next_offset, updated_at = now())
+              DO UPDATE SET next_offset = EXCLUDED.next_offset, updated_at = pg_catalog.now())
             SELECT v FROM cfg""".formatted(ROW_IDENTITY_VERSION);
 
     private final ConnectionFactory connections;
@@ -137,7 +169,7 @@ public final class CheckpointStore {
         boolean auto = c.getAutoCommit();
         c.setAutoCommit(false);
         try (Statement s = c.createStatement()) {
-            s.execute("SELECT pg_advisory_xact_lock(hashtext('trellara_sink.schema'))");
+            s.execute("SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('trellara_sink.schema'))");
             for (String ddl : DDL) {
                 s.execute(ddl);
             }
@@ -188,39 +220,53 @@ public final class CheckpointStore {
         return out;
     }
 
-    /** True when the transaction is recorded as applied. */
-    public boolean isApplied(TransactionBoundaryKey key) throws SQLException {
+    /** True when the transaction is recorded as applied for its flow. */
+    public boolean isApplied(FlowKey key) throws SQLException {
         try (Connection c = connections.open(); PreparedStatement ps = c.prepareStatement(FIND_APPLIED)) {
             return !findApplied(c, ps, List.of(key)).isEmpty();
         }
     }
 
     /** The keys among {@code keys} already recorded as applied; one round trip. */
-    static Set<TransactionBoundaryKey> findApplied(TargetSession session, List<TransactionBoundaryKey> keys)
-            throws SQLException {
+    static Set<FlowKey> findApplied(TargetSession session, List<FlowKey> keys) throws SQLException {
         return findApplied(session.connection, session.prepare(FIND_APPLIED), keys);
     }
 
-    private static Set<TransactionBoundaryKey> findApplied(Connection c, PreparedStatement ps,
-                                                           List<TransactionBoundaryKey> keys) throws SQLException {
+    private static Set<FlowKey> findApplied(Connection c, PreparedStatement ps, List<FlowKey> keys)
+            throws SQLException {
         String[] sources = new String[keys.size()];
+        String[] datasets = new String[keys.size()];
         String[] lsns = new String[keys.size()];
         String[] txs = new String[keys.size()];
         for (int i = 0; i < keys.size(); i++) {
-            sources[i] = keys.get(i).sourceId();
-            lsns[i] = keys.get(i).commitLsn();
-            txs[i] = keys.get(i).transactionId();
+            TransactionBoundaryKey k = keys.get(i).transaction();
+            sources[i] = k.sourceId();
+            datasets[i] = keys.get(i).datasetId();
+            lsns[i] = k.commitLsn();
+            txs[i] = k.transactionId();
         }
-        Set<TransactionBoundaryKey> found = new HashSet<>();
+        Set<FlowKey> found = new HashSet<>();
         ps.setArray(1, c.createArrayOf("text", sources));
-        ps.setArray(2, c.createArrayOf("text", lsns));
-        ps.setArray(3, c.createArrayOf("text", txs));
+        ps.setArray(2, c.createArrayOf("text", datasets));
+        ps.setArray(3, c.createArrayOf("text", lsns));
+        ps.setArray(4, c.createArrayOf("text", txs));
         try (ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
-                found.add(new TransactionBoundaryKey(rs.getString(1), "", rs.getString(2), rs.getString(3)));
+                found.add(new FlowKey(rs.getString(2),
+                        new TransactionBoundaryKey(rs.getString(1), "", rs.getString(3), rs.getString(4))));
             }
         }
         return found;
+    }
+
+    /** The newest commit LSN recorded as applied for {@code flow}, or null when none is. */
+    static Lsn lastApplied(TargetSession session, FlowKey.Flow flow) throws SQLException {
+        PreparedStatement ps = session.prepare(LAST_APPLIED);
+        ps.setString(1, flow.sourceId());
+        ps.setString(2, flow.datasetId());
+        try (ResultSet rs = ps.executeQuery()) {
+            return rs.next() ? Lsn.parse(rs.getString(1)) : null;
+        }
     }
 
     /**

@@ -10,20 +10,41 @@ import java.util.Set;
 /**
  * Maps a source relation to its target relation and enforces the allowlist. By default a relation maps to
  * the same schema and table; explicit mappings override that. When an allowlist is configured the sink writes
- * only to target relations on it ({@code schema.table} or {@code schema.*}); anything else is refused with an
- * {@link ApplyException} naming the relation.
+ * only to target relations on it ({@code schema.table}, {@code schema.*}, or {@code *} for every relation);
+ * anything else is refused with an {@link ApplyException} naming the relation. Whatever the allowlist says, the
+ * sink never writes its own schema ({@code trellara_sink}) or a system schema ({@code pg_catalog},
+ * {@code information_schema}, {@code pg_toast}, temporary schemas).
  */
 public final class RelationMapper {
+    /** Schemas the sink never writes, whatever the allowlist or a mapping says. */
+    public static final Set<String> PROTECTED_SCHEMAS = Set.of(CheckpointStore.SCHEMA, "pg_catalog",
+            "information_schema", "pg_toast");
+
     private final Map<QualifiedName, QualifiedName> mappings;
     private final Set<QualifiedName> allowed;
     private final Set<String> allowedSchemas;
     private final boolean allowlistEnabled;
+    private final boolean allowAll;
 
     private RelationMapper(Builder b) {
         this.mappings = Map.copyOf(b.mappings);
         this.allowed = Set.copyOf(b.allowed);
         this.allowedSchemas = Set.copyOf(b.allowedSchemas);
         this.allowlistEnabled = b.allowlistEnabled;
+        this.allowAll = b.allowAll;
+    }
+
+    /** True when {@code schema} is one the sink never writes (see {@link #PROTECTED_SCHEMAS}). */
+    public static boolean isProtected(String schema) {
+        return PROTECTED_SCHEMAS.contains(schema) || schema.startsWith("pg_temp") || schema.startsWith("pg_toast");
+    }
+
+    /** True when the sink may write {@code target}. */
+    public boolean allows(QualifiedName target) {
+        if (isProtected(target.schema())) {
+            return false;
+        }
+        return !allowlistEnabled || allowAll || allowed.contains(target) || allowedSchemas.contains(target.schema());
     }
 
     /** Same schema and table, any relation allowed. */
@@ -46,7 +67,12 @@ public final class RelationMapper {
                     "the source relation name cannot be used: " + e.getMessage());
         }
         QualifiedName to = mappings.getOrDefault(from, from);
-        if (allowlistEnabled && !allowed.contains(to) && !allowedSchemas.contains(to.schema())) {
+        if (isProtected(to.schema())) {
+            throw new ApplyException(ApplyException.Reason.RELATION_REFUSED, to.quoted(), eventKey,
+                    "target relation " + to.quoted() + " (source " + from.quoted() + ") is in a schema the sink"
+                            + " never writes (its own, or a system schema), whatever the allowlist says");
+        }
+        if (!allows(to)) {
             throw new ApplyException(ApplyException.Reason.RELATION_REFUSED, to.quoted(), eventKey,
                     "target relation " + to.quoted() + " (source " + from.quoted()
                             + ") is not on the sink's allowlist; add it to the allowlist or map the source"
@@ -61,9 +87,6 @@ public final class RelationMapper {
      * {@code schema.name} form; an unparsable identity is refused when an allowlist or a mapping is set.
      */
     void checkDdlTarget(String objectIdentity, String eventKey) {
-        if (!allowlistEnabled && mappings.isEmpty()) {
-            return;
-        }
         QualifiedName n;
         try {
             n = QualifiedName.parse(objectIdentity);
@@ -77,7 +100,7 @@ public final class RelationMapper {
                     "DDL replay refused: " + n.quoted() + " is mapped to " + mappings.get(n).quoted()
                             + " and the statement text cannot be rewritten; apply the DDL on the target yourself");
         }
-        if (allowlistEnabled && !allowed.contains(n) && !allowedSchemas.contains(n.schema())) {
+        if (!allows(n)) {
             throw new ApplyException(ApplyException.Reason.RELATION_REFUSED, n.quoted(), eventKey,
                     "DDL replay refused: " + n.quoted() + " is not on the sink's allowlist");
         }
@@ -92,11 +115,16 @@ public final class RelationMapper {
         private final Set<QualifiedName> allowed = new HashSet<>();
         private final Set<String> allowedSchemas = new HashSet<>();
         private boolean allowlistEnabled;
+        private boolean allowAll;
 
         /** {@code source_schema.source_table -> target_schema.target_table}. */
         public Builder map(QualifiedName source, QualifiedName target) {
             Identifiers.check(target.schema());
             Identifiers.check(target.table());
+            if (isProtected(target.schema())) {
+                throw new IllegalArgumentException("cannot map " + source.quoted() + " to " + target.quoted()
+                        + ": the sink never writes schema " + target.schema());
+            }
             mappings.put(source, target);
             return this;
         }
@@ -106,12 +134,17 @@ public final class RelationMapper {
         }
 
         /**
-         * Restricts writes to these target relations ({@code schema.table}, or {@code schema.*} for a whole
-         * schema). Calling it, even with an empty collection, enables the allowlist.
+         * Restricts writes to these target relations ({@code schema.table}, {@code schema.*} for a whole
+         * schema, or {@code *} for every relation outside the protected schemas). Calling it, even with an empty
+         * collection, enables the allowlist.
          */
         public Builder allow(Collection<String> targets) {
             allowlistEnabled = true;
             for (String t : targets) {
+                if (t.strip().equals("*")) {
+                    allowAll = true;
+                    continue;
+                }
                 QualifiedName n = QualifiedName.parse(t);
                 if (n.table().equals("*") && !t.strip().endsWith("\"*\"")) {
                     allowedSchemas.add(n.schema());

@@ -63,20 +63,28 @@ final class RowShape {
         this.keyImageStates = operation == Operation.OPERATION_INSERT ? null : keyStates(keyImage);
     }
 
-    static RowShape of(ChangeRecord c, QualifiedName target) {
+    /**
+     * The shape of {@code c} against {@code table}: updates and deletes match on the target's primary key, whose
+     * columns the key image must carry by name, each once with a value; under REPLICA IDENTITY DEFAULT or INDEX
+     * the columns the record flags as key must be exactly those (a record that flags another column, or leaves
+     * one out, is refused rather than matched on what it chose).
+     */
+    static RowShape of(ChangeRecord c, TargetTable table) {
+        QualifiedName target = table.name();
         String relation = target.quoted();
         String eventKey = c.getIdempotencyKey();
         return switch (c.getOperation()) {
-            case OPERATION_INSERT -> insert(c, target, relation, eventKey);
-            case OPERATION_UPDATE -> update(c, target, relation, eventKey);
-            case OPERATION_DELETE -> delete(c, target, relation, eventKey);
+            case OPERATION_INSERT -> insert(c, table, relation, eventKey);
+            case OPERATION_UPDATE -> update(c, table, relation, eventKey);
+            case OPERATION_DELETE -> delete(c, table, relation, eventKey);
             default -> throw new ApplyException(ApplyException.Reason.UNSUPPORTED_CHANGE, relation, eventKey,
                     "operation " + c.getOperation() + " has no row shape");
         };
     }
 
-    private static RowShape insert(ChangeRecord c, QualifiedName target, String relation, String eventKey) {
+    private static RowShape insert(ChangeRecord c, TargetTable table, String relation, String eventKey) {
         RowImage after = requireImage(c.hasAfter() ? c.getAfter() : null, "after", relation, eventKey);
+        checkNames(after, "after", relation, eventKey);
         List<Integer> cols = new ArrayList<>();
         List<Integer> keys = new ArrayList<>();
         for (int i = 0; i < after.getColumnsCount(); i++) {
@@ -88,18 +96,22 @@ final class RowShape {
                                 + " carry every column");
             }
             cols.add(i);
-            if (v.getKey()) {
-                keys.add(i);
+        }
+        for (String k : table.primaryKey()) {
+            int i = indexOf(after, k);
+            if (i >= 0) {
+                keys.add(i); // the conflict target of an upsert
             }
         }
-        return new RowShape(Operation.OPERATION_INSERT, target, cols, keys, after, null, false, false);
+        return new RowShape(Operation.OPERATION_INSERT, table.name(), cols, keys, after, null, false, false);
     }
 
-    private static RowShape update(ChangeRecord c, QualifiedName target, String relation, String eventKey) {
+    private static RowShape update(ChangeRecord c, TargetTable table, String relation, String eventKey) {
         RowImage after = requireImage(c.hasAfter() ? c.getAfter() : null, "after", relation, eventKey);
+        checkNames(after, "after", relation, eventKey);
         boolean fromBefore = c.hasBefore() && c.getBefore().getColumnsCount() > 0;
         RowImage keyImage = fromBefore ? c.getBefore() : after;
-        List<Integer> keys = keyColumns(c, keyImage, fromBefore, relation, eventKey);
+        List<Integer> keys = keyColumns(c, table, keyImage, fromBefore, relation, eventKey);
         boolean full = keys.isEmpty();
         if (full) {
             keys = fullIdentityColumns(keyImage);
@@ -108,56 +120,108 @@ final class RowShape {
         for (int i = 0; i < after.getColumnsCount(); i++) {
             ColumnValue v = after.getColumns(i);
             checkColumn(v, relation, eventKey);
-            boolean unchangedKey = !fromBefore && v.getKey();
+            boolean unchangedKey = !fromBefore && table.isKey(v.getName());
             if (v.getState() != ColumnState.COLUMN_STATE_UNCHANGED_TOAST && !unchangedKey) {
                 cols.add(i);
             }
         }
         if (cols.isEmpty()) {
             for (int i = 0; i < after.getColumnsCount(); i++) {
-                if (after.getColumns(i).getKey()) {
+                if (table.isKey(after.getColumns(i).getName())) {
                     cols.add(i); // nothing else to set: set the (unchanged) key so the row is still matched
                 }
             }
         }
-        return new RowShape(Operation.OPERATION_UPDATE, target, cols, keys, after, keyImage, fromBefore, full);
+        return new RowShape(Operation.OPERATION_UPDATE, table.name(), cols, keys, after, keyImage, fromBefore, full);
     }
 
-    private static RowShape delete(ChangeRecord c, QualifiedName target, String relation, String eventKey) {
+    private static RowShape delete(ChangeRecord c, TargetTable table, String relation, String eventKey) {
         RowImage before = requireImage(c.hasBefore() ? c.getBefore() : null, "before", relation, eventKey);
-        List<Integer> keys = keyColumns(c, before, true, relation, eventKey);
+        List<Integer> keys = keyColumns(c, table, before, true, relation, eventKey);
         boolean full = keys.isEmpty();
         if (full) {
             keys = fullIdentityColumns(before);
         }
-        return new RowShape(Operation.OPERATION_DELETE, target, List.of(), keys, RowImage.getDefaultInstance(),
+        return new RowShape(Operation.OPERATION_DELETE, table.name(), List.of(), keys, RowImage.getDefaultInstance(),
                 before, true, full);
     }
 
-    /** Indexes of the key-flagged columns; empty only when REPLICA IDENTITY FULL allows a full-row match. */
-    private static List<Integer> keyColumns(ChangeRecord c, RowImage image, boolean fromBefore, String relation,
-                                            String eventKey) {
-        List<Integer> keys = new ArrayList<>();
+    /**
+     * Indexes in {@code image} of the target's primary-key columns, in key order; empty only when the target
+     * has no primary key and REPLICA IDENTITY FULL allows a full-row match.
+     */
+    private static List<Integer> keyColumns(ChangeRecord c, TargetTable table, RowImage image, boolean fromBefore,
+                                            String relation, String eventKey) {
+        String which = fromBefore ? "before" : "after";
+        checkNames(image, which, relation, eventKey);
+        boolean fullIdentity = c.getReplicaIdentity() == ReplicaIdentity.REPLICA_IDENTITY_FULL;
         for (int i = 0; i < image.getColumnsCount(); i++) {
             ColumnValue v = image.getColumns(i);
             checkColumn(v, relation, eventKey);
-            if (v.getKey()) {
-                if (v.getState() != ColumnState.COLUMN_STATE_VALUE) {
-                    throw new ApplyException(ApplyException.Reason.MISSING_KEY_COLUMN, relation, eventKey,
-                            "key column \"" + v.getName() + "\" of the " + (fromBefore ? "before" : "after")
-                                    + " image has state " + v.getState() + " instead of a value");
-                }
-                keys.add(i);
+            if (v.getKey() && !fullIdentity && !table.isKey(v.getName())) {
+                throw new ApplyException(ApplyException.Reason.KEY_COLUMNS_MISMATCH, relation, eventKey,
+                        c.getOperation() + " flags column \"" + v.getName() + "\" of its " + which + " image as key,"
+                                + " but the target's primary key is " + table.primaryKey() + "; the sink matches rows"
+                                + " on the target's primary key only");
             }
         }
-        if (keys.isEmpty() && !(fromBefore && c.getReplicaIdentity() == ReplicaIdentity.REPLICA_IDENTITY_FULL
-                && image.getColumnsCount() > 0)) {
+        if (table.primaryKey().isEmpty()) {
+            if (fromBefore && fullIdentity && image.getColumnsCount() > 0) {
+                return List.of();
+            }
             throw new ApplyException(ApplyException.Reason.MISSING_KEY_COLUMN, relation, eventKey,
-                    c.getOperation() + " carries no key column in its " + (fromBefore ? "before" : "after")
-                            + " image (replica identity " + c.getReplicaIdentity() + "); the source table needs a"
-                            + " primary key, a replica identity index or REPLICA IDENTITY FULL");
+                    "the target table has no primary key, so " + c.getOperation() + " cannot match one row (replica"
+                            + " identity " + c.getReplicaIdentity() + "); give the target table the source's primary"
+                            + " key");
+        }
+        List<Integer> keys = new ArrayList<>(table.primaryKey().size());
+        for (String k : table.primaryKey()) {
+            int i = indexOf(image, k);
+            if (i < 0) {
+                throw new ApplyException(ApplyException.Reason.KEY_COLUMNS_MISMATCH, relation, eventKey,
+                        c.getOperation() + " lacks primary-key column \"" + k + "\" of the target in its " + which
+                                + " image; the target's primary key is " + table.primaryKey());
+            }
+            ColumnValue v = image.getColumns(i);
+            if (v.getState() != ColumnState.COLUMN_STATE_VALUE) {
+                throw new ApplyException(ApplyException.Reason.MISSING_KEY_COLUMN, relation, eventKey,
+                        "key column \"" + k + "\" of the " + which + " image has state " + v.getState()
+                                + " instead of a value");
+            }
+            if (!v.getKey() && !fullIdentity) {
+                throw new ApplyException(ApplyException.Reason.KEY_COLUMNS_MISMATCH, relation, eventKey,
+                        c.getOperation() + " does not flag primary-key column \"" + k + "\" of the target as key in"
+                                + " its " + which + " image; the record's key and the target's primary key "
+                                + table.primaryKey() + " differ");
+            }
+            keys.add(i);
         }
         return keys;
+    }
+
+    private static int indexOf(RowImage image, String name) {
+        for (int i = 0; i < image.getColumnsCount(); i++) {
+            if (image.getColumns(i).getName().equals(name)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** A row image names each column at most once (else which value applies would be the writer's choice). */
+    private static void checkNames(RowImage image, String which, String relation, String eventKey) {
+        int n = image.getColumnsCount();
+        if (n <= 1) {
+            return;
+        }
+        java.util.HashSet<String> seen = new java.util.HashSet<>(n * 2);
+        for (int i = 0; i < n; i++) {
+            String name = image.getColumns(i).getName();
+            if (!seen.add(name)) {
+                throw new ApplyException(ApplyException.Reason.KEY_COLUMNS_MISMATCH, relation, eventKey,
+                        "the " + which + " image names column \"" + name + "\" more than once");
+            }
+        }
     }
 
     private static List<Integer> fullIdentityColumns(RowImage image) {

@@ -20,6 +20,11 @@ public record SourceTransaction(TransactionEnvelope envelope, TopicPartitionKey 
         return new SourceTransaction(envelope, null, -1);
     }
 
+    /** What the sink deduplicates by: the transaction within its flow. */
+    public FlowKey flowKey() {
+        return FlowKey.of(envelope);
+    }
+
     public TransactionBoundaryKey key() {
         return new TransactionBoundaryKey(envelope.getSourceId(), envelope.getDatabaseId(), envelope.getCommitLsn(),
                 envelope.getTransactionId());

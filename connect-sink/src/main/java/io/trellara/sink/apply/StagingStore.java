@@ -35,7 +35,8 @@ final class StagingStore {
                 last_total_order, payload)
             SELECT ?, ?, ?::pg_lsn, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
              WHERE NOT EXISTS (SELECT 1 FROM trellara_sink.applied_transactions a
-                                WHERE a.source_id = ? AND a.commit_lsn = ?::pg_lsn AND a.transaction_id = ?)
+                                WHERE a.source_id = ? AND a.dataset_id = ? AND a.commit_lsn = ?::pg_lsn
+                                  AND a.transaction_id = ?)
             ON CONFLICT DO NOTHING""";
 
     private static final String WATERMARK = """
@@ -46,11 +47,11 @@ final class StagingStore {
 
     private static final String APPLIED = """
             SELECT 1 FROM trellara_sink.applied_transactions
-             WHERE source_id = ? AND commit_lsn = ?::pg_lsn AND transaction_id = ?""";
+             WHERE source_id = ? AND dataset_id = ? AND commit_lsn = ?::pg_lsn AND transaction_id = ?""";
 
     private static final String STAGED = """
             SELECT partition_id, chunk_sequence, checksum, transaction_id FROM trellara_sink.staged_chunks
-             WHERE sink_name = ? AND source_id = ? AND commit_lsn = ?::pg_lsn""";
+             WHERE sink_name = ? AND source_id = ? AND dataset_id = ? AND commit_lsn = ?::pg_lsn""";
 
     private static final String WATERMARKS = """
             SELECT partition_id, commit_lsn::text FROM trellara_sink.lane_watermarks
@@ -58,8 +59,8 @@ final class StagingStore {
 
     private static final String PAYLOAD = """
             SELECT payload FROM trellara_sink.staged_chunks
-             WHERE sink_name = ? AND source_id = ? AND commit_lsn = ?::pg_lsn AND partition_id = ?
-               AND chunk_sequence = ? AND checksum = ?
+             WHERE sink_name = ? AND source_id = ? AND dataset_id = ? AND commit_lsn = ?::pg_lsn
+               AND partition_id = ? AND chunk_sequence = ? AND checksum = ?
              LIMIT 1""";
 
     /**
@@ -96,6 +97,7 @@ final class StagingStore {
             ps.setLong(p++, c.lastTotalOrder());
             ps.setBytes(p++, c.payload());
             ps.setString(p++, c.sourceId());
+            ps.setString(p++, c.datasetId());
             ps.setString(p++, c.commitLsn());
             ps.setString(p, c.transactionId());
             ps.addBatch();
@@ -139,8 +141,9 @@ final class StagingStore {
     static BarrierState state(TargetSession s, String sinkName, TransactionManifest m) throws SQLException {
         PreparedStatement applied = s.prepare(APPLIED);
         applied.setString(1, m.getSourceId());
-        applied.setString(2, m.getSourceCommitLsn());
-        applied.setString(3, m.getTransactionId());
+        applied.setString(2, m.getDatasetId());
+        applied.setString(3, m.getSourceCommitLsn());
+        applied.setString(4, m.getTransactionId());
         try (ResultSet rs = applied.executeQuery()) {
             if (rs.next()) {
                 return new BarrierState(true, List.of(), Map.of());
@@ -162,7 +165,8 @@ final class StagingStore {
         PreparedStatement ps = s.prepare(STAGED);
         ps.setString(1, sinkName);
         ps.setString(2, m.getSourceId());
-        ps.setString(3, m.getSourceCommitLsn());
+        ps.setString(3, m.getDatasetId());
+        ps.setString(4, m.getSourceCommitLsn());
         try (ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 staged.add(new BarrierState.Staged(rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getString(4)));
@@ -177,10 +181,11 @@ final class StagingStore {
         PreparedStatement ps = s.prepare(PAYLOAD);
         ps.setString(1, sinkName);
         ps.setString(2, m.getSourceId());
-        ps.setString(3, m.getSourceCommitLsn());
-        ps.setLong(4, partitionId);
-        ps.setLong(5, chunkSequence);
-        ps.setLong(6, checksum);
+        ps.setString(3, m.getDatasetId());
+        ps.setString(4, m.getSourceCommitLsn());
+        ps.setLong(5, partitionId);
+        ps.setLong(6, chunkSequence);
+        ps.setLong(7, checksum);
         try (ResultSet rs = ps.executeQuery()) {
             return rs.next() ? rs.getBytes(1) : null;
         }

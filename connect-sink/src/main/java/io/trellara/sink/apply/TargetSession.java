@@ -4,10 +4,9 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Set;
 import org.postgresql.PGConnection;
 import org.postgresql.copy.CopyManager;
 
@@ -19,7 +18,10 @@ final class TargetSession implements AutoCloseable {
     private static final int MAX_STATEMENTS = 256;
 
     final Connection connection;
-    final Set<QualifiedName> verifiedTables = new HashSet<>();
+    /** Target tables as the catalog described them (see {@link TargetTables#describe}). */
+    final Map<QualifiedName, TargetTable> tables = new HashMap<>();
+    /** Per target table, the fingerprint of the schema version its rows were last prepared for. */
+    final Map<QualifiedName, String> preparedFingerprints = new HashMap<>();
     private final LinkedHashMap<String, PreparedStatement> statements = new LinkedHashMap<>(64, 0.75f, true) {
         @Override
         protected boolean removeEldestEntry(Map.Entry<String, PreparedStatement> eldest) {
@@ -41,16 +43,23 @@ final class TargetSession implements AutoCloseable {
     }
 
     /**
+     * The search_path of every sink session: names the sink resolves (types by {@code to_regtype}) never depend
+     * on the role's or the database's setting, and nothing a user can create shadows the catalog. Every
+     * function the sink calls is schema-qualified as well.
+     */
+    static final String SEARCH_PATH = "pg_catalog, public";
+
+    /**
      * Opens a connection with the session settings the wire's text values assume (UTC, ISO dates, postgres
-     * intervals), then turns auto-commit off.
+     * intervals) and the pinned search_path, then turns auto-commit off.
      */
     static TargetSession open(ConnectionFactory factory) throws SQLException {
         Connection c = factory.open();
         try {
             c.setAutoCommit(true);
             try (Statement s = c.createStatement()) {
-                s.execute("SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD'; SET IntervalStyle = 'postgres';"
-                        + " SET extra_float_digits = 3; SET bytea_output = 'hex'");
+                s.execute("SET search_path = " + SEARCH_PATH + "; SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD';"
+                        + " SET IntervalStyle = 'postgres'; SET extra_float_digits = 3; SET bytea_output = 'hex'");
             }
             c.setAutoCommit(false);
             return new TargetSession(c);
@@ -85,11 +94,25 @@ final class TargetSession implements AutoCloseable {
         return copyManager;
     }
 
-    /** After DDL: cached statements and table checks may no longer hold. */
+    /** After DDL: cached statements and table descriptions may no longer hold. */
     void invalidate() {
         statements.values().forEach(TargetSession::closeQuietly);
         statements.clear();
-        verifiedTables.clear();
+        forgetTables();
+    }
+
+    /** After the sink altered {@code target}: describe it again, prepare its statements again. */
+    void forget(QualifiedName target) {
+        statements.values().forEach(TargetSession::closeQuietly);
+        statements.clear();
+        tables.remove(target);
+        preparedFingerprints.remove(target);
+    }
+
+    /** After a rollback: a table created or altered by the rolled-back transaction is as it was. */
+    void forgetTables() {
+        tables.clear();
+        preparedFingerprints.clear();
     }
 
     boolean rollbackQuietly() {

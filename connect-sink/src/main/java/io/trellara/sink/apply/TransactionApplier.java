@@ -43,6 +43,7 @@ public final class TransactionApplier implements AutoCloseable {
     private final ApplyOptions options;
     private final ApplyMetrics metrics = new ApplyMetrics();
     private final Sleeper sleeper;
+    private final CommitOrder order = new CommitOrder();
     private TargetSession session;
 
     /** Pauses between attempts; replaceable in tests. */
@@ -153,7 +154,7 @@ public final class TransactionApplier implements AutoCloseable {
             BarrierState state = StagingStore.state(s, options.sinkName(), m);
             BarrierState.Verdict v = state.evaluate(m);
             if (v.kind() == BarrierState.Kind.MISSING
-                    && !CheckpointStore.findApplied(s, List.of(boundaryKey(m))).isEmpty()) {
+                    && !CheckpointStore.findApplied(s, List.of(FlowKey.of(m))).isEmpty()) {
                 v = new BarrierState(true, List.of(), Map.of()).evaluate(m); // applied (and swept) meanwhile
             }
             if (v.kind() == BarrierState.Kind.MISSING) {
@@ -189,15 +190,16 @@ public final class TransactionApplier implements AutoCloseable {
      */
     public BarrierResult applyBarrier(TransactionManifest m, Map<TopicPartitionKey, Long> positions) {
         TransactionBoundaryKey key = boundaryKey(m);
+        FlowKey flowKey = FlowKey.of(m);
         BarrierResult r = retrying(key.display(), (s, a) -> {
             s.at(null, key.display());
-            boolean present = !CheckpointStore.findApplied(s, List.of(key)).isEmpty();
+            boolean present = !CheckpointStore.findApplied(s, List.of(flowKey)).isEmpty();
             if (present) {
                 CheckpointStore.record(s, options.sinkName(), List.of(), positions, options.synchronousCommitOff());
                 StagingStore.sweep(s, options.sinkName(), m);
                 a.committing = true;
                 s.connection.commit();
-                boolean ours = a.commitUnknown.contains(key); // our earlier attempt did commit it
+                boolean ours = a.commitUnknown.contains(flowKey); // our earlier attempt did commit it
                 metrics.targetCommits.incrementAndGet();
                 if (ours) {
                     metrics.transactionsApplied.incrementAndGet();
@@ -207,8 +209,9 @@ public final class TransactionApplier implements AutoCloseable {
                 }
                 return new BarrierResult(key, !ours, 0, 0, 0, 0, a.number);
             }
+            a.order.admit(s, flowKey);
             ChangeWriter writer = new ChangeWriter(s, mapper, options);
-            writer.begin(m.getSourceId(), m.getSourceCommitLsn(), m.getTransactionId());
+            writer.begin(m.getSourceId(), m.getDatasetId(), m.getSourceCommitLsn(), m.getTransactionId());
             BarrierMerge merge = new BarrierMerge();
             merge.run(m, entry -> readChunk(s, m, entry), new BarrierMerge.EventSink() {
                 @Override
@@ -228,9 +231,10 @@ public final class TransactionApplier implements AutoCloseable {
                     List.of(AppliedTransaction.of(m, merge.changes(), merge.ddlEvents())), positions,
                     options.synchronousCommitOff());
             StagingStore.sweep(s, options.sinkName(), m);
-            a.toApply = Set.of(key);
+            a.toApply = Set.of(flowKey);
             a.committing = true;
             s.connection.commit();
+            order.committed(a.order);
             publish(writer, 1, 0);
             metrics.barriersApplied.incrementAndGet();
             return new BarrierResult(key, false, merge.changes(), merge.ddlEvents(), merge.chunksRead(),
@@ -240,7 +244,7 @@ public final class TransactionApplier implements AutoCloseable {
     }
 
     /** True when the transaction is recorded as applied (one query in its own read-only transaction). */
-    public boolean isApplied(TransactionBoundaryKey key) {
+    public boolean isApplied(FlowKey key) {
         return retrying(key.display(), (s, a) -> {
             boolean present = !CheckpointStore.findApplied(s, List.of(key)).isEmpty();
             s.connection.commit();
@@ -287,10 +291,10 @@ public final class TransactionApplier implements AutoCloseable {
      * else as an {@link ApplyException}).
      */
     private <T> T retrying(String what, Work<T> work) {
-        Set<TransactionBoundaryKey> commitUnknown = Set.of();
+        Set<FlowKey> commitUnknown = Set.of();
         long backoff = Math.max(1, options.initialBackoff().toMillis());
         for (int attempt = 1; ; attempt++) {
-            Attempt a = new Attempt(attempt, commitUnknown);
+            Attempt a = new Attempt(attempt, commitUnknown, order);
             try {
                 return work.run(session(), a);
             } catch (SQLException | RuntimeException e) {
@@ -321,55 +325,64 @@ public final class TransactionApplier implements AutoCloseable {
     private static final class Attempt {
         final int number;
         /** Transactions an earlier attempt was committing when it failed: found applied now means it committed. */
-        final Set<TransactionBoundaryKey> commitUnknown;
+        final Set<FlowKey> commitUnknown;
+        /** The commit order this attempt admits, made known to the applier only once it commits. */
+        final CommitOrder.Pending order;
         boolean committing;
         /** Writing the dedup records: a unique violation there means another task applied it concurrently. */
         boolean recording;
-        Set<TransactionBoundaryKey> toApply = Set.of();
+        Set<FlowKey> toApply = Set.of();
 
-        Attempt(int number, Set<TransactionBoundaryKey> commitUnknown) {
+        Attempt(int number, Set<FlowKey> commitUnknown, CommitOrder order) {
             this.number = number;
             this.commitUnknown = commitUnknown;
+            this.order = order.pending();
         }
     }
 
     private GroupOutcome applyOnce(TargetSession s, List<SourceTransaction> group, Attempt attempt)
             throws SQLException {
-        Set<TransactionBoundaryKey> commitUnknown = attempt.commitUnknown;
-        List<TransactionBoundaryKey> keys = new ArrayList<>(group.size());
+        Set<FlowKey> commitUnknown = attempt.commitUnknown;
+        List<FlowKey> keys = new ArrayList<>(group.size());
         Map<TopicPartitionKey, Long> positions = new LinkedHashMap<>();
         for (SourceTransaction t : group) {
-            keys.add(t.key());
+            keys.add(t.flowKey());
             if (t.topicPartition() != null) {
                 positions.put(t.topicPartition(), t.nextOffset());
             }
         }
         s.at(null, group.get(0).key().display());
-        Set<TransactionBoundaryKey> present = CheckpointStore.findApplied(s, keys);
+        Set<FlowKey> present = CheckpointStore.findApplied(s, keys);
         List<TransactionBoundaryKey> applied = new ArrayList<>();
         List<TransactionBoundaryKey> duplicates = new ArrayList<>();
         List<AppliedTransaction> records = new ArrayList<>();
-        Set<TransactionBoundaryKey> seen = new HashSet<>();
+        Set<FlowKey> seen = new HashSet<>();
+        Set<FlowKey> toApply = new HashSet<>();
         ChangeWriter writer = new ChangeWriter(s, mapper, options);
-        for (SourceTransaction t : group) {
-            TransactionBoundaryKey k = t.key();
+        for (int i = 0; i < group.size(); i++) {
+            SourceTransaction t = group.get(i);
+            FlowKey k = keys.get(i);
             if (!seen.add(k) || (present.contains(k) && !commitUnknown.contains(k))) {
-                duplicates.add(k);
+                duplicates.add(k.transaction());
             } else if (present.contains(k)) {
-                applied.add(k); // our earlier attempt did commit it
+                applied.add(k.transaction()); // our earlier attempt did commit it
+                toApply.add(k);
             } else {
+                attempt.order.admit(s, k);
                 writer.write(t.envelope());
                 records.add(AppliedTransaction.of(t.envelope()));
-                applied.add(k);
+                applied.add(k.transaction());
+                toApply.add(k);
             }
         }
         writer.flush();
         s.at(null, group.get(0).key().display());
         attempt.recording = true;
         CheckpointStore.record(s, options.sinkName(), records, positions, options.synchronousCommitOff());
-        attempt.toApply = new HashSet<>(applied);
+        attempt.toApply = toApply;
         attempt.committing = true;
         s.connection.commit();
+        order.committed(attempt.order);
         publish(writer, applied.size(), duplicates.size());
         return new GroupOutcome(applied, duplicates, positions, attempt.number);
     }
@@ -382,8 +395,9 @@ public final class TransactionApplier implements AutoCloseable {
         metrics.rowsUpdated.addAndGet(w.updated);
         metrics.rowsDeleted.addAndGet(w.deleted);
         metrics.truncates.addAndGet(w.truncates);
-        metrics.ddlReplayed.addAndGet(w.ddlReplayed);
-        metrics.ddlSkipped.addAndGet(w.ddlSkipped);
+        metrics.ddlReplayed.addAndGet(w.ddlReplayed());
+        metrics.ddlSkipped.addAndGet(w.ddlSkipped());
+        metrics.schemaChanges.addAndGet(w.schemaChanges());
         metrics.missingRowsIgnored.addAndGet(w.missingRowsIgnored);
     }
 
@@ -409,11 +423,12 @@ public final class TransactionApplier implements AutoCloseable {
         if (session == null) {
             return;
         }
+        order.forget(); // re-read from the target: another task may have applied meanwhile
         if (discard || !session.rollbackQuietly()) {
             session.close();
             session = null;
         } else {
-            session.verifiedTables.clear(); // a table created by the rolled-back transaction is gone again
+            session.forgetTables(); // a table created or altered by the rolled-back transaction is as it was
         }
     }
 

@@ -2,9 +2,11 @@ package io.trellara.sink.connect;
 
 import io.trellara.sink.apply.ApplyOptions;
 import io.trellara.sink.apply.DdlPolicy;
+import io.trellara.sink.apply.DropColumnsPolicy;
 import io.trellara.sink.apply.InsertConflictPolicy;
 import io.trellara.sink.apply.MissingRowPolicy;
 import io.trellara.sink.apply.RelationMapper;
+import io.trellara.sink.apply.SchemaEvolutionMode;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -42,6 +44,9 @@ public final class TrellaraSinkConfig extends AbstractConfig {
     public static final String INSERT_CONFLICT = "insert.conflict";
     public static final String MISSING_ROW = "apply.missing_row";
     public static final String DDL_APPLY = "ddl.apply";
+    public static final String DDL_REPLAY_TRUST = "ddl.replay.trust.topic.writers";
+    public static final String SCHEMA_EVOLUTION = "schema.evolution";
+    public static final String DROP_COLUMNS = "schema.evolution.drop.columns";
     public static final String GROUP_MAX = "apply.group.max.transactions";
     public static final String SYNC_COMMIT = "apply.synchronous_commit";
     public static final String COPY_THRESHOLD = "apply.copy.threshold.rows";
@@ -82,9 +87,11 @@ public final class TrellaraSinkConfig extends AbstractConfig {
         d.define(MAPPING, Type.LIST, "", Importance.MEDIUM, "Source-to-target relation mapping, comma-separated"
                 + " entries source_schema.source_table:target_schema.target_table. Unmapped relations keep their"
                 + " schema and table name.", GROUP_MAPPING, ++o, Width.LONG, "Relation mapping");
-        d.define(ALLOWLIST, Type.LIST, "", Importance.HIGH, "Target tables (schema.table) the sink may write."
-                + " A change for any other table stops the task before anything of its transaction is applied."
-                + " Empty: every (mapped) table may be written.", GROUP_MAPPING, ++o, Width.LONG, "Allowlist");
+        d.define(ALLOWLIST, Type.LIST, "", Importance.HIGH, "Target tables the sink may write: schema.table,"
+                + " schema.* for a whole schema, or * for every table. A change for any other table stops the task"
+                + " before anything of its transaction is applied. Required: anyone who can write to the topics"
+                + " chooses which tables a record names. The sink's own schema (trellara_sink) and the system"
+                + " schemas are never written, whatever this says.", GROUP_MAPPING, ++o, Width.LONG, "Allowlist");
         d.define(CREATE_TABLES, Type.BOOLEAN, false, Importance.LOW, "Create a missing target table from the"
                 + " envelope's column types and key.", GROUP_MAPPING, ++o, Width.SHORT, "Create missing tables");
 
@@ -96,10 +103,28 @@ public final class TrellaraSinkConfig extends AbstractConfig {
         d.define(MISSING_ROW, Type.STRING, "fail", ConfigDef.ValidString.in("fail", "ignore"), Importance.MEDIUM,
                 "An update or delete that matches no target row: 'fail' stops the task, 'ignore' counts and skips"
                         + " it.", GROUP_APPLY, ++o, Width.SHORT, "Missing row", recommender(List.of("fail", "ignore")));
-        d.define(DDL_APPLY, Type.STRING, "fail", ConfigDef.ValidString.in("replay", "skip", "fail"), Importance.MEDIUM,
-                "DDL events: 'replay' runs the statement at its place in the transaction, 'skip' ignores it,"
-                        + " 'fail' stops the task.", GROUP_APPLY, ++o, Width.SHORT, "DDL apply",
-                recommender(List.of("replay", "skip", "fail")));
+        d.define(DDL_APPLY, Type.STRING, "structured", ConfigDef.ValidString.in("structured", "skip", "fail", "replay"),
+                Importance.MEDIUM, "DDL events: 'structured' runs no statement text; schema changes of captured"
+                        + " tables reach the target through schema evolution (schema.evolution), and a rename stops"
+                        + " the task naming it. 'skip' ignores DDL events (also renames: use it to pass a rename you"
+                        + " made on the target yourself). 'fail' stops the task at any DDL event. 'replay' runs the"
+                        + " captured statement at its place in the transaction, after refusing anything but one"
+                        + " transactional statement on allowlisted tables: it trusts every writer of the topic to"
+                        + " choose SQL for the target, and needs " + DDL_REPLAY_TRUST + "=true.", GROUP_APPLY, ++o,
+                Width.SHORT, "DDL apply", recommender(List.of("structured", "skip", "fail", "replay")));
+        d.define(DDL_REPLAY_TRUST, Type.BOOLEAN, false, Importance.LOW, "Set to true, together with ddl.apply=replay,"
+                + " to state that every writer of the topics may choose SQL for the target.", GROUP_APPLY, ++o,
+                Width.SHORT, "Trust topic writers with DDL");
+        d.define(SCHEMA_EVOLUTION, Type.STRING, "auto", ConfigDef.ValidString.in("auto", "none"), Importance.MEDIUM,
+                "'auto' derives ALTER TABLE from the column definitions on the wire when a captured table's schema"
+                        + " version changes: adds columns, changes column types and (see " + "schema.evolution.drop.columns"
+                        + ") drops columns, with the target's own spelling of each type. A key change, a type the"
+                        + " target lacks or a possible rename stops the task naming the table and the change."
+                        + " 'none' never alters a target table.", GROUP_APPLY, ++o, Width.SHORT, "Schema evolution",
+                recommender(List.of("auto", "none")));
+        d.define(DROP_COLUMNS, Type.STRING, "keep", ConfigDef.ValidString.in("keep", "drop"), Importance.LOW,
+                "A column the source no longer has: 'keep' leaves the target column and its values, 'drop' drops"
+                        + " it.", GROUP_APPLY, ++o, Width.SHORT, "Dropped columns", recommender(List.of("keep", "drop")));
         d.define(GROUP_MAX, Type.INT, 1, ConfigDef.Range.between(1, 10_000), Importance.MEDIUM,
                 "Consecutive source transactions applied in one target transaction (each still all-or-nothing;"
                         + " the checkpoint records the last). Safe because progress lives in the target.",
@@ -159,6 +184,8 @@ public final class TrellaraSinkConfig extends AbstractConfig {
                 .insertConflict(InsertConflictPolicy.valueOf(getString(INSERT_CONFLICT).toUpperCase(Locale.ROOT)))
                 .missingRow(MissingRowPolicy.valueOf(getString(MISSING_ROW).toUpperCase(Locale.ROOT)))
                 .ddlPolicy(DdlPolicy.valueOf(getString(DDL_APPLY).toUpperCase(Locale.ROOT)))
+                .schemaEvolution(SchemaEvolutionMode.valueOf(getString(SCHEMA_EVOLUTION).toUpperCase(Locale.ROOT)))
+                .dropColumns(DropColumnsPolicy.valueOf(getString(DROP_COLUMNS).toUpperCase(Locale.ROOT)))
                 .createMissingTables(getBoolean(CREATE_TABLES))
                 .copyThreshold(getInt(COPY_THRESHOLD))
                 .maxAttempts(getInt(RETRY_ATTEMPTS))
@@ -176,9 +203,7 @@ public final class TrellaraSinkConfig extends AbstractConfig {
             }
             b.map(entry.substring(0, colon).trim(), entry.substring(colon + 1).trim());
         }
-        if (!getList(ALLOWLIST).isEmpty()) {
-            b.allow(getList(ALLOWLIST));
-        }
+        b.allow(getList(ALLOWLIST)); // empty: nothing may be written (the rules refuse it before start)
         return b.build();
     }
 }

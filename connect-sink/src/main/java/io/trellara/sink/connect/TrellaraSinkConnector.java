@@ -1,7 +1,6 @@
 package io.trellara.sink.connect;
 
 import io.trellara.connect.common.PluginVersion;
-import io.trellara.converter.TrellaraConverter;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -10,6 +9,7 @@ import org.apache.kafka.common.config.Config;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigValue;
 import org.apache.kafka.connect.connector.Task;
+import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.sink.SinkConnector;
 
 /**
@@ -17,16 +17,15 @@ import org.apache.kafka.connect.sink.SinkConnector;
  * {@code validate()} refuses settings that would lose data silently.
  */
 public class TrellaraSinkConnector extends SinkConnector {
-    static final String ERRORS_TOLERANCE = "errors.tolerance";
-    static final String VALUE_CONVERTER = "value.converter";
-    /** Lives in connect-runtime, which the plugin does not compile against. */
-    static final String BYTE_ARRAY_CONVERTER = "org.apache.kafka.connect.converters.ByteArrayConverter";
     private Map<String, String> props;
 
     @Override
     public void start(Map<String, String> props) {
+        List<SinkConfigRules.Problem> problems = SinkConfigRules.check(props);
+        if (!problems.isEmpty()) {
+            throw new ConnectException(SinkConfigRules.describe(problems));
+        }
         this.props = Map.copyOf(props);
-        new TrellaraSinkConfig(props).relationMapper();
     }
 
     @Override
@@ -62,22 +61,8 @@ public class TrellaraSinkConnector extends SinkConnector {
     @Override
     public Config validate(Map<String, String> connectorConfigs) {
         Config config = super.validate(connectorConfigs);
-        if ("all".equalsIgnoreCase(connectorConfigs.getOrDefault(ERRORS_TOLERANCE, "none").trim())) {
-            error(config, ERRORS_TOLERANCE, "errors.tolerance=all would let a transaction that fails verification"
-                    + " or apply vanish without trace. Remove it (the default 'none' stops the task, which is what"
-                    + " a transaction-preserving sink must do).");
-        }
-        String converter = connectorConfigs.get(VALUE_CONVERTER);
-        if (converter != null && !converter.equals(TrellaraConverter.class.getName())
-                && !converter.equals(BYTE_ARRAY_CONVERTER)) {
-            error(config, VALUE_CONVERTER, "value.converter=" + converter + " cannot verify Trellara checksums. Use "
-                    + TrellaraConverter.class.getName() + " (or " + BYTE_ARRAY_CONVERTER
-                    + ", with which the task verifies each message itself).");
-        }
-        try {
-            new TrellaraSinkConfig(connectorConfigs).relationMapper();
-        } catch (RuntimeException e) {
-            error(config, TrellaraSinkConfig.MAPPING, e.getMessage());
+        for (SinkConfigRules.Problem p : SinkConfigRules.check(connectorConfigs)) {
+            error(config, p.key(), p.message());
         }
         return config;
     }

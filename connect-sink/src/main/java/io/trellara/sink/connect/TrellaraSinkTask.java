@@ -61,6 +61,10 @@ public class TrellaraSinkTask extends SinkTask {
 
     @Override
     public void start(Map<String, String> props) {
+        List<SinkConfigRules.Problem> problems = SinkConfigRules.check(props);
+        if (!problems.isEmpty()) {
+            throw new ConnectException(SinkConfigRules.describe(problems));
+        }
         TrellaraSinkConfig config = new TrellaraSinkConfig(props);
         sinkName = props.getOrDefault("name", "trellara-sink");
         JdbcConnectionFactory connections = new JdbcConnectionFactory(config.getString(TrellaraSinkConfig.URL),

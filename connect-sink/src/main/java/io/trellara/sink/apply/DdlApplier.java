@@ -1,0 +1,90 @@
+package io.trellara.sink.apply;
+
+import io.trellara.protocol.v1.DdlEvent;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+
+/**
+ * What the sink does with a DDL event, per {@link DdlPolicy}. By default ({@link DdlPolicy#STRUCTURED}) no text
+ * from a record is ever run: a schema change reaches the target through {@link SchemaEvolution}, and the DDL event
+ * is only looked at for what evolution would misread, a rename of an allowlisted table or column, which stops
+ * apply naming it. Replay runs the statement only after {@link DdlStatements} accepted it.
+ */
+final class DdlApplier {
+    private final TargetSession session;
+    private final RelationMapper mapper;
+    private final ApplyOptions options;
+    long replayed;
+    long skipped;
+
+    DdlApplier(TargetSession session, RelationMapper mapper, ApplyOptions options) {
+        this.session = session;
+        this.mapper = mapper;
+        this.options = options;
+    }
+
+    /** Handles {@code d} (event key {@code key}); true when a statement ran on the target. */
+    boolean apply(DdlEvent d, String key) throws SQLException {
+        switch (options.ddlPolicy()) {
+            case STRUCTURED -> {
+                refuseRename(d, key);
+                skipped++;
+                return false;
+            }
+            case SKIP -> {
+                skipped++;
+                return false;
+            }
+            case FAIL -> throw new ApplyException(ApplyException.Reason.DDL_REFUSED, d.getObjectIdentity(), key,
+                    "DDL event " + d.getCommandTag() + " on " + d.getObjectIdentity() + " and the DDL policy is"
+                            + " fail; apply it on the target yourself and set the policy to skip, or to structured");
+            case REPLAY -> {
+                replay(d, key);
+                return true;
+            }
+            default -> throw new IllegalStateException(options.ddlPolicy().toString());
+        }
+    }
+
+    /**
+     * A rename would reach evolution as a column (or table) that disappears and another that appears; it must
+     * never become a drop and an add, so it stops apply here, before any row of the new shape.
+     */
+    private void refuseRename(DdlEvent d, String key) {
+        if (!DdlStatements.isRename(d.getStatement()) && !"table column".equals(d.getObjectType())) {
+            return;
+        }
+        QualifiedName relation = DdlStatements.relationOf(d);
+        if (relation != null && !mapper.allows(relation)) {
+            return; // not a table this sink writes
+        }
+        throw new ApplyException(ApplyException.Reason.SCHEMA_CHANGE_REFUSED,
+                relation == null ? d.getObjectIdentity() : relation.quoted(), key,
+                d.getCommandTag() + " renames " + (relation == null ? d.getObjectIdentity() : relation.quoted())
+                        + " or one of its columns (" + d.getObjectType() + " " + d.getObjectIdentity() + "): a rename"
+                        + " cannot be derived from the schema versions without being mistaken for a drop and an add."
+                        + " Rename it on the target yourself, then let the task pass this event once with"
+                        + " ddl.apply=skip");
+    }
+
+    private void replay(DdlEvent d, String key) throws SQLException {
+        DdlStatements.Accepted accepted = DdlStatements.checkReplay(d, mapper, key);
+        session.at(accepted.describe(), key);
+        try (PreparedStatement ps = session.connection.prepareStatement(
+                "SELECT pg_catalog.set_config('search_path', ?, true)")) {
+            ps.setString(1, d.getSearchPath().isEmpty() ? TargetSession.SEARCH_PATH : d.getSearchPath());
+            ps.execute();
+        }
+        try (Statement s = session.connection.createStatement()) {
+            s.execute(d.getStatement());
+        }
+        try (PreparedStatement ps = session.connection.prepareStatement(
+                "SELECT pg_catalog.set_config('search_path', ?, true)")) {
+            ps.setString(1, TargetSession.SEARCH_PATH);
+            ps.execute();
+        }
+        session.invalidate();
+        replayed++;
+    }
+}
