@@ -120,10 +120,11 @@ public final class CheckpointStore {
           PRIMARY KEY (sink_name, source_id, dataset_id, partition_id))"""
     };
 
+    // multi-argument unnest in FROM is syntax (ROWS FROM), not a function a search_path could resolve elsewhere
     private static final String FIND_APPLIED = """
             SELECT a.source_id, a.dataset_id, a.commit_lsn::text, a.transaction_id
               FROM trellara_sink.applied_transactions a
-              JOIN pg_catalog.unnest(?::text[], ?::text[], ?::text[], ?::text[])
+              JOIN unnest(?::text[], ?::text[], ?::text[], ?::text[])
                    AS k(source_id, dataset_id, commit_lsn, transaction_id)
                 ON a.source_id = k.source_id AND a.dataset_id = k.dataset_id
                AND a.commit_lsn = k.commit_lsn::pg_lsn AND a.transaction_id = k.transaction_id""";
@@ -142,12 +143,12 @@ public final class CheckpointStore {
                   transaction_id, database_id, dataset_id, protocol_version, row_identity_version,
                   commit_timestamp, event_count, change_count, ddl_count, sink_name)
               SELECT s, l::pg_lsn, lv::numeric, t, d, ds, pv, %d, pg_catalog.to_timestamp(ts / 1000.0), ec, cc, dc, ?
-                FROM pg_catalog.unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::int[],
+                FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::int[],
                             ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[])
                      AS u(s, l, lv, t, d, ds, pv, ts, ec, cc, dc)),
             progress AS (
               INSERT INTO trellara_sink.progress (sink_name, topic, kafka_partition, next_offset)
-              SELECT ?, tp, p, o FROM pg_catalog.unnest(?::text[], ?::int[], ?::bigint[]) AS u(tp, p, o)
+              SELECT ?, tp, p, o FROM unnest(?::text[], ?::int[], ?::bigint[]) AS u(tp, p, o)
               ON CONFLICT (sink_name, topic, kafka_partition)
               DO UPDATE SET next_offset = EXCLUDED.next_offset, updated_at = pg_catalog.now())
             SELECT v FROM cfg""".formatted(ROW_IDENTITY_VERSION);

@@ -28,7 +28,7 @@ class ChangeWriterBoundTest {
     private long write(TransactionEnvelope e, ChangeWriter[] out) throws Exception {
         try (TargetSession s = TargetSession.open(pg.connections())) {
             ChangeWriter w = new ChangeWriter(s, RelationMapper.identity(), ApplyOptions.defaults("s"));
-            w.begin(e.getSourceId(), e.getCommitLsn(), e.getTransactionId());
+            w.begin(e.getSourceId(), e.getDatasetId(), e.getCommitLsn(), e.getTransactionId());
             for (ChangeRecord c : e.getChangesList()) {
                 w.change(c, e.getSchemaVersionsList());
             }

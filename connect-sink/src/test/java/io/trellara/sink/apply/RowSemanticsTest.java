@@ -166,8 +166,9 @@ class RowSemanticsTest {
                 .unvalidated();
         try (TransactionApplier a = applier()) {
             assertThatThrownBy(() -> a.apply(SourceTransaction.withoutPosition(noKey)))
-                    .isInstanceOf(ApplyException.class).hasMessageContaining("MISSING_KEY_COLUMN")
-                    .hasMessageContaining("\"app\".\"docs\"").hasMessageContaining("pg-test:0/10:16:1");
+                    .isInstanceOf(ApplyException.class).hasMessageContaining("KEY_COLUMNS_MISMATCH")
+                    .hasMessageContaining("\"id\"").hasMessageContaining("\"app\".\"docs\"")
+                    .hasMessageContaining("pg-test:0/10:16:1");
         }
         assertThat(pg.one("SELECT title FROM app.docs")).isEqualTo("one");
     }

@@ -70,6 +70,12 @@ final class Tx {
         return RowImage.newBuilder().addAllColumns(java.util.List.of(cols)).build();
     }
 
+    /** Another flow (dataset) of the same source. */
+    Tx dataset(String datasetId) {
+        b.setDatasetId(datasetId);
+        return this;
+    }
+
     Tx identity(ReplicaIdentity ri) {
         identity = ri;
         return this;
