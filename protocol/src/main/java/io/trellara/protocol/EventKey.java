@@ -17,7 +17,14 @@ public final class EventKey {
         return sourceId + ':' + commitLsn + ':' + transactionId + ':';
     }
 
-    /** Checks {@code key} equals {@code prefix + totalOrder} without allocating. */
+    private static final long MAX_DIV_10 = Long.divideUnsigned(-1L, 10);
+    private static final long MAX_LAST_DIGIT = Long.remainderUnsigned(-1L, 10);
+
+    /**
+     * Checks {@code key} equals {@code prefix + Long.toUnsignedString(totalOrder)} without allocating: only
+     * the canonical decimal form matches (no sign, no leading zero, nothing above 2^64-1, which would
+     * otherwise wrap onto a small order).
+     */
     public static boolean matches(String key, String prefix, long totalOrder) {
         if (!key.startsWith(prefix)) {
             return false;
@@ -30,6 +37,10 @@ public final class EventKey {
         for (int i = prefix.length(); i < key.length(); i++) {
             int d = key.charAt(i) - '0';
             if (d < 0 || d > 9) {
+                return false;
+            }
+            int cmp = Long.compareUnsigned(v, MAX_DIV_10);
+            if (cmp > 0 || (cmp == 0 && d > MAX_LAST_DIGIT)) {
                 return false;
             }
             v = v * 10 + d;

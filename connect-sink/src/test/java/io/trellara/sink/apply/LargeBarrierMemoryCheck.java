@@ -4,6 +4,7 @@ import io.trellara.protocol.EventKey;
 import io.trellara.protocol.Lsn;
 import io.trellara.protocol.MessageKind;
 import io.trellara.protocol.ProtocolVersion;
+import io.trellara.protocol.SchemaFingerprint;
 import io.trellara.protocol.codec.EncodedMessage;
 import io.trellara.protocol.codec.TrellaraCodec;
 import io.trellara.protocol.v1.ChangeRecord;
@@ -71,11 +72,11 @@ public final class LargeBarrierMemoryCheck {
         int lanes = mode == ManifestBoundaryMode.PARTITIONED_SCALE_MODE ? 6 : 1;
         String lsn = Lsn.format(lsnValue);
         String tx = Long.toString(lsnValue);
-        SchemaVersion schema = SchemaVersion.newBuilder().setRelation(BIG).setFingerprint("0000000000000000")
+        SchemaVersion.Builder shape = SchemaVersion.newBuilder().setRelation(BIG)
                 .addColumns(ColumnDefinition.newBuilder().setName("id").setTypeName("bigint").setTypeModifier(-1)
                         .setKey(true))
-                .addColumns(ColumnDefinition.newBuilder().setName("body").setTypeName("text").setTypeModifier(-1))
-                .build();
+                .addColumns(ColumnDefinition.newBuilder().setName("body").setTypeName("text").setTypeModifier(-1));
+        SchemaVersion schema = shape.setFingerprint(SchemaFingerprint.of(shape)).build();
         TransactionManifest.Builder manifest = TransactionManifest.newBuilder()
                 .setProtocolVersion(ProtocolVersion.CURRENT).setSourceId("big-src").setDatabaseId("db")
                 .setDatasetId("flow").setTransactionId(tx).setSourceCommitLsn(lsn)

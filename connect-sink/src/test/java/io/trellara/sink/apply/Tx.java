@@ -2,6 +2,7 @@ package io.trellara.sink.apply;
 
 import io.trellara.protocol.EventKey;
 import io.trellara.protocol.ProtocolVersion;
+import io.trellara.protocol.SchemaFingerprint;
 import io.trellara.protocol.codec.TrellaraCodec;
 import io.trellara.protocol.v1.ChangeRecord;
 import io.trellara.protocol.v1.ColumnDefinition;
@@ -148,8 +149,10 @@ final class Tx {
     /** For fail-closed tests of the applier's own checks (the validator would refuse earlier). */
     TransactionEnvelope unvalidated() {
         b.clearSchemaVersions();
-        schemas.forEach((rel, cols) -> b.addSchemaVersions(SchemaVersion.newBuilder().setRelation(rel)
-                .setFingerprint("0000000000000000").addAllColumns(cols.values())));
+        schemas.forEach((rel, cols) -> {
+            SchemaVersion.Builder sv = SchemaVersion.newBuilder().setRelation(rel).addAllColumns(cols.values());
+            b.addSchemaVersions(sv.setFingerprint(SchemaFingerprint.of(sv)));
+        });
         return b.build();
     }
 

@@ -1,10 +1,8 @@
 package io.trellara.source.capture;
 
-import io.trellara.protocol.codec.Checksums;
 import io.trellara.protocol.v1.ReplicaIdentity;
 import io.trellara.source.pgoutput.PgOutputMessage.Relation;
 import io.trellara.source.pgoutput.PgOutputMessage.Type;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -20,15 +18,8 @@ import java.util.Map;
  * Buffered and spilled changes refer to the version in force when they arrived, so a later Relation
  * message (another transaction's ALTER TABLE) never reinterprets an earlier change.
  *
- * <p><b>Fingerprint.</b> The lower-case 16-hex-digit xxh3_64 (seed 0) of the UTF-8 bytes of this canonical
- * description, with every name length-prefixed so no name can forge a separator:
- * <pre>
- * trellara.schema.v1|{len}:{schema}|{len}:{table}|{column count}
- *   then per column in relation order: |{len}:{name},{type OID},{typmod},{1 if key else 0}
- * </pre>
- * ({@code len} is the name's length in UTF-16 chars, numbers are decimal, typmod may be -1). Example:
- * {@code trellara.schema.v1|6:public|6:orders|2|2:id,23,-1,1|4:note,1043,204,0}.
- * The key flag is the one {@link RelationSchema} reports (all 0 under REPLICA IDENTITY FULL).
+ * <p><b>Fingerprint.</b> {@link io.trellara.protocol.SchemaFingerprint} of the schema version, with the key
+ * flag {@link RelationSchema} reports (all 0 under REPLICA IDENTITY FULL).
  */
 public final class RelationCache {
 
@@ -58,9 +49,8 @@ public final class RelationCache {
       columns[i] = new RelationSchema.Column(c.name(), c.typeOid(), c.typeModifier(),
           PgTypeNames.name(c.typeOid(), c.typeModifier(), userTypes), c.key() && !full);
     }
-    String fingerprint = fingerprint(relation.namespace(), relation.name(), columns);
     RelationSchema candidate = new RelationSchema(versions.size(), relation.relationOid(), relation.namespace(),
-        relation.name(), ri, columns, fingerprint);
+        relation.name(), ri, columns);
     RelationSchema existing = current.get(relation.relationOid());
     if (existing != null && existing.sameAs(candidate)) {
       return existing;
@@ -98,28 +88,5 @@ public final class RelationCache {
 
   public int versionCount() {
     return versions.size();
-  }
-
-  /** The canonical description documented on the class. */
-  static String canonicalDescription(String schema, String table, RelationSchema.Column[] columns) {
-    StringBuilder sb = new StringBuilder(64 + columns.length * 24);
-    sb.append("trellara.schema.v1|");
-    lengthPrefixed(sb, schema).append('|');
-    lengthPrefixed(sb, table).append('|').append(columns.length);
-    for (RelationSchema.Column c : columns) {
-      sb.append('|');
-      lengthPrefixed(sb, c.name).append(',').append(c.typeOid).append(',').append(c.typeModifier).append(',')
-          .append(c.key ? '1' : '0');
-    }
-    return sb.toString();
-  }
-
-  static String fingerprint(String schema, String table, RelationSchema.Column[] columns) {
-    byte[] bytes = canonicalDescription(schema, table, columns).getBytes(StandardCharsets.UTF_8);
-    return Checksums.hex(Checksums.xxh3(bytes));
-  }
-
-  private static StringBuilder lengthPrefixed(StringBuilder sb, String s) {
-    return sb.append(s.length()).append(':').append(s);
   }
 }

@@ -1,6 +1,7 @@
 package io.trellara.source.capture;
 
 import com.google.protobuf.ByteString;
+import io.trellara.protocol.SchemaFingerprint;
 import io.trellara.protocol.v1.ColumnDefinition;
 import io.trellara.protocol.v1.ColumnState;
 import io.trellara.protocol.v1.ColumnValue;
@@ -84,14 +85,14 @@ public final class RelationSchema {
   private final RelationSchema[] single = {this};
 
   RelationSchema(int version, long oid, String schema, String table, ReplicaIdentity replicaIdentity,
-      Column[] columns, String fingerprint) {
+      Column[] columns) {
     this.version = version;
     this.oid = oid;
     this.relationId = RelationId.newBuilder().setSchema(schema).setTable(table).setSourceOid((int) oid).build();
     this.replicaIdentity = replicaIdentity;
     this.columns = columns;
     int keys = 0;
-    SchemaVersion.Builder sv = SchemaVersion.newBuilder().setRelation(relationId).setFingerprint(fingerprint);
+    SchemaVersion.Builder sv = SchemaVersion.newBuilder().setRelation(relationId);
     for (Column c : columns) {
       if (c.key) {
         keys++;
@@ -100,7 +101,7 @@ public final class RelationSchema {
           .setTypeNameBytes(c.typeNameBytes).setTypeModifier(c.typeModifier).setKey(c.key));
     }
     this.keyColumnCount = keys;
-    this.schemaVersion = sv.build();
+    this.schemaVersion = sv.setFingerprint(SchemaFingerprint.of(sv)).build();
     this.qualifiedName = schema + '.' + table;
   }
 

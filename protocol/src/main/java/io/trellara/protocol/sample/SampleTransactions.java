@@ -2,6 +2,7 @@ package io.trellara.protocol.sample;
 
 import io.trellara.protocol.EventKey;
 import io.trellara.protocol.ProtocolVersion;
+import io.trellara.protocol.SchemaFingerprint;
 import io.trellara.protocol.v1.ChangeRecord;
 import io.trellara.protocol.v1.ColumnDefinition;
 import io.trellara.protocol.v1.ColumnState;
@@ -28,10 +29,14 @@ public final class SampleTransactions {
         column("placed_at", 1184, "timestamp with time zone", -1, false),
         column("note", 25, "text", -1, false),
     };
-    public static final SchemaVersion ORDERS_SCHEMA = SchemaVersion.newBuilder().setRelation(ORDERS)
-            .setFingerprint("5a1e0c2bd4f3a1e9").addAllColumns(java.util.List.of(COLUMNS)).build();
+    public static final SchemaVersion ORDERS_SCHEMA = withFingerprint(SchemaVersion.newBuilder().setRelation(ORDERS)
+            .addAllColumns(java.util.List.of(COLUMNS)));
 
     private SampleTransactions() {
+    }
+
+    private static SchemaVersion withFingerprint(SchemaVersion.Builder b) {
+        return b.setFingerprint(SchemaFingerprint.of(b)).build();
     }
 
     private static ColumnDefinition column(String name, int oid, String type, int typmod, boolean key) {

@@ -33,6 +33,7 @@ public enum ProtocolRule {
     COLUMN_STATE_UNSPECIFIED("every column of a row image states NULL, unchanged-TOAST or a value"),
     COLUMN_NAME_BLANK("every column of a row image says its name"),
     SCHEMA_VERSION_MISSING("every relation a change references has a schema_versions entry"),
+    SCHEMA_FINGERPRINT_MISMATCH("a schema version's fingerprint must equal xxh3_64 of its canonical description"),
     MISSING_KEY_COLUMN("an update or delete must carry every key column with a value; there is no best-effort path"),
     DDL_COMMAND_TAG_BLANK("a DDL event names its command tag"),
 

@@ -5,6 +5,7 @@ import static io.trellara.protocol.validation.ProtocolRule.*;
 import io.trellara.protocol.EventKey;
 import io.trellara.protocol.Lsn;
 import io.trellara.protocol.ProtocolVersion;
+import io.trellara.protocol.SchemaFingerprint;
 import io.trellara.protocol.v1.ChangeRecord;
 import io.trellara.protocol.v1.ColumnState;
 import io.trellara.protocol.v1.ColumnValue;
@@ -201,6 +202,7 @@ public final class ProtocolValidator {
     /** Validates the events of an envelope or chunk; returns how many there are. */
     static long events(Identity id, List<ChangeRecord> changes, List<DdlEvent> ddl, List<SchemaVersion> schemas,
                        String fieldPrefix) {
+        fingerprints(id, schemas, fieldPrefix);
         KeyCounts keys = new KeyCounts(schemas);
         String keyPrefix = EventKey.prefix(id.sourceId, id.commitLsn, id.transactionId);
         long previous = 0;
@@ -243,6 +245,20 @@ public final class ProtocolValidator {
         }
         noSharedTotalOrder(id, changes, ddl, fieldPrefix);
         return (long) changes.size() + ddl.size();
+    }
+
+    /** A consumer maps columns by a schema version, so one whose fingerprint lies about it is refused. */
+    private static void fingerprints(Identity id, List<SchemaVersion> schemas, String fieldPrefix) {
+        for (int i = 0; i < schemas.size(); i++) {
+            SchemaVersion s = schemas.get(i);
+            String expected = SchemaFingerprint.of(s);
+            if (!expected.equals(s.getFingerprint())) {
+                throw new ProtocolViolationException(SCHEMA_FINGERPRINT_MISMATCH,
+                        fieldPrefix + "schema_versions[" + i + "].fingerprint", id.txKey(),
+                        "schema version of " + s.getRelation().getSchema() + "." + s.getRelation().getTable()
+                                + " carries fingerprint '" + s.getFingerprint() + "', its columns give " + expected);
+            }
+        }
     }
 
     /**

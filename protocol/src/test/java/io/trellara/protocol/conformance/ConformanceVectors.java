@@ -109,6 +109,14 @@ public final class ConformanceVectors {
                 b -> b.setChanges(0, withColumn(b.getChanges(0), 1, c -> c.setName("")))));
         v.add(env("schema-version-missing", SCHEMA_VERSION_MISSING, "no schema_versions entry",
                 b -> b.clearSchemaVersions()));
+        v.add(env("schema-fingerprint-mismatch", SCHEMA_FINGERPRINT_MISMATCH,
+                "the fingerprint's last hex digit changed; the columns are as they were",
+                b -> b.setSchemaVersions(0, b.getSchemaVersions(0).toBuilder()
+                        .setFingerprint(lastDigitChanged(b.getSchemaVersions(0).getFingerprint())))));
+        v.add(env("schema-fingerprint-stale", SCHEMA_FINGERPRINT_MISMATCH,
+                "a column widened (typmod) but the fingerprint is the old shape's",
+                b -> b.setSchemaVersions(0, b.getSchemaVersions(0).toBuilder()
+                        .setColumns(1, b.getSchemaVersions(0).getColumns(1).toBuilder().setTypeModifier(104)))));
         v.add(env("delete-missing-key", MISSING_KEY_COLUMN, "a delete whose before image lacks the key column",
                 b -> {
                     int last = b.getChangesCount() - 1;
@@ -127,6 +135,11 @@ public final class ConformanceVectors {
                 b -> b.setManifest(decodedBarrier().manifest)));
         v.add(env("empty-envelope", EMPTY_BARRIER, "no change and no DDL event",
                 b -> b.clearChanges().clearDdlEvents()));
+    }
+
+    private static String lastDigitChanged(String hex) {
+        char last = hex.charAt(hex.length() - 1);
+        return hex.substring(0, hex.length() - 1) + (last == '0' ? '1' : '0');
     }
 
     private static TransactionEnvelope.Builder rekey(TransactionEnvelope.Builder b) {
@@ -190,6 +203,10 @@ public final class ConformanceVectors {
                     c.setTransactionId("772").clearChanges().addAllChanges(changes).clearDdlEvents()
                             .addAllDdlEvents(ddl);
                 })));
+        v.add(barrier("barrier-chunk-fingerprint-mismatch", SCHEMA_FINGERPRINT_MISMATCH,
+                "chunk 1's schema version lists a column key flag its fingerprint does not describe",
+                d.editChunk(1, c -> c.setSchemaVersions(0, c.getSchemaVersions(0).toBuilder()
+                        .setColumns(4, c.getSchemaVersions(0).getColumns(4).toBuilder().setKey(true))))));
         v.add(barrier("barrier-chunk-identity-mismatch", CHUNK_IDENTITY_MISMATCH, "chunk 1 names another dataset",
                 d.editChunk(1, c -> c.setDatasetId("other-flow"))));
         v.add(barrier("barrier-unlisted-chunk", UNLISTED_CHUNK, "a fourth chunk the manifest does not list",
