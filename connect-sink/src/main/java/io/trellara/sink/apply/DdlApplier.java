@@ -1,6 +1,7 @@
 package io.trellara.sink.apply;
 
 import io.trellara.protocol.v1.DdlEvent;
+import io.trellara.sink.apply.ddl.ReplayableStatement;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -9,7 +10,7 @@ import java.sql.Statement;
  * What the sink does with a DDL event, per {@link DdlPolicy}. By default ({@link DdlPolicy#STRUCTURED}) no text
  * from a record is ever run: a schema change reaches the target through {@link SchemaEvolution}, and the DDL event
  * is only looked at for what evolution would misread, a rename of an allowlisted table or column, which stops
- * apply naming it. Replay runs the statement only after {@link DdlStatements} accepted it.
+ * apply naming it. Replay runs the statement only after {@link ReplayableStatement} accepted it.
  */
 final class DdlApplier {
     private final TargetSession session;
@@ -68,23 +69,48 @@ final class DdlApplier {
                         + " ddl.apply=skip");
     }
 
+    /**
+     * Runs an accepted statement in the open target transaction with {@code standard_conforming_strings = on}
+     * and {@code search_path = pg_catalog, <the event's first schema that exists here>}: the built-ins the gate
+     * lets through cannot be shadowed, unqualified names resolve where the gate resolved them (an unqualified
+     * CREATE TABLE fails rather than landing anywhere else), and the sink's pinned path is back afterwards.
+     */
     private void replay(DdlEvent d, String key) throws SQLException {
-        DdlStatements.Accepted accepted = DdlStatements.checkReplay(d, mapper, key);
-        session.at(accepted.describe(), key);
-        try (PreparedStatement ps = session.connection.prepareStatement(
-                "SELECT pg_catalog.set_config('search_path', ?, true)")) {
-            ps.setString(1, d.getSearchPath().isEmpty() ? TargetSession.SEARCH_PATH : d.getSearchPath());
-            ps.execute();
-        }
+        String schema = defaultSchema(d.getSearchPath());
+        ReplayableStatement accepted = DdlStatements.checkReplay(d, schema, mapper, key);
+        session.at(accepted.toString(), key);
+        setLocal("standard_conforming_strings", "on");
+        setLocal("search_path", "pg_catalog, " + Identifiers.quote(schema));
         try (Statement s = session.connection.createStatement()) {
             s.execute(d.getStatement());
         }
-        try (PreparedStatement ps = session.connection.prepareStatement(
-                "SELECT pg_catalog.set_config('search_path', ?, true)")) {
-            ps.setString(1, TargetSession.SEARCH_PATH);
-            ps.execute();
-        }
+        setLocal("search_path", TargetSession.SEARCH_PATH);
         session.invalidate();
         replayed++;
+    }
+
+    private String defaultSchema(String searchPath) throws SQLException {
+        for (String schema : DdlStatements.searchPath(searchPath)) {
+            String name = "$user".equals(schema) ? null : schema;
+            try (PreparedStatement ps = session.connection.prepareStatement(
+                    "SELECT n.nspname FROM pg_catalog.pg_namespace n WHERE n.nspname = coalesce(?, current_user)")) {
+                ps.setString(1, name);
+                try (java.sql.ResultSet rs = ps.executeQuery()) {
+                    if (rs.next()) {
+                        return rs.getString(1);
+                    }
+                }
+            }
+        }
+        return "public";
+    }
+
+    private void setLocal(String setting, String value) throws SQLException {
+        try (PreparedStatement ps = session.connection.prepareStatement(
+                "SELECT pg_catalog.set_config(?, ?, true)")) {
+            ps.setString(1, setting);
+            ps.setString(2, value);
+            ps.execute();
+        }
     }
 }

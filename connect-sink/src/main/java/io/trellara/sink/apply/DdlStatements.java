@@ -1,24 +1,41 @@
 package io.trellara.sink.apply;
 
 import io.trellara.protocol.v1.DdlEvent;
+import io.trellara.sink.apply.ddl.ReplayableStatement;
+import io.trellara.sink.apply.ddl.SqlLexer;
+import io.trellara.sink.apply.ddl.SqlSyntaxException;
+import io.trellara.sink.apply.ddl.TokenType;
+import java.util.ArrayList;
+import java.util.List;
 
-/** What the sink reads from a DDL event's statement text (never to run it, except under replay). */
+/**
+ * What the sink reads from a DDL event's statement text, with PostgreSQL's own lexical rules
+ * ({@link SqlLexer}): whether it renames something, and, only under replay, whether it may run.
+ */
 final class DdlStatements {
     private DdlStatements() {
     }
 
-    /** An accepted replay statement: its command and objects, for error context. */
-    record Accepted(String command, java.util.List<QualifiedName> objects) {
-        String describe() {
-            return command + " " + objects;
+    /**
+     * True when the statement contains the keyword RENAME outside strings, quoted names and comments, or cannot
+     * be read at all (the source's server parsed it, so unreadable text is not what the source sent; a possible
+     * rename stops apply rather than being guessed at).
+     */
+    static boolean isRename(String sql) {
+        try {
+            SqlLexer lexer = new SqlLexer(sql);
+            for (TokenType t = lexer.next(); t != TokenType.EOF; t = lexer.next()) {
+                if (t == TokenType.IDENTIFIER && lexer.isKeyword("rename")) {
+                    return true;
+                }
+            }
+            return false;
+        } catch (SqlSyntaxException e) {
+            return true;
         }
     }
 
-    static boolean isRename(String sql) {
-        throw new UnsupportedOperationException("pending lexer");
-    }
-
-    /** The relation the event belongs to, or null when it cannot be told. */
+    /** The relation a DDL event belongs to: the source's {@code relation}, else its object identity, else null. */
     static QualifiedName relationOf(DdlEvent d) {
         try {
             return QualifiedName.parse(d.getObjectIdentity());
@@ -27,7 +44,50 @@ final class DdlStatements {
         }
     }
 
-    static Accepted checkReplay(DdlEvent d, RelationMapper mapper, String key) {
-        throw new UnsupportedOperationException("pending lexer");
+    /**
+     * The statement of {@code d} if it may be replayed: one transactional statement of the accepted commands,
+     * every object it touches allowlisted and not mapped elsewhere (its text cannot be rewritten); otherwise an
+     * {@link ApplyException} naming the refusal.
+     *
+     * @param defaultSchema the schema its unqualified names resolve to on the target
+     */
+    static ReplayableStatement checkReplay(DdlEvent d, String defaultSchema, RelationMapper mapper, String key) {
+        ReplayableStatement s = ReplayableStatement.check(d.getStatement(), defaultSchema, mapper::replayAllowed);
+        if (!s.accepted()) {
+            throw new ApplyException(ApplyException.Reason.DDL_REFUSED, d.getObjectIdentity(), key,
+                    "DDL replay refused (" + s.refusal() + "): " + s.message());
+        }
+        return s;
+    }
+
+    /** The schemas of a search_path setting, unquoted, in order ({@code "$user"} included as it is). */
+    static List<String> searchPath(String setting) {
+        List<String> out = new ArrayList<>();
+        StringBuilder cur = new StringBuilder();
+        boolean quoted = false;
+        for (int i = 0; i < setting.length(); i++) {
+            char c = setting.charAt(i);
+            if (c == '"') {
+                if (quoted && i + 1 < setting.length() && setting.charAt(i + 1) == '"') {
+                    cur.append('"');
+                    i++;
+                } else {
+                    quoted = !quoted;
+                }
+            } else if (c == ',' && !quoted) {
+                add(out, cur);
+            } else if (quoted || !Character.isWhitespace(c)) {
+                cur.append(quoted ? c : Character.toLowerCase(c));
+            }
+        }
+        add(out, cur);
+        return out;
+    }
+
+    private static void add(List<String> out, StringBuilder cur) {
+        if (cur.length() > 0) {
+            out.add(cur.toString());
+        }
+        cur.setLength(0);
     }
 }

@@ -82,28 +82,12 @@ public final class RelationMapper {
     }
 
     /**
-     * Before replaying a DDL statement verbatim: its object must not be mapped elsewhere (the statement text
-     * cannot be rewritten) and must be allowed. {@code objectIdentity} is the event trigger's
-     * {@code schema.name} form; an unparsable identity is refused when an allowlist or a mapping is set.
+     * Whether DDL replay may touch {@code n}: allowed, and not mapped elsewhere (the statement text cannot be
+     * rewritten to the mapped name).
      */
-    void checkDdlTarget(String objectIdentity, String eventKey) {
-        QualifiedName n;
-        try {
-            n = QualifiedName.parse(objectIdentity);
-        } catch (IllegalArgumentException e) {
-            throw new ApplyException(ApplyException.Reason.RELATION_REFUSED, objectIdentity, eventKey,
-                    "DDL replay refused: object identity '" + objectIdentity + "' cannot be checked against the"
-                            + " mapping and allowlist");
-        }
-        if (mappings.containsKey(n) && !mappings.get(n).equals(n)) {
-            throw new ApplyException(ApplyException.Reason.RELATION_REFUSED, n.quoted(), eventKey,
-                    "DDL replay refused: " + n.quoted() + " is mapped to " + mappings.get(n).quoted()
-                            + " and the statement text cannot be rewritten; apply the DDL on the target yourself");
-        }
-        if (!allows(n)) {
-            throw new ApplyException(ApplyException.Reason.RELATION_REFUSED, n.quoted(), eventKey,
-                    "DDL replay refused: " + n.quoted() + " is not on the sink's allowlist");
-        }
+    public boolean replayAllowed(QualifiedName n) {
+        QualifiedName mapped = mappings.get(n);
+        return (mapped == null || mapped.equals(n)) && allows(n);
     }
 
     private static String display(QualifiedName n) {

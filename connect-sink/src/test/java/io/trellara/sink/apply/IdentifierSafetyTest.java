@@ -105,7 +105,8 @@ class IdentifierSafetyTest {
         try (TransactionApplier a = new TransactionApplier(pg.connections(), mapper,
                 ApplyOptions.builder("s").ddlPolicy(DdlPolicy.REPLAY).build())) {
             assertThatThrownBy(() -> a.apply(tx(0x10).ddl("ALTER TABLE app.src ADD COLUMN w int", "app.src").source()))
-                    .hasMessageContaining("RELATION_REFUSED").hasMessageContaining("mapped");
+                    .hasMessageContaining("DDL_REFUSED").hasMessageContaining("OBJECT_NOT_ALLOWED")
+                    .hasMessageContaining("\"app\".\"src\"");
         }
         assertThat(pg.one("SELECT count(*) FROM information_schema.columns WHERE table_name = 'src'"))
                 .isEqualTo("2");

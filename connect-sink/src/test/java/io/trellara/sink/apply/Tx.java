@@ -62,8 +62,14 @@ final class Tx {
                 .setState(ColumnState.COLUMN_STATE_UNCHANGED_TOAST).build();
     }
 
+    /** Built-in type OIDs of the types tests use (the fingerprint covers the OID, not the name). */
+    private static final Map<String, Integer> OIDS = Map.of("integer", 23, "bigint", 20, "text", 25, "boolean", 16,
+            "numeric", 1700, "text[]", 1009, "timestamp with time zone", 1184, "jsonb", 3802, "uuid", 2950,
+            "bytea", 17);
+
     private static ColumnValue col(String name, String type, String text, boolean key) {
-        return ColumnValue.newBuilder().setName(name).setTypeName(type).setTypeModifier(-1).setKey(key)
+        return ColumnValue.newBuilder().setName(name).setTypeName(type).setTypeOid(OIDS.getOrDefault(type, 0))
+                .setTypeModifier(-1).setKey(key)
                 .setState(ColumnState.COLUMN_STATE_VALUE).setText(text).build();
     }
 
@@ -121,7 +127,7 @@ final class Tx {
             }
             for (ColumnValue v : img.getColumnsList()) {
                 cols.putIfAbsent(v.getName(), ColumnDefinition.newBuilder().setName(v.getName())
-                        .setTypeName(v.getTypeName()).setTypeModifier(v.getTypeModifier()).setKey(v.getKey()).build());
+                        .setTypeName(v.getTypeName()).setTypeOid(v.getTypeOid()).setTypeModifier(v.getTypeModifier()).setKey(v.getKey()).build());
             }
         }
         if (before != null) {
