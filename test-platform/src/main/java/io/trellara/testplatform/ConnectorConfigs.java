@@ -58,6 +58,8 @@ public final class ConnectorConfigs {
         c.put("value.converter", CONVERTER_CLASS);
         c.put("consumer.override.max.partition.fetch.bytes", MAX_MESSAGE_BYTES);
         c.put("consumer.override.auto.offset.reset", "earliest");
+        c.put("consumer.override.allow.auto.create.topics", "false"); // the sink never creates its topics
+        c.put("relation.allowlist", "*"); // tests write their scope's own target database; examples name tables
         c.putAll(extra);
         return c;
     }
