@@ -342,8 +342,8 @@ public final class ProtocolValidator {
         if (op == Operation.OPERATION_TRUNCATE) {
             return;
         }
-        int keyColumns = keys.keyColumns(c.getRelation().getSchema(), c.getRelation().getTable());
-        if (keyColumns < 0) {
+        List<String> keyColumns = keys.keyColumns(c.getRelation().getSchema(), c.getRelation().getTable());
+        if (keyColumns == null) {
             throw new ProtocolViolationException(SCHEMA_VERSION_MISSING, f.at(".relation"), id.eventKey(order),
                     "no schema_versions entry for " + c.getRelation().getSchema() + "." + c.getRelation().getTable());
         }
@@ -389,56 +389,75 @@ public final class ProtocolValidator {
         }
     }
 
-    /** Update and delete must identify the row: every key column present with a value. */
+    /**
+     * Update and delete must identify the row: each key column of the relation's schema version flagged exactly
+     * once, by name, with a value; under any replica identity but FULL (which flags the whole old row) no other
+     * column may be flagged. Counting flags is not enough: a composite key (a, b) with a flagged twice would pass.
+     */
     private static void identifyingKey(Identity id, RowImage image, Field f, String imageName, long order,
-                                       int keyColumns, ReplicaIdentity ri) {
-        if (keyColumns == 0) {
+                                       List<String> keyColumns, ReplicaIdentity ri) {
+        if (keyColumns.isEmpty()) {
             if (ri == ReplicaIdentity.REPLICA_IDENTITY_FULL && image.getColumnsCount() > 0) {
                 return; // the whole old row identifies it
             }
             throw new ProtocolViolationException(MISSING_KEY_COLUMN, f.at(imageName), id.eventKey(order),
                     "the relation has no key columns and the change carries no full old row");
         }
-        int present = 0;
+        boolean full = ri == ReplicaIdentity.REPLICA_IDENTITY_FULL;
         for (int i = 0; i < image.getColumnsCount(); i++) {
             ColumnValue v = image.getColumns(i);
             if (!v.getKey()) {
                 continue;
             }
-            if (v.getState() != ColumnState.COLUMN_STATE_VALUE) {
+            boolean isKey = keyColumns.contains(v.getName());
+            if (!isKey && !full) {
+                throw new ProtocolViolationException(MISSING_KEY_COLUMN, f.at(imageName + ".columns[" + i + "]"),
+                        id.eventKey(order), "column '" + v.getName() + "' is flagged as key but the relation's key is "
+                                + keyColumns);
+            }
+            if (isKey && v.getState() != ColumnState.COLUMN_STATE_VALUE) {
                 throw new ProtocolViolationException(MISSING_KEY_COLUMN, f.at(imageName + ".columns[" + i + "]"),
                         id.eventKey(order), "key column '" + v.getName() + "' is " + v.getState());
             }
-            present++;
         }
-        if (present != keyColumns) {
-            throw new ProtocolViolationException(MISSING_KEY_COLUMN, f.at(imageName), id.eventKey(order),
-                    present + " of the relation's " + keyColumns + " key columns are present");
+        for (String k : keyColumns) {
+            int seen = 0;
+            for (int i = 0; i < image.getColumnsCount(); i++) {
+                ColumnValue v = image.getColumns(i);
+                if (v.getKey() && v.getName().equals(k)) {
+                    seen++;
+                }
+            }
+            if (seen != 1) {
+                throw new ProtocolViolationException(MISSING_KEY_COLUMN, f.at(imageName), id.eventKey(order),
+                        "key column '" + k + "' of " + keyColumns + " is flagged " + seen + " times instead of once");
+            }
         }
     }
 
-    /** Key column count per relation, from schema_versions; remembers the last lookup (changes cluster). */
+    /** Key columns per relation, from schema_versions; remembers the last lookup (changes cluster). */
     private static final class KeyCounts {
         private final List<SchemaVersion> schemas;
         private String lastSchema;
         private String lastTable;
-        private int lastCount;
+        private List<String> lastKeys;
 
         KeyCounts(List<SchemaVersion> schemas) {
             this.schemas = schemas;
         }
 
-        int keyColumns(String schema, String table) {
+        /** The relation's key column names, or null when no schema version describes it. */
+        List<String> keyColumns(String schema, String table) {
             if (schema.equals(lastSchema) && table.equals(lastTable)) {
-                return lastCount;
+                return lastKeys;
             }
-            int found = -1;
+            List<String> found = null;
             for (SchemaVersion s : schemas) {
                 if (s.getRelation().getSchema().equals(schema) && s.getRelation().getTable().equals(table)) {
-                    found = 0;
+                    found = new java.util.ArrayList<>(2);
                     for (int i = 0; i < s.getColumnsCount(); i++) {
                         if (s.getColumns(i).getKey()) {
-                            found++;
+                            found.add(s.getColumns(i).getName());
                         }
                     }
                     break;
@@ -446,7 +465,7 @@ public final class ProtocolValidator {
             }
             lastSchema = schema;
             lastTable = table;
-            lastCount = found;
+            lastKeys = found;
             return found;
         }
     }

@@ -123,6 +123,20 @@ public final class ConformanceVectors {
                     b.setChanges(last, b.getChanges(last).toBuilder().setBefore(RowImage.newBuilder()
                             .addColumns(b.getChanges(0).getAfter().getColumns(1))));
                 }));
+        v.add(env("delete-key-flagged-on-another-column", MISSING_KEY_COLUMN,
+                "a delete whose before image flags a non-key column as the key and leaves the key column out",
+                b -> {
+                    int last = b.getChangesCount() - 1;
+                    b.setChanges(last, b.getChanges(last).toBuilder().setBefore(RowImage.newBuilder()
+                            .addColumns(b.getChanges(0).getAfter().getColumns(1).toBuilder().setKey(true))));
+                }));
+        v.add(env("delete-key-column-twice", MISSING_KEY_COLUMN,
+                "a delete whose before image names its key column twice", b -> {
+                    int last = b.getChangesCount() - 1;
+                    RowImage before = b.getChanges(last).getBefore();
+                    b.setChanges(last, b.getChanges(last).toBuilder().setBefore(before.toBuilder()
+                            .addColumns(before.getColumns(0))));
+                }));
         v.add(env("update-key-unchanged-toast", MISSING_KEY_COLUMN,
                 "an update whose key column is marked unchanged-TOAST", b -> {
                     int update = b.getChangesCount() - 2;
