@@ -132,7 +132,7 @@ final class StatusCommand implements Callable<Integer> {
 
     /** The checkpoint tables, for {@code onlySinks} (null: every sink recorded there). */
     private void printTarget(Set<String> onlySinks) throws SQLException {
-        out.println("target " + targetJdbc);
+        out.println("target " + ConnectionStrings.masked(targetJdbc));
         try (Connection target = StatusQueries.connect(targetJdbc, targetUser, targetPassword)) {
             List<Progress> progress = StatusQueries.progress(target);
             List<Applied> applied = StatusQueries.applied(target);

@@ -27,7 +27,8 @@ final class Db {
         this.password = password == null ? "" : password;
         Properties parsed = Driver.parseURL(url, null);
         if (parsed == null) {
-            throw new IllegalArgumentException("not a PostgreSQL JDBC URL: " + url
+            // the URL is not echoed: it may carry a password parameter
+            throw new IllegalArgumentException("the " + label + " URL is not a PostgreSQL JDBC URL"
                     + " (expected jdbc:postgresql://host:port/database)");
         }
         this.host = parsed.getProperty("PGHOST", "localhost").split(",")[0];
@@ -70,12 +71,10 @@ final class Db {
         }
     }
 
-    /** A libpq connection string for psql. */
+    /** A libpq connection URI for psql: user, host, port and database, never the password (it is printed). */
     String psql() {
-        String auth = URLEncoder.encode(user, StandardCharsets.UTF_8)
-                + (password.isEmpty() || "unused".equals(password) ? ""
-                        : ":" + URLEncoder.encode(password, StandardCharsets.UTF_8));
-        return "postgresql://" + auth + "@" + host + ":" + port + "/" + database;
+        return "postgresql://" + URLEncoder.encode(user, StandardCharsets.UTF_8) + "@" + host + ":" + port + "/"
+                + database;
     }
 
     @Override

@@ -238,8 +238,10 @@ public final class Quickstart implements AutoCloseable {
                 : new Db("target", options.targetJdbc, options.targetUser, options.targetPassword);
         millis.put("startup", ms(s0));
         step(String.format(Locale.ROOT, "stack up in %.1f s", millis.get("startup") / 1000.0));
-        out.println("    source PostgreSQL  " + source.psql() + (options.embeddedSource() ? "" : "  (existing)"));
-        out.println("    target PostgreSQL  " + target.psql() + (options.embeddedTarget() ? "" : "  (existing)"));
+        out.println("    source PostgreSQL  " + source.psql() + (options.embeddedSource() ? "" : "  (existing)")
+                + "  " + passwordHint(options.embeddedSource(), "--source-password"));
+        out.println("    target PostgreSQL  " + target.psql() + (options.embeddedTarget() ? "" : "  (existing)")
+                + "  " + passwordHint(options.embeddedTarget(), "--target-password"));
         out.println("    Kafka              " + bootstrapServers + (options.embeddedKafka() ? "" : "  (existing)"));
         out.println("    Connect REST       " + worker.restUrl());
     }
@@ -652,6 +654,12 @@ public final class Quickstart implements AutoCloseable {
                     .append(' ').append(t.state()));
             step("connector " + name + ": " + s.state() + " (" + tasks + ")");
         }
+    }
+
+    /** Where the password is, since it is never printed. */
+    static String passwordHint(boolean embedded, String option) {
+        return embedded ? "(no password: trust authentication)"
+                : "(password: the one given with " + option + "; export it as PGPASSWORD for psql)";
     }
 
     private void watchUntilStopped() {

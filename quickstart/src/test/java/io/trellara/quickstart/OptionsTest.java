@@ -43,7 +43,21 @@ class OptionsTest {
         assertThat(db.host).isEqualTo("db1");
         assertThat(db.port).isEqualTo(6543);
         assertThat(db.database).isEqualTo("shop");
-        assertThat(db.psql()).isEqualTo("postgresql://app:s3cret@db1:6543/shop");
         assertThat(new Db("t", "jdbc:postgresql://db2/shop", "postgres", "").port).isEqualTo(5432);
+    }
+
+    @Test
+    void thePrintedConnectionUriNamesTheUserButNeverThePassword() {
+        Db db = new Db("source", "jdbc:postgresql://db1:6543/shop?password=s3cret", "app", "s3cret");
+        assertThat(db.psql()).isEqualTo("postgresql://app@db1:6543/shop").doesNotContain("s3cret");
+        assertThat(Quickstart.passwordHint(false, "--source-password")).contains("--source-password")
+                .contains("PGPASSWORD");
+        assertThat(Quickstart.passwordHint(true, "--source-password")).contains("trust");
+    }
+
+    @Test
+    void aBadUrlIsNotEchoedBecauseItMayHoldAPassword() {
+        assertThatThrownBy(() -> new Db("target", "jdbc:mysql://h/db?password=s3cret", "app", "s3cret"))
+                .hasMessageContaining("target URL").hasMessageNotContaining("s3cret");
     }
 }
