@@ -1,26 +1,89 @@
--- Trellara DDL capture: an event trigger that describes every DDL statement in a transactional logical
+-- Trellara DDL capture: event triggers that describe every DDL statement in a transactional logical
 -- decoding message (prefix 'trellara.ddl'), so the DDL arrives inside its transaction, in order with the
 -- row changes, and the source connector turns it into a DdlEvent.
 --
+-- The triggers are database-wide and shared by every connector on the database: they describe every
+-- statement and name the tables it concerns; each connector keeps only the DDL of the tables it captures.
+--
 -- Run it as a superuser (event triggers require one). Idempotent: run it again to upgrade.
--- Remove with: DROP EVENT TRIGGER IF EXISTS trellara_ddl_capture; DROP FUNCTION IF EXISTS trellara.emit_ddl();
+-- Remove both triggers and their functions together with:
+--   DROP EVENT TRIGGER IF EXISTS trellara_ddl_capture; DROP EVENT TRIGGER IF EXISTS trellara_ddl_capture_drop;
+--   DROP FUNCTION IF EXISTS trellara.emit_ddl(); DROP FUNCTION IF EXISTS trellara.note_dropped();
 --
 -- One message per top-level statement (ddl_command_end fires once per statement), its content exactly:
 --   {"command_tag" : "...", "object_type" : "...", "object_identity" : "...", "schema_name" : "...",
---    "statement" : "...", "search_path" : "..."}
+--    "statement" : "...", "search_path" : "...", "relations" : "...", "temporary" : "true"|"false"}
 -- command_tag is TG_TAG; object_type, object_identity and schema_name describe one row of
 -- pg_event_trigger_ddl_commands(): the first row whose command_tag is the statement's own (CREATE TABLE
 -- with a serial column first reports its sequence), else the first row, else NULL (e.g. DROP, which that
 -- function does not report); statement is current_query() (the whole query string the client sent);
 -- search_path is the search_path in force.
 --
+-- relations lists the relations the affected objects belong to, comma-separated, each entry
+--   "schema"."table":oid
+-- with both names always double-quoted and embedded double quotes doubled (so commas, dots and quotes in
+-- names are unambiguous), oid the relation's pg_class OID or 0 when no longer known. Owners: a relation
+-- itself (table, view, ...); an index's table (pg_index.indrelid); the table of a constraint, trigger,
+-- default, rule, policy or extended statistics object; the table a sequence is OWNED BY (or that owns its
+-- identity); a TOAST table's table. Objects of the statement that were dropped come from the sql_drop
+-- trigger (pg_event_trigger_dropped_objects(), rows that are original or normal, i.e. not internal/auto
+-- dependents): a dropped relation or column with its OID, a dropped constraint, trigger, default, rule or
+-- policy with its table's names and oid 0. A dropped index or sequence no longer names its table and is not
+-- listed. Entries appear in the order the objects were reported and may repeat; "" when none (e.g. GRANT,
+-- CREATE FUNCTION).
+-- temporary is "true" when every object the statement reported is temporary (a temporary relation, or in a
+-- pg_temp schema), else "false" (also when nothing was reported).
+--
+-- The sql_drop trigger runs before ddl_command_end of the same statement; it leaves what it saw in
+-- transaction-local settings (trellara.dropped_relations, trellara.dropped_temporary) that emit_ddl reads and
+-- clears, so a statement still yields exactly one message.
+--
 -- SECURITY DEFINER so that users without the privilege to call pg_logical_emit_message still have their
--- DDL captured; every name is schema-qualified (functions, types, the operator) because the function runs
--- with the caller's search_path, which it must not pin: it reports that search_path.
+-- DDL captured; every name is schema-qualified (functions, types, operators) because the functions run
+-- with the caller's search_path, which they must not pin: emit_ddl reports that search_path.
 
 DROP EVENT TRIGGER IF EXISTS trellara_ddl_capture;
+DROP EVENT TRIGGER IF EXISTS trellara_ddl_capture_drop;
 
 CREATE SCHEMA IF NOT EXISTS trellara;
+
+CREATE OR REPLACE FUNCTION trellara.note_dropped() RETURNS event_trigger
+LANGUAGE plpgsql
+SECURITY DEFINER
+AS $trellara$
+DECLARE
+  v_relations pg_catalog.text;
+  v_temporary pg_catalog.bool;
+  v_prior pg_catalog.text := pg_catalog.current_setting('trellara.dropped_relations', true);
+  v_prior_temporary pg_catalog.text := pg_catalog.current_setting('trellara.dropped_temporary', true);
+BEGIN
+  SELECT pg_catalog.string_agg(pg_catalog.format('"%s"."%s":%s',
+             pg_catalog.replace(d.address_names[1], '"', '""'), pg_catalog.replace(d.address_names[2], '"', '""'),
+             CASE WHEN d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass::pg_catalog.oid
+                  THEN d.objid ELSE 0::pg_catalog.oid END),
+           ',' ORDER BY d.ordinality)
+           FILTER (WHERE d.object_type OPERATOR(pg_catalog.=) ANY (ARRAY['table', 'table column', 'view',
+               'materialized view', 'foreign table', 'table constraint', 'trigger', 'default value', 'rule',
+               'policy']::pg_catalog.text[])
+             AND pg_catalog.array_length(d.address_names, 1) OPERATOR(pg_catalog.>=) 2),
+         pg_catalog.bool_and(d.is_temporary)
+    INTO v_relations, v_temporary
+    FROM pg_catalog.pg_event_trigger_dropped_objects() WITH ORDINALITY AS d
+   WHERE d.original OR d.normal;
+  IF v_temporary IS NULL THEN
+    RETURN;
+  END IF;
+  IF v_prior IS NOT NULL AND v_prior OPERATOR(pg_catalog.<>) '' THEN
+    v_relations := pg_catalog.concat_ws(',', v_prior, v_relations);
+  END IF;
+  IF v_prior_temporary OPERATOR(pg_catalog.=) 'false' THEN
+    v_temporary := false;
+  END IF;
+  PERFORM pg_catalog.set_config('trellara.dropped_relations', COALESCE(v_relations, ''), true);
+  PERFORM pg_catalog.set_config('trellara.dropped_temporary', CASE WHEN v_temporary THEN 'true' ELSE 'false' END,
+      true);
+END;
+$trellara$;
 
 CREATE OR REPLACE FUNCTION trellara.emit_ddl() RETURNS event_trigger
 LANGUAGE plpgsql
@@ -30,12 +93,71 @@ DECLARE
   v_object_type pg_catalog.text;
   v_object_identity pg_catalog.text;
   v_schema_name pg_catalog.text;
+  v_relations pg_catalog.text;
+  v_temporary pg_catalog.bool;
+  v_dropped pg_catalog.text := pg_catalog.current_setting('trellara.dropped_relations', true);
+  v_dropped_temporary pg_catalog.text := pg_catalog.current_setting('trellara.dropped_temporary', true);
 BEGIN
   SELECT c.object_type, c.object_identity, c.schema_name
     INTO v_object_type, v_object_identity, v_schema_name
     FROM pg_catalog.pg_event_trigger_ddl_commands() WITH ORDINALITY AS c
    ORDER BY (c.command_tag OPERATOR(pg_catalog.=) TG_TAG) DESC, c.ordinality
    LIMIT 1;
+
+  -- the relation each reported object belongs to (owner), then its quoted entry; ordered by first report
+  WITH cmd AS (
+    SELECT c.ordinality, c.schema_name, c.classid, c.objid,
+           CASE WHEN c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass::pg_catalog.oid
+                THEN COALESCE(
+                  (SELECT i.indrelid FROM pg_catalog.pg_index i WHERE i.indexrelid OPERATOR(pg_catalog.=) c.objid),
+                  (SELECT d.refobjid FROM pg_catalog.pg_depend d JOIN pg_catalog.pg_class s
+                       ON s.oid OPERATOR(pg_catalog.=) d.objid AND s.relkind OPERATOR(pg_catalog.=) 'S'
+                    WHERE d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass::pg_catalog.oid
+                      AND d.objid OPERATOR(pg_catalog.=) c.objid
+                      AND d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass::pg_catalog.oid
+                      AND (d.deptype OPERATOR(pg_catalog.=) 'a' OR d.deptype OPERATOR(pg_catalog.=) 'i')
+                    LIMIT 1),
+                  (SELECT t.oid FROM pg_catalog.pg_class t WHERE t.reltoastrelid OPERATOR(pg_catalog.=) c.objid),
+                  c.objid)
+                WHEN c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_constraint'::pg_catalog.regclass::pg_catalog.oid
+                THEN (SELECT k.conrelid FROM pg_catalog.pg_constraint k WHERE k.oid OPERATOR(pg_catalog.=) c.objid)
+                WHEN c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_trigger'::pg_catalog.regclass::pg_catalog.oid
+                THEN (SELECT g.tgrelid FROM pg_catalog.pg_trigger g WHERE g.oid OPERATOR(pg_catalog.=) c.objid)
+                WHEN c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_attrdef'::pg_catalog.regclass::pg_catalog.oid
+                THEN (SELECT a.adrelid FROM pg_catalog.pg_attrdef a WHERE a.oid OPERATOR(pg_catalog.=) c.objid)
+                WHEN c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_rewrite'::pg_catalog.regclass::pg_catalog.oid
+                THEN (SELECT w.ev_class FROM pg_catalog.pg_rewrite w WHERE w.oid OPERATOR(pg_catalog.=) c.objid)
+                WHEN c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_policy'::pg_catalog.regclass::pg_catalog.oid
+                THEN (SELECT p.polrelid FROM pg_catalog.pg_policy p WHERE p.oid OPERATOR(pg_catalog.=) c.objid)
+                WHEN c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_statistic_ext'::pg_catalog.regclass::pg_catalog.oid
+                THEN (SELECT x.stxrelid FROM pg_catalog.pg_statistic_ext x WHERE x.oid OPERATOR(pg_catalog.=) c.objid)
+           END AS owner
+      FROM pg_catalog.pg_event_trigger_ddl_commands() WITH ORDINALITY AS c
+  ), owned AS (
+    SELECT cmd.ordinality,
+           CASE WHEN r.oid IS NOT NULL THEN pg_catalog.format('"%s"."%s":%s',
+               pg_catalog.replace(n.nspname::pg_catalog.text, '"', '""'),
+               pg_catalog.replace(r.relname::pg_catalog.text, '"', '""'), r.oid) END AS entry,
+           COALESCE(r.relpersistence OPERATOR(pg_catalog.=) 't',
+                    pg_catalog.starts_with(cmd.schema_name, 'pg_temp'), false) AS temporary
+      FROM cmd
+      LEFT JOIN pg_catalog.pg_class r ON r.oid OPERATOR(pg_catalog.=) cmd.owner
+      LEFT JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) r.relnamespace
+  )
+  SELECT pg_catalog.string_agg(o.entry, ',' ORDER BY o.ordinality) FILTER (WHERE o.entry IS NOT NULL),
+         pg_catalog.bool_and(o.temporary)
+    INTO v_relations, v_temporary
+    FROM owned o;
+
+  IF v_dropped IS NOT NULL AND v_dropped OPERATOR(pg_catalog.<>) '' THEN
+    v_relations := pg_catalog.concat_ws(',', v_relations, v_dropped);
+  END IF;
+  IF v_dropped_temporary OPERATOR(pg_catalog.=) 'true' OR v_dropped_temporary OPERATOR(pg_catalog.=) 'false' THEN
+    v_temporary := COALESCE(v_temporary, true) AND v_dropped_temporary OPERATOR(pg_catalog.=) 'true';
+    PERFORM pg_catalog.set_config('trellara.dropped_relations', '', true);
+    PERFORM pg_catalog.set_config('trellara.dropped_temporary', '', true);
+  END IF;
+
   PERFORM pg_catalog.pg_logical_emit_message(
     true,
     'trellara.ddl',
@@ -45,8 +167,11 @@ BEGIN
       'object_identity', v_object_identity,
       'schema_name', v_schema_name,
       'statement', pg_catalog.current_query(),
-      'search_path', pg_catalog.current_setting('search_path'))::pg_catalog.text);
+      'search_path', pg_catalog.current_setting('search_path'),
+      'relations', COALESCE(v_relations, ''),
+      'temporary', CASE WHEN v_temporary THEN 'true' ELSE 'false' END)::pg_catalog.text);
 END;
 $trellara$;
 
+CREATE EVENT TRIGGER trellara_ddl_capture_drop ON sql_drop EXECUTE FUNCTION trellara.note_dropped();
 CREATE EVENT TRIGGER trellara_ddl_capture ON ddl_command_end EXECUTE FUNCTION trellara.emit_ddl();

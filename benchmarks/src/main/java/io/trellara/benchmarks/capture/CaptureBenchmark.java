@@ -1,5 +1,6 @@
 package io.trellara.benchmarks.capture;
 
+import io.trellara.source.capture.CapturedTables;
 import io.trellara.source.engine.BoundarySettings;
 import io.trellara.source.engine.SourceSettings;
 import io.trellara.source.engine.StrictPipeline;
@@ -107,7 +108,8 @@ public class CaptureBenchmark {
         };
         Path spillDir = Files.createTempDirectory("capture-bench");
         settings = new SourceSettings(null, "bench", "db", "flow", "slot", "pub", false, List.of(), 1, false, 1000,
-                true, false, spillDir, spill ? 0 : 256L << 20, 256 << 20, 1024, 1L << 30, boundary);
+                true, false, spillDir, spill ? 0 : 256L << 20, 256 << 20, 1024, 1L << 30, boundary,
+                CapturedTables.NONE);
     }
 
     @Benchmark

@@ -23,7 +23,8 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * Turns the buffered change messages of one committed transaction into ChangeRecord and DdlEvent protobufs,
+ * Turns the buffered change messages of one committed transaction into ChangeRecord and DdlEvent protobufs
+ * (a DdlEvent's relation is its first captured owning relation, see {@link DdlFilter}),
  * numbering total_order 1..N across both kinds and table_order per relation (partition_order stays 0:
  * strict mode). One instance per pass over a transaction; it reuses its protobuf builders.
  *
@@ -45,12 +46,15 @@ final class CapturedEventFactory {
   private final RowImage.Builder image = RowImage.newBuilder();
   private final ColumnValue.Builder value = ColumnValue.newBuilder();
   private final DdlEvent.Builder ddl = DdlEvent.newBuilder();
+  private final DdlTargets ddlTargets = new DdlTargets();
+  private final DdlFilter ddlFilter;
   private final Map<Long, long[]> tableOrders = new HashMap<>();
   private long lastTableOid = -1;
   private long[] lastTableOrder;
   private long totalOrder;
 
-  CapturedEventFactory(String sourceId, String transactionId, String commitLsnText) {
+  CapturedEventFactory(String sourceId, String transactionId, String commitLsnText, DdlFilter ddlFilter) {
+    this.ddlFilter = ddlFilter;
     this.transactionId = transactionId;
     this.transactionIdBytes = ByteString.copyFromUtf8(transactionId);
     this.commitLsnText = commitLsnText;
@@ -95,8 +99,14 @@ final class CapturedEventFactory {
         sink.onTruncate(change.build(), relations);
     } else if (message instanceof LogicalMessage m) {
         ddl.clear();
-        DdlMessageParser.parseInto(m.content(), m.lsn() != 0 ? m.lsn() : walStart, ddl);
-        sink.onDdl(ddl.setTransactionIdBytes(transactionIdBytes).setTotalOrder(++totalOrder).build());
+        DdlMessageParser.parseInto(m.content(), m.lsn() != 0 ? m.lsn() : walStart, ddl, ddlTargets);
+        OwningRelation owner = ddlFilter.capturedOwner(ddlTargets);
+        if (owner == null) { // the assembler buffered it because it had a captured owner, and captured only grows
+          throw new IllegalStateException("a buffered DDL message at LSN " + Lsn.format(walStart)
+              + " no longer names a captured relation");
+        }
+        sink.onDdl(ddl.setTransactionIdBytes(transactionIdBytes).setTotalOrder(++totalOrder)
+            .setRelation(ddlFilter.relationId(owner)).build());
     } else {
       throw new IllegalStateException("not a change message: " + message);
     }

@@ -34,11 +34,12 @@ public final class CapturedTransaction {
   private final long commitTimestampMs;
   private final InFlightTransaction state;
   private final RelationCache relations;
+  private final DdlFilter ddlFilter;
   private final String commitLsnText;
   private boolean released;
 
   CapturedTransaction(CaptureIdentity identity, InFlightTransaction state, long commitLsn, long endLsn,
-      long commitTimestampMs, RelationCache relations) {
+      long commitTimestampMs, RelationCache relations, DdlFilter ddlFilter) {
     this.identity = identity;
     this.xid = state.xid;
     this.transactionId = Long.toString(state.xid);
@@ -49,6 +50,7 @@ public final class CapturedTransaction {
     this.commitTimestampMs = commitTimestampMs;
     this.state = state;
     this.relations = relations;
+    this.ddlFilter = ddlFilter;
     this.commitLsnText = Lsn.format(commitLsn);
   }
 
@@ -123,7 +125,8 @@ public final class CapturedTransaction {
     if (released) {
       throw new IllegalStateException("transaction " + transactionId + " was released after its handler returned");
     }
-    CapturedEventFactory factory = new CapturedEventFactory(identity.sourceId(), transactionId, commitLsnText);
+    CapturedEventFactory factory = new CapturedEventFactory(identity.sourceId(), transactionId, commitLsnText,
+        ddlFilter);
     if (state.spilling()) {
       replaySpill(factory, sink);
     } else {

@@ -9,8 +9,11 @@ import java.nio.charset.StandardCharsets;
  * flat JSON object whose values are JSON strings or null,
  * <pre>
  * {"command_tag": "...", "object_type": "...", "object_identity": "...", "schema_name": "...",
- *  "statement": "...", "search_path": "..."}
+ *  "statement": "...", "search_path": "...", "relations": "...", "temporary": "true"|"false"}
  * </pre>
+ * {@code relations} (see {@link RelationList}) and {@code temporary} go to a {@link DdlTargets}, not to the
+ * DdlEvent; a message without {@code relations} (a trigger older than that field) leaves the targets
+ * undescribed.
  * A small hand-written parser (no library): whitespace, string escapes including {@code \}{@code uXXXX} with
  * surrogate pairs, and null are understood; unknown keys are ignored (forward compatibility of the trigger);
  * nested values, numbers, booleans, duplicate keys and trailing garbage are refused. A missing or blank
@@ -20,11 +23,13 @@ final class DdlMessageParser {
 
   private final String text;
   private final long lsn;
+  private final DdlTargets targets;
   private int pos;
 
-  private DdlMessageParser(String text, long lsn) {
+  private DdlMessageParser(String text, long lsn, DdlTargets targets) {
     this.text = text;
     this.lsn = lsn;
+    this.targets = targets;
   }
 
   /**
@@ -34,7 +39,12 @@ final class DdlMessageParser {
    * @throws CaptureException when the content is not such an object
    */
   static DdlEvent.Builder parseInto(byte[] content, long lsn, DdlEvent.Builder into) {
-    new DdlMessageParser(new String(content, StandardCharsets.UTF_8), lsn).object(into);
+    return parseInto(content, lsn, into, new DdlTargets());
+  }
+
+  /** As {@link #parseInto(byte[], long, DdlEvent.Builder)}, and sets {@code targets} (cleared first). */
+  static DdlEvent.Builder parseInto(byte[] content, long lsn, DdlEvent.Builder into, DdlTargets targets) {
+    new DdlMessageParser(new String(content, StandardCharsets.UTF_8), lsn, targets.clear()).object(into);
     if (into.getCommandTag().isBlank()) {
       throw new CaptureException("ddl_message_invalid", "the DDL message at LSN " + Lsn.format(lsn)
           + " has no command_tag; is the event trigger from trellara-ddl-capture.sql installed in its current"
@@ -83,6 +93,8 @@ final class DdlMessageParser {
       case "schema_name" -> 8;
       case "statement" -> 16;
       case "search_path" -> 32;
+      case "relations" -> 64;
+      case "temporary" -> 128;
       default -> 0;
     };
     if ((seen & bit) != 0) {
@@ -96,10 +108,23 @@ final class DdlMessageParser {
         case 8 -> into.setSchemaName(value);
         case 16 -> into.setStatement(value);
         case 32 -> into.setSearchPath(value);
+        case 64 -> {
+          RelationList.decodeInto(value, lsn, targets.relations);
+          targets.described = true;
+        }
+        case 128 -> targets.temporary = temporary(value);
         default -> { } // unknown key: ignored
       }
     }
     return seen | bit;
+  }
+
+  private boolean temporary(String value) {
+    return switch (value) {
+      case "true" -> true;
+      case "false" -> false;
+      default -> throw invalid("temporary is \"" + value + "\", expected \"true\" or \"false\"");
+    };
   }
 
   private String nullLiteral() {

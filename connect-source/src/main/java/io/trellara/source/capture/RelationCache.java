@@ -81,6 +81,21 @@ public final class RelationCache {
     return r;
   }
 
+  /** True when a Relation message described the OID (the publication covers that relation). */
+  boolean known(long relationOid) {
+    return current.containsKey(relationOid);
+  }
+
+  /** The current schema of the relation with these names, or null (a scan: for rare DDL lookups only). */
+  RelationSchema named(String schema, String table) {
+    for (RelationSchema r : current.values()) {
+      if (r.schema().equals(schema) && r.table().equals(table)) {
+        return r;
+      }
+    }
+    return null;
+  }
+
   /** A schema version by its number. */
   public RelationSchema version(int version) {
     return versions.get(version);

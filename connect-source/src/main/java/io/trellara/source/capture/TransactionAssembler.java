@@ -1,6 +1,7 @@
 package io.trellara.source.capture;
 
 import io.trellara.protocol.Lsn;
+import io.trellara.protocol.v1.DdlEvent;
 import io.trellara.source.pgoutput.PgOutputMessage;
 import io.trellara.source.pgoutput.PgOutputMessage.Begin;
 import io.trellara.source.pgoutput.PgOutputMessage.Commit;
@@ -22,6 +23,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Assembles pgoutput messages, in stream order, into committed transactions, handed to a
@@ -35,8 +38,10 @@ import java.util.Objects;
  * that xid (only part of a rolled-back savepoint may have been streamed; whatever was, is dropped).
  *
  * <p><b>What is kept.</b> Insert, Update, Delete, Truncate and transactional logical messages whose prefix
- * is the DDL prefix ({@code trellara.ddl}). Other logical messages (other prefixes, and every
- * non-transactional message) and Origin messages are ignored. Relation and Type messages update the
+ * is the DDL prefix ({@code trellara.ddl}) and that {@link DdlFilter} publishes: DDL of a captured relation,
+ * not temporary, with DDL capture enabled. The rest are dropped here, before they are counted, so total_order
+ * stays 1..N over the published events; {@link #ddlEventsDropped()} counts them. Other logical messages
+ * (other prefixes, and every non-transactional message) and Origin messages are ignored. Relation and Type messages update the
  * {@link RelationCache} immediately; each buffered change remembers the schema version in force when it
  * arrived.
  *
@@ -61,12 +66,19 @@ public final class TransactionAssembler implements AutoCloseable {
   /** Per tuple column (kind byte, bounds) charged on top of the value bytes. */
   static final int PER_COLUMN_OVERHEAD_BYTES = 9;
 
+  private static final Logger LOG = LoggerFactory.getLogger(TransactionAssembler.class);
+
   private final CaptureIdentity identity;
   private final CaptureSettings settings;
   private final CommittedTransactionHandler handler;
   private final RelationCache relations = new RelationCache();
   private final Map<Long, InFlightTransaction> streamed = new LinkedHashMap<>();
   private final PgOutputEncoder encoder = new PgOutputEncoder();
+  private final DdlFilter ddlFilter;
+  private final DdlTargets ddlTargets = new DdlTargets();
+  private final DdlEvent.Builder ddlProbe = DdlEvent.newBuilder();
+  private long ddlEventsDropped;
+  private boolean warnedUndescribedDdl;
   private InFlightTransaction current;
   private InFlightTransaction streamBlock;
   private static final RelationSchema[] NO_RELATIONS = new RelationSchema[0];
@@ -84,6 +96,7 @@ public final class TransactionAssembler implements AutoCloseable {
     this.identity = Objects.requireNonNull(identity, "identity");
     this.settings = Objects.requireNonNull(settings, "settings");
     this.handler = Objects.requireNonNull(handler, "handler");
+    this.ddlFilter = new DdlFilter(settings.ddlCapture(), settings.capturedTables(), relations);
   }
 
   /**
@@ -117,7 +130,11 @@ public final class TransactionAssembler implements AutoCloseable {
       case 'M' -> {
         LogicalMessage m = (LogicalMessage) message;
         if (m.transactional() && isDdlPrefix(m.prefix())) {
-          add(m, raw, walStart, NO_RELATIONS, true);
+          if (publishes(m, walStart)) {
+            add(m, raw, walStart, NO_RELATIONS, true);
+          } else {
+            ddlEventsDropped++;
+          }
         }
       }
       case 'I' -> add((Insert) message, raw, walStart, one(((Insert) message).relationOid(), walStart), false);
@@ -139,6 +156,34 @@ public final class TransactionAssembler implements AutoCloseable {
       rels[i] = relations.get(oids[i], walStart);
     }
     add(t, raw, walStart, rels, false);
+  }
+
+  /** Whether {@link DdlFilter} keeps this DDL message; parses it (malformed content fails here). */
+  private boolean publishes(LogicalMessage m, long walStart) {
+    if (!ddlFilter.enabled()) {
+      LOG.debug("DDL message at LSN {} dropped: DDL capture is disabled", Lsn.format(walStart));
+      return false;
+    }
+    DdlMessageParser.parseInto(m.content(), m.lsn() != 0 ? m.lsn() : walStart, ddlProbe.clear(), ddlTargets);
+    if (!ddlTargets.described && !warnedUndescribedDdl) {
+      warnedUndescribedDdl = true;
+      LOG.warn("A DDL message names no relations: the database's DDL event trigger is older than this connector,"
+          + " so its DDL cannot be attributed and is dropped. Re-run trellara-ddl-capture.sql to upgrade it.");
+    }
+    if (ddlFilter.capturedOwner(ddlTargets) != null) {
+      return true;
+    }
+    if (LOG.isDebugEnabled()) {
+      LOG.debug("DDL message at LSN {} dropped ({} of {}): {}", Lsn.format(walStart),
+          ddlTargets.temporary ? "temporary objects" : "no captured relation", ddlTargets.relations,
+          ddlProbe.getCommandTag());
+    }
+    return false;
+  }
+
+  /** DDL messages dropped since this assembler started: uncaptured, temporary, or DDL capture disabled. */
+  public long ddlEventsDropped() {
+    return ddlEventsDropped;
   }
 
   public RelationCache relations() {
@@ -257,7 +302,7 @@ public final class TransactionAssembler implements AutoCloseable {
         flushStage();
       }
       CapturedTransaction captured = new CapturedTransaction(identity, tx, commitLsn, endLsn, commitTimestampMs,
-          relations);
+          relations, ddlFilter);
       try {
         handler.onCommitted(captured);
       } finally {

@@ -2,6 +2,7 @@ package io.trellara.source.connect;
 
 import static io.trellara.source.connect.TrellaraSourceConfig.*;
 
+import io.trellara.source.capture.CapturedTables;
 import io.trellara.source.engine.PgEndpoint;
 import io.trellara.source.engine.SourceSettings;
 import java.util.LinkedHashMap;
@@ -25,7 +26,7 @@ final class SourceSettingsMapper {
                 c.getInt(PROTOCOL_VERSION), c.streaming(), c.getLong(STATUS_INTERVAL_MS),
                 c.getBoolean(DDL_CAPTURE), c.getBoolean(DDL_INSTALL), c.spillDirectory(),
                 c.getLong(SPILL_THRESHOLD_BYTES), c.getInt(MAX_ENVELOPE_BYTES), c.getInt(QUEUE_MAX_RECORDS),
-                c.getLong(QUEUE_MAX_BYTES), c.boundary());
+                c.getLong(QUEUE_MAX_BYTES), c.boundary(), CapturedTables.NONE);
     }
 
     private static String secret(Password p) {

@@ -202,7 +202,11 @@ public final class TrellaraSourceConfig extends AbstractConfig {
 
         o = 0;
         d.define(DDL_CAPTURE, Type.BOOLEAN, true, Importance.MEDIUM,
-                "Publish DDL statements as DDL events inside their transaction (needs the event trigger).",
+                "Publish DDL statements of the captured tables as DDL events inside their transaction (needs the"
+                        + " event trigger). The trigger is database-wide and shared by every connector on the"
+                        + " database, so this connector filters: it publishes only DDL whose objects belong to a"
+                        + " table of its publication and are not temporary, and with false it ignores every DDL"
+                        + " message whatever trigger exists (both counted in the DdlEventsDropped metric).",
                 GROUP_CAPTURE, ++o, Width.SHORT, "Capture DDL");
         d.define(DDL_INSTALL, Type.BOOLEAN, true, Importance.MEDIUM,
                 "Install the DDL event trigger (needs superuser) when absent. Set false and run"

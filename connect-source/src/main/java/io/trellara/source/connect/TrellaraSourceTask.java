@@ -6,6 +6,7 @@ import io.trellara.source.connect.metrics.SourceTaskMetrics;
 import io.trellara.source.engine.CaptureEngine;
 import io.trellara.source.engine.AckTracker;
 import io.trellara.source.engine.Outbound;
+import io.trellara.source.engine.PublishedTables;
 import io.trellara.source.engine.SourcePreflight;
 import io.trellara.source.engine.SourceProblem;
 import io.trellara.source.engine.SourceSettings;
@@ -21,6 +22,8 @@ import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.header.ConnectHeaders;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.SourceTask;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Thin adapter: starts the capture engine where Kafka's offsets (or the slot) say, turns the engine's records
@@ -29,6 +32,7 @@ import org.apache.kafka.connect.source.SourceTask;
  * and of every transaction before it.
  */
 public class TrellaraSourceTask extends SourceTask {
+    private static final Logger LOG = LoggerFactory.getLogger(TrellaraSourceTask.class);
     static final String OFFSET_COMMIT_LSN = "commit_lsn";
     static final String OFFSET_END_LSN = "end_lsn";
     static final String OFFSET_TRANSACTION_ID = "transaction_id";
@@ -70,6 +74,14 @@ public class TrellaraSourceTask extends SourceTask {
             throw new ConnectException("Cannot create the publication, slot or DDL trigger: " + e.getMessage()
                     + " (SQLSTATE " + e.getSQLState() + ")", e);
         }
+        try {
+            settings = settings.withCapturedTables(PublishedTables.load(settings));
+        } catch (SQLException e) {
+            throw new ConnectException("Cannot read the tables of publication " + settings.publicationName() + ": "
+                    + e.getMessage() + " (SQLSTATE " + e.getSQLState() + ")", e);
+        }
+        LOG.info("Source task captures publication {} ({}); DDL capture {}", settings.publicationName(),
+                settings.capturedTables(), settings.ddlCapture() ? "on" : "off (trellara.ddl messages are ignored)");
         strictTopic = config.strictTopic();
         partitionedTopic = config.partitionedTopic();
         sourcePartition = Map.of("source_id", settings.sourceId(), "slot", settings.slotName());

@@ -16,7 +16,8 @@ abstract class AssemblingPipeline implements TransactionPipeline {
     AssemblingPipeline(SourceSettings s) {
         // the handler runs only from accept(), after the subclass is constructed
         assembler = new TransactionAssembler(new CaptureIdentity(s.sourceId(), s.databaseId(), s.datasetId()),
-                new CaptureSettings(s.spillDirectory(), s.spillThresholdBytes(), DDL_PREFIX), this::committed);
+                new CaptureSettings(s.spillDirectory(), s.spillThresholdBytes(), DDL_PREFIX, s.ddlCapture(),
+                        s.capturedTables()), this::committed);
     }
 
     /** A committed transaction with at least one event, in commit order, on the capture thread. */
@@ -50,6 +51,11 @@ abstract class AssemblingPipeline implements TransactionPipeline {
     @Override
     public long spilledBytes() {
         return assembler.spilledBytes();
+    }
+
+    @Override
+    public long ddlEventsDropped() {
+        return assembler.ddlEventsDropped();
     }
 
     @Override

@@ -17,6 +17,7 @@ public final class CaptureMetrics {
     private final AtomicLong memoryBytes = new AtomicLong();
     private final AtomicLong spilledTransactions = new AtomicLong();
     private final AtomicLong spilledBytes = new AtomicLong();
+    private final AtomicLong ddlEventsDropped = new AtomicLong();
 
     /** Called on the capture thread: copies the pipeline's gauges. */
     void sample(TransactionPipeline pipeline) {
@@ -24,6 +25,12 @@ public final class CaptureMetrics {
         memoryBytes.set(pipeline.memoryBytes());
         spilledTransactions.set(pipeline.spilledTransactions());
         spilledBytes.set(pipeline.spilledBytes());
+        ddlEventsDropped.set(pipeline.ddlEventsDropped());
+    }
+
+    /** DDL messages dropped at the source since capture started (as of the last report). */
+    public long ddlEventsDropped() {
+        return ddlEventsDropped.get();
     }
 
     /** pgoutput messages received. */

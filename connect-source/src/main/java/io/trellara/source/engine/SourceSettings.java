@@ -1,9 +1,13 @@
 package io.trellara.source.engine;
 
+import io.trellara.source.capture.CapturedTables;
 import java.nio.file.Path;
 import java.util.List;
 
-/** What the capture engine needs, free of any Connect type. */
+/**
+ * What the capture engine needs, free of any Connect type. {@code capturedTables} is what the publication
+ * covered when the task started ({@link PublishedTables}), for DDL filtering.
+ */
 public record SourceSettings(
         PgEndpoint endpoint,
         String sourceId,
@@ -23,5 +27,13 @@ public record SourceSettings(
         int maxEnvelopeBytes,
         int queueMaxRecords,
         long queueMaxBytes,
-        BoundarySettings boundary) {
+        BoundarySettings boundary,
+        CapturedTables capturedTables) {
+
+    public SourceSettings withCapturedTables(CapturedTables captured) {
+        return new SourceSettings(endpoint, sourceId, databaseId, datasetId, slotName, publicationName,
+                autocreatePublication, tables, protocolVersion, streaming, statusIntervalMs, ddlCapture,
+                ddlInstall, spillDirectory, spillThresholdBytes, maxEnvelopeBytes, queueMaxRecords, queueMaxBytes,
+                boundary, captured);
+    }
 }

@@ -10,7 +10,10 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.StringJoiner;
 
-/** Creates what capture needs when it is absent: the publication, the slot, the DDL event trigger. */
+/**
+ * Creates what capture needs when it is absent: the publication, the slot, the DDL event triggers (installed
+ * again when only the older single trigger exists, which upgrades it).
+ */
 public final class SourceSetup {
     static final String DDL_SCRIPT = "/trellara-ddl-capture.sql";
 
@@ -36,8 +39,10 @@ public final class SourceSetup {
                     ps.execute();
                 }
             }
+            // the sql_drop trigger came with the relations field: without it the installed version is older
             if (s.ddlCapture() && s.ddlInstall()
-                    && !exists(c, "SELECT 1 FROM pg_event_trigger WHERE evtname = ?", "trellara_ddl_capture")) {
+                    && (!exists(c, "SELECT 1 FROM pg_event_trigger WHERE evtname = ?", "trellara_ddl_capture")
+                    || !exists(c, "SELECT 1 FROM pg_event_trigger WHERE evtname = ?", "trellara_ddl_capture_drop"))) {
                 execute(c, ddlScript());
             }
         }

@@ -35,6 +35,11 @@ public interface TransactionPipeline extends AutoCloseable {
         return 0;
     }
 
+    /** DDL messages not published (uncaptured, temporary, DDL capture off) since start (capture thread only). */
+    default long ddlEventsDropped() {
+        return 0;
+    }
+
     @Override
     void close();
 }

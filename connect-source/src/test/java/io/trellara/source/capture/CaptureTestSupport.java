@@ -16,6 +16,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.function.UnaryOperator;
 
 /** Loads the pgoutput fixtures and drives them through the assembler and the envelope builder. */
@@ -24,7 +25,11 @@ final class CaptureTestSupport {
   static final CaptureIdentity IDENTITY = new CaptureIdentity("pg-test", "testdb", "test-flow");
   static final String VALID_DDL_JSON = "{\"command_tag\": \"ALTER TABLE\", \"object_type\": \"table\","
       + " \"object_identity\": \"public.orders\", \"schema_name\": \"public\","
-      + " \"statement\": \"ALTER TABLE orders ADD COLUMN x int\", \"search_path\": \"\\\"$user\\\", public\"}";
+      + " \"statement\": \"ALTER TABLE orders ADD COLUMN x int\", \"search_path\": \"\\\"$user\\\", public\","
+      + " \"relations\": \"\\\"public\\\".\\\"orders\\\":0\", \"temporary\": \"false\"}";
+
+  /** The fixtures were recorded through a FOR ALL TABLES publication. */
+  static final CapturedTables ALL_TABLES = new CapturedTables(true, Set.of(), List.of());
 
   private CaptureTestSupport() {}
 
@@ -107,7 +112,8 @@ final class CaptureTestSupport {
       UnaryOperator<PgOutputMessage> rewrite) {
     EnvelopeCollector collector = new EnvelopeCollector();
     try (TransactionAssembler assembler = new TransactionAssembler(IDENTITY,
-        CaptureSettings.defaults(spillDir).withSpillThresholdBytes(threshold), collector)) {
+        CaptureSettings.defaults(spillDir).withSpillThresholdBytes(threshold).withCapturedTables(ALL_TABLES),
+        collector)) {
       for (int i = 0; i < f.parsed().size(); i++) {
         PgOutputMessage original = f.parsed().get(i);
         PgOutputMessage m = rewrite.apply(original);

@@ -7,7 +7,9 @@ import io.trellara.protocol.v1.ChangeRecord;
 import io.trellara.protocol.v1.DdlEvent;
 import io.trellara.protocol.v1.TransactionEnvelope;
 import io.trellara.protocol.validation.ProtocolValidator;
+import io.trellara.protocol.v1.RelationId;
 import io.trellara.source.capture.CaptureTestSupport.EnvelopeCollector;
+import io.trellara.source.engine.PublishedTables;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -15,16 +17,19 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
+import java.sql.ResultSet;
 import java.sql.Statement;
+import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The DDL event trigger of trellara-ddl-capture.sql end to end: installed (twice: it is idempotent) on an
+ * The DDL event triggers of trellara-ddl-capture.sql end to end: installed (twice: it is idempotent) on an
  * embedded PostgreSQL 17, DDL and DML in one transaction, read through a pgoutput protocol 2 replication
- * stream, assembled and built into envelopes: the DDL events sit in order among the changes.
+ * stream, assembled and built into envelopes: the DDL events of captured tables sit in order among the
+ * changes, and the DDL of everything else (temporary tables, other schemas, uncaptured tables) is dropped.
  */
 class DdlCaptureIT {
 
@@ -47,10 +52,7 @@ class DdlCaptureIT {
 
   @Test
   void ddlStatementsArriveAsDdlEventsInOrderWithTheirTransaction() throws Exception {
-    String script;
-    try (InputStream in = DdlCaptureIT.class.getResourceAsStream("/trellara-ddl-capture.sql")) {
-      script = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    }
+    String script = installScript();
     try (Connection c = connect()) {
       c.setAutoCommit(true);
       exec(c, script);
@@ -72,8 +74,9 @@ class DdlCaptureIT {
 
     EnvelopeCollector collector = new EnvelopeCollector();
     try (TransactionAssembler assembler = new TransactionAssembler(CaptureTestSupport.IDENTITY,
-        CaptureSettings.defaults(spill), collector)) {
+        settings("trellara_it"), collector)) {
       LiveReplication.readSlot(postgres, "trellara_it", "trellara_it", 2, assembler);
+      assertThat(assembler.ddlEventsDropped()).isZero();
     }
 
     // the installation's own DDL ran before the slot existed: two envelopes, the DML+DDL one and the DROP
@@ -104,6 +107,160 @@ class DdlCaptureIT {
     assertThat(drop.getDdlEvents(0).getCommandTag()).isEqualTo("DROP TABLE");
     assertThat(drop.getDdlEvents(0).getObjectIdentity()).isEmpty();
     assertThat(drop.getDdlEvents(0).getStatement()).isEqualTo("DROP TABLE item");
+    assertThat(List.of(create, tx.getDdlEvents(1), drop.getDdlEvents(0))).extracting(DdlEvent::getRelation)
+        .extracting(RelationId::getSchema, RelationId::getTable).containsOnly(org.assertj.core.groups.Tuple
+            .tuple("public", "item"));
+    assertThat(create.getRelation().getSourceOid()).isNotZero().isEqualTo(drop.getDdlEvents(0).getRelation()
+        .getSourceOid());
+    dropSlot("trellara_it");
+  }
+
+  @Test
+  void onlyDdlOfCapturedTablesBecomesDdlEventsWhileOtherSessionsRunUnrelatedDdl() throws Exception {
+    long capturedOid;
+    try (Connection app = connect(); Connection other = connect()) {
+      app.setAutoCommit(true);
+      exec(app, installScript());
+      exec(app, "CREATE SCHEMA other_schema");
+      exec(app, "CREATE TABLE public.captured (id integer PRIMARY KEY, v text)");
+      exec(app, "CREATE TABLE public.uncaptured (id integer PRIMARY KEY)");
+      exec(app, "CREATE PUBLICATION trellara_filter FOR TABLE public.captured");
+      exec(app, "SELECT pg_create_logical_replication_slot('trellara_filter', 'pgoutput')");
+      capturedOid = oid(app, "public.captured");
+      other.setAutoCommit(true);
+
+      app.setAutoCommit(false); // the captured table receives transactions ...
+      exec(app, "INSERT INTO public.captured VALUES (1, 'a')");
+      exec(other, "CREATE TEMP TABLE t_tmp(x int); DROP TABLE t_tmp;"); // ... while others run their DDL
+      exec(app, "CREATE TEMP TABLE t_own(x int)"); // in the captured transaction itself: takes no total_order
+      exec(app, "INSERT INTO public.captured VALUES (2, 'b')");
+      exec(other, "CREATE TABLE other_schema.x (id serial PRIMARY KEY, a text)");
+      app.commit();
+      exec(app, "INSERT INTO public.captured VALUES (3, 'c')");
+      exec(other, "ALTER TABLE other_schema.x ADD COLUMN b int");
+      exec(other, "CREATE INDEX uncaptured_id ON public.uncaptured (id)");
+      exec(other, "GRANT SELECT ON public.uncaptured TO PUBLIC");
+      exec(app, "ALTER TABLE public.captured ADD COLUMN note text");
+      exec(app, "INSERT INTO public.captured VALUES (4, 'd', 'n')");
+      app.commit();
+      app.setAutoCommit(true);
+      exec(app, "CREATE INDEX captured_v ON public.captured (v)");
+      exec(app, "DROP TABLE public.captured");
+      LiveReplication.markEnd(app);
+    }
+
+    EnvelopeCollector collector = new EnvelopeCollector();
+    try (TransactionAssembler assembler = new TransactionAssembler(CaptureTestSupport.IDENTITY,
+        settings("trellara_filter"), collector)) {
+      LiveReplication.readSlot(postgres, "trellara_filter", "trellara_filter", 2, assembler);
+      // CREATE TEMP + DROP t_tmp, CREATE TEMP t_own, CREATE TABLE x, ALTER TABLE x, CREATE INDEX, GRANT
+      assertThat(assembler.ddlEventsDropped()).isEqualTo(7);
+    }
+    assertThat(collector.envelopes).hasSize(4);
+    for (TransactionEnvelope e : collector.envelopes) {
+      ProtocolValidator.validateEnvelope(e);
+    }
+    TransactionEnvelope first = collector.envelopes.get(0);
+    assertThat(first.getDdlEventsCount()).isZero();
+    assertThat(first.getChangesList()).extracting(ChangeRecord::getTotalOrder).containsExactly(1L, 2L);
+    List<DdlEvent> ddl = collector.envelopes.stream().flatMap(e -> e.getDdlEventsList().stream()).toList();
+    assertThat(ddl).extracting(DdlEvent::getCommandTag).containsExactly("ALTER TABLE", "CREATE INDEX", "DROP TABLE");
+    RelationId captured = RelationId.newBuilder().setSchema("public").setTable("captured")
+        .setSourceOid((int) capturedOid).build();
+    assertThat(ddl).extracting(DdlEvent::getRelation).containsOnly(captured);
+    TransactionEnvelope alter = collector.envelopes.get(1);
+    assertThat(alter.getChangesList()).extracting(ChangeRecord::getTotalOrder).containsExactly(1L, 3L);
+    assertThat(alter.getDdlEventsList()).extracting(DdlEvent::getTotalOrder).containsExactly(2L);
+    dropSlot("trellara_filter");
+  }
+
+  @Test
+  void withDdlCaptureDisabledNotEvenDdlOfACapturedTableBecomesADdlEvent() throws Exception {
+    try (Connection c = connect()) {
+      c.setAutoCommit(true);
+      exec(c, installScript());
+      exec(c, "CREATE TABLE public.quiet (id integer PRIMARY KEY)");
+      exec(c, "CREATE PUBLICATION trellara_quiet FOR TABLE public.quiet");
+      exec(c, "SELECT pg_create_logical_replication_slot('trellara_quiet', 'pgoutput')");
+      c.setAutoCommit(false);
+      exec(c, "INSERT INTO public.quiet VALUES (1)");
+      exec(c, "ALTER TABLE public.quiet ADD COLUMN note text");
+      exec(c, "INSERT INTO public.quiet VALUES (2, 'n')");
+      c.commit();
+      c.setAutoCommit(true);
+      LiveReplication.markEnd(c);
+    }
+
+    EnvelopeCollector collector = new EnvelopeCollector();
+    try (TransactionAssembler assembler = new TransactionAssembler(CaptureTestSupport.IDENTITY,
+        settings("trellara_quiet").withDdlCapture(false), collector)) {
+      LiveReplication.readSlot(postgres, "trellara_quiet", "trellara_quiet", 2, assembler);
+      assertThat(assembler.ddlEventsDropped()).isEqualTo(1);
+    }
+    assertThat(collector.envelopes).hasSize(1);
+    TransactionEnvelope e = collector.envelopes.get(0);
+    ProtocolValidator.validateEnvelope(e);
+    assertThat(e.getDdlEventsCount()).isZero();
+    assertThat(e.getChangesList()).extracting(ChangeRecord::getTotalOrder).containsExactly(1L, 2L);
+    dropSlot("trellara_quiet");
+  }
+
+  @Test
+  void eachDdlEventNamesTheTableItsObjectsBelongToEvenForSequencesConstraintsAndHostileNames() throws Exception {
+    try (Connection c = connect()) {
+      c.setAutoCommit(true);
+      exec(c, installScript());
+      exec(c, "CREATE SCHEMA owned_schema");
+      exec(c, "CREATE PUBLICATION trellara_owned FOR TABLES IN SCHEMA owned_schema");
+      exec(c, "SELECT pg_create_logical_replication_slot('trellara_owned', 'pgoutput')");
+      exec(c, "CREATE TABLE owned_schema.t (id serial PRIMARY KEY, gone int)"); // reports its sequence first
+      exec(c, "ALTER SEQUENCE owned_schema.t_id_seq RESTART 5");
+      exec(c, "ALTER TABLE owned_schema.t ADD CONSTRAINT positive CHECK (id > 0)");
+      exec(c, "ALTER TABLE owned_schema.t DROP COLUMN gone"); // sql_drop and ddl_command_end: one event
+      exec(c, "CREATE TABLE owned_schema.\"we,ird\"\".na:me\" (id integer PRIMARY KEY)");
+      LiveReplication.markEnd(c);
+    }
+
+    EnvelopeCollector collector = new EnvelopeCollector();
+    try (TransactionAssembler assembler = new TransactionAssembler(CaptureTestSupport.IDENTITY,
+        settings("trellara_owned"), collector)) {
+      LiveReplication.readSlot(postgres, "trellara_owned", "trellara_owned", 2, assembler);
+      assertThat(assembler.ddlEventsDropped()).isZero();
+    }
+    List<DdlEvent> ddl = collector.envelopes.stream().flatMap(e -> e.getDdlEventsList().stream()).toList();
+    assertThat(ddl).extracting(DdlEvent::getCommandTag)
+        .containsExactly("CREATE TABLE", "ALTER SEQUENCE", "ALTER TABLE", "ALTER TABLE", "CREATE TABLE");
+    assertThat(ddl).extracting(d -> d.getRelation().getSchema() + "|" + d.getRelation().getTable())
+        .containsExactly("owned_schema|t", "owned_schema|t", "owned_schema|t", "owned_schema|t",
+            "owned_schema|we,ird\".na:me");
+    assertThat(ddl).allSatisfy(d -> assertThat(d.getRelation().getSourceOid()).isNotZero());
+    dropSlot("trellara_owned");
+  }
+
+  /** Capture settings as a task would start with: the publication's tables read before streaming. */
+  private CaptureSettings settings(String publication) throws SQLException {
+    try (Connection c = connect()) {
+      return CaptureSettings.defaults(spill).withCapturedTables(PublishedTables.load(c, publication));
+    }
+  }
+
+  private static String installScript() throws Exception {
+    try (InputStream in = DdlCaptureIT.class.getResourceAsStream("/trellara-ddl-capture.sql")) {
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+  }
+
+  private static long oid(Connection c, String table) throws SQLException {
+    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT '" + table + "'::regclass::oid")) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  private static void dropSlot(String slot) throws SQLException {
+    try (Connection c = connect()) {
+      exec(c, "SELECT pg_drop_replication_slot('" + slot + "')");
+    }
   }
 
   private static Connection connect() throws SQLException {

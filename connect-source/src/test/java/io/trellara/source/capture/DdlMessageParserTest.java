@@ -9,6 +9,63 @@ import org.junit.jupiter.api.Test;
 
 class DdlMessageParserTest {
 
+  private static DdlTargets targets(String json) {
+    DdlTargets t = new DdlTargets();
+    DdlMessageParser.parseInto(json.getBytes(StandardCharsets.UTF_8), 0x10, DdlEvent.newBuilder(), t);
+    return t;
+  }
+
+  /** The trigger's JSON string for a relations value (backslash and quote escaped). */
+  private static String json(String relations, String temporary) {
+    return "{\"command_tag\":\"ALTER TABLE\",\"relations\":\""
+        + relations.replace("\\", "\\\\").replace("\"", "\\\"") + "\",\"temporary\":\"" + temporary + "\"}";
+  }
+
+  @Test
+  void readsTheOwningRelationsAndTheTemporaryFlag() {
+    DdlTargets t = targets(json("\"public\".\"orders\":16400,\"sales\".\"line\":0", "false"));
+    assertThat(t.described).isTrue();
+    assertThat(t.temporary).isFalse();
+    assertThat(t.relations).containsExactly(new OwningRelation("public", "orders", 16400),
+        new OwningRelation("sales", "line", 0));
+    assertThat(targets(json("\"pg_temp_3\".\"t_tmp\":16500", "true")).temporary).isTrue();
+  }
+
+  @Test
+  void hostileNamesWithCommasDotsQuotesColonsAndBackslashesStayUnambiguous() {
+    DdlTargets t = targets(json("\"a,b\".\"c.d\":1,\"q\"\"uote\".\"x\"\":\"\"y\":2,\"back\\slash\".\"größe ✓\":4294967295",
+        "false"));
+    assertThat(t.relations).containsExactly(new OwningRelation("a,b", "c.d", 1),
+        new OwningRelation("q\"uote", "x\":\"y", 2), new OwningRelation("back\\slash", "größe ✓", 4294967295L));
+  }
+
+  @Test
+  void anEmptyListNamesNothingAndRepeatsAreKeptOnce() {
+    assertThat(targets(json("", "false")).relations).isEmpty();
+    assertThat(targets(json("", "false")).described).isTrue();
+    assertThat(targets(json("\"public\".\"t\":5,\"public\".\"t\":5", "false")).relations)
+        .containsExactly(new OwningRelation("public", "t", 5));
+  }
+
+  @Test
+  void aMessageWithoutRelationsIsUndescribed() {
+    DdlTargets t = targets("{\"command_tag\":\"DROP TABLE\",\"statement\":\"DROP TABLE t\"}");
+    assertThat(t.described).isFalse();
+    assertThat(t.relations).isEmpty();
+    assertThat(t.temporary).isFalse();
+  }
+
+  @Test
+  void refusesMalformedRelationsAndTemporaryNamingTheLsn() {
+    for (String bad : new String[] {"public.orders:1", "\"public\".\"orders\"", "\"public\".\"orders\":",
+        "\"public\".\"orders\":x", "\"public\".\"orders\":1,", "\"public\".\"orders:1", "\"p\"\"o\":1",
+        "\"public\".\"orders\":1 ", "\"public\".\"orders\":99999999999", "\"public\".\"orders\":4294967296"}) {
+      assertThatThrownBy(() -> targets(json(bad, "false"))).as(bad).isInstanceOf(CaptureException.class)
+          .hasMessageContaining("ddl_message_invalid").hasMessageContaining("0/10");
+    }
+    assertThatThrownBy(() -> targets(json("", "yes"))).hasMessageContaining("temporary");
+  }
+
   private static DdlEvent parse(String json) {
     return DdlMessageParser.parseInto(json.getBytes(StandardCharsets.UTF_8), 0x10, DdlEvent.newBuilder()).build();
   }

@@ -16,9 +16,12 @@ import io.trellara.testplatform.KafkaRecord;
 import io.trellara.testplatform.PostgresDatabase;
 import io.trellara.testplatform.TestScope;
 import io.trellara.testplatform.TrellaraStack;
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
 import org.junit.jupiter.api.Test;
 
 /** The source connector deployed by POSTing JSON to a real worker, against a real PostgreSQL and broker. */
@@ -103,15 +106,22 @@ class SourceConnectorIT {
     }
 
     @Test
-    void ddlInsideATransactionIsAnEventInOrder() {
+    void ddlInsideATransactionIsAnEventInOrder() throws Exception {
         try (TestScope scope = STACK.newScope("ddl")) {
             PostgresDatabase db = scope.sourceDatabase();
             db.execute("CREATE TABLE item (id int PRIMARY KEY, name text)");
+            db.execute("CREATE TABLE bystander (id int PRIMARY KEY)");
             String topic = scope.createTopic("strict", 1);
-            deploy(scope, db, topic, "public.item", Map.of());
+            String name = deploy(scope, db, topic, "public.item", Map.of());
             db.executeInTransaction("INSERT INTO item VALUES (1, 'a')", "ALTER TABLE item ADD COLUMN qty int",
+                    "CREATE TEMP TABLE t_tmp (x int)", "ALTER TABLE bystander ADD COLUMN note text",
                     "INSERT INTO item VALUES (2, 'b', 5)");
             TransactionEnvelope e = awaitEnvelopes(topic, 1).get(0);
+            assertThat(e.getDdlEvents(0).getRelation().getTable()).isEqualTo("item");
+            // the trigger is database-wide: the temp table's and the uncaptured table's DDL are dropped here
+            ObjectName bean = new ObjectName("io.trellara:type=source-task,connector=" + name + ",task=0");
+            MBeanServer jmx = ManagementFactory.getPlatformMBeanServer();
+            await().atMost(WAIT).until(() -> (Long) jmx.getAttribute(bean, "DdlEventsDropped") == 2);
             assertThat(e.getDdlEventsCount()).isEqualTo(1);
             assertThat(e.getDdlEvents(0).getTotalOrder()).isEqualTo(2);
             assertThat(e.getDdlEvents(0).getCommandTag()).isEqualTo("ALTER TABLE");

@@ -1,5 +1,6 @@
 package io.trellara.source.engine;
 
+import io.trellara.source.capture.CapturedTables;
 import static io.trellara.source.capture.SyntheticStream.begin;
 import static io.trellara.source.capture.SyntheticStream.commit;
 import static io.trellara.source.capture.SyntheticStream.ddl;
@@ -43,7 +44,8 @@ class BarrierPipelineTest {
     private static final int LANES = 4;
     private static final String DDL_JSON = "{\"command_tag\": \"ALTER TABLE\", \"object_type\": \"table\","
             + " \"object_identity\": \"public.accounts\", \"schema_name\": \"public\","
-            + " \"statement\": \"ALTER TABLE accounts ADD COLUMN x int\", \"search_path\": \"public\"}";
+            + " \"statement\": \"ALTER TABLE accounts ADD COLUMN x int\", \"search_path\": \"public\","
+            + " \"relations\": \"\\\"public\\\".\\\"accounts\\\":16400\", \"temporary\": \"false\"}";
 
     @TempDir
     Path spill;
@@ -52,7 +54,8 @@ class BarrierPipelineTest {
 
     private TransactionPipeline pipeline(BoundarySettings boundary, long spillThreshold) {
         SourceSettings s = new SourceSettings(null, "pg-test", "testdb", "flow", "slot", "pub", false, List.of(), 2,
-                true, 1000, true, false, spill, spillThreshold, 1 << 20, 16, 1 << 20, boundary);
+                true, 1000, true, false, spill, spillThreshold, 1 << 20, 16, 1 << 20, boundary,
+                CapturedTables.NONE);
         return StrictPipeline.factory(s).apply(out::add);
     }
 

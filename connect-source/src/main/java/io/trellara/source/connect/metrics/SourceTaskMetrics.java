@@ -220,6 +220,11 @@ public final class SourceTaskMetrics implements SourceTaskMetricsMXBean, AutoClo
     }
 
     @Override
+    public long getDdlEventsDropped() {
+        return capture.ddlEventsDropped();
+    }
+
+    @Override
     public String getBoundaryMode() {
         return engine.settings().boundary().wireMode();
     }

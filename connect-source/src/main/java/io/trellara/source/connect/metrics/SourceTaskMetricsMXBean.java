@@ -69,6 +69,12 @@ public interface SourceTaskMetricsMXBean {
     /** Bytes of changes written to spill files since the task started. */
     long getSpilledBytes();
 
+    /**
+     * DDL statements the database's (shared, database-wide) event trigger reported that this task did not
+     * publish: no captured relation, only temporary objects, or ddl.capture.enabled=false.
+     */
+    long getDdlEventsDropped();
+
     /** How transactions are published, in the wire vocabulary: strict_transaction_order,
      *  strict_chunked_transaction_order or partitioned_scale_mode. */
     String getBoundaryMode();
