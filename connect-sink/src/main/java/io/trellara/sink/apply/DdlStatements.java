@@ -37,6 +37,9 @@ final class DdlStatements {
 
     /** The relation a DDL event belongs to: the source's {@code relation}, else its object identity, else null. */
     static QualifiedName relationOf(DdlEvent d) {
+        if (d.hasRelation() && !d.getRelation().getTable().isEmpty()) {
+            return new QualifiedName(d.getRelation().getSchema(), d.getRelation().getTable());
+        }
         try {
             return QualifiedName.parse(d.getObjectIdentity());
         } catch (IllegalArgumentException e) {
