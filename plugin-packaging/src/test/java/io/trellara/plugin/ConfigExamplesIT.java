@@ -311,8 +311,11 @@ class ConfigExamplesIT {
                 // take that size
                 long envelope = example.longValue("dataset.strict.max_envelope_bytes", -1);
                 assertThat(envelope).as("%s: dataset.strict.max_envelope_bytes", what).isPositive();
+                // the largest record is the envelope plus 16 KiB of record overhead; buffer.memory must hold it too
                 assertThat(example.longValue("producer.override.max.request.size", KAFKA_DEFAULT_MAX_REQUEST_SIZE))
-                        .as("%s: producer.override.max.request.size", what).isGreaterThanOrEqualTo(envelope);
+                        .as("%s: producer.override.max.request.size", what).isGreaterThanOrEqualTo(envelope + 16384);
+                assertThat(example.longValue("producer.override.buffer.memory", 33_554_432))
+                        .as("%s: producer.override.buffer.memory", what).isGreaterThanOrEqualTo(envelope + 16384);
                 assertThat(strict.topicConfigs()).as("%s: max.message.bytes of the strict topic", what)
                         .containsKey("max.message.bytes");
                 assertThat(Long.parseLong(strict.topicConfigs().get("max.message.bytes")))
@@ -555,6 +558,7 @@ class ConfigExamplesIT {
             replace(c, "slot.name", scope.slotName());
             replace(c, "publication.name", scope.publicationName());
             replace(c, "source.id", scope.prefix() + "-src");
+            replace(c, "kafka.bootstrap.servers", PluginWorker.stack().broker().bootstrapServers());
             replace(c, "topic.strict", scopeTopic(topics, c.get("topic.strict")));
             if (example.mode() == Mode.PARTITIONED) {
                 replace(c, "topic.partitioned", scopeTopic(topics, c.get("topic.partitioned")));

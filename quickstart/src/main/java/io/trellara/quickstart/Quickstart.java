@@ -340,9 +340,12 @@ public final class Quickstart implements AutoCloseable {
         c.put("publication.name", publication);
         c.put("table.include.list", DemoWorkload.tableList());
         c.put("topic.strict", topic);
+        c.put("kafka.bootstrap.servers", bootstrapServers);
+        c.put("dataset.strict.max_envelope_bytes", ConnectorConfigs.SOURCE_MAX_ENVELOPE_BYTES);
         c.put("key.converter", "org.apache.kafka.connect.storage.StringConverter");
         c.put("value.converter", ConnectorConfigs.CONVERTER_CLASS);
         c.put("producer.override.max.request.size", ConnectorConfigs.MAX_MESSAGE_BYTES);
+        c.put("producer.override.buffer.memory", ConnectorConfigs.SOURCE_BUFFER_MEMORY);
         c.put("producer.override.linger.ms", "0");
         return c;
     }

@@ -13,11 +13,21 @@ public final class ConnectorConfigs {
     public static final String CONVERTER_CLASS = "io.trellara.converter.TrellaraConverter";
     /** Envelopes can be large: producer requests and topic messages up to 64 MiB. */
     public static final String MAX_MESSAGE_BYTES = Integer.toString(64 * 1024 * 1024);
+    /**
+     * The source's envelope cap: the largest record it publishes is the cap plus 16 KiB of record overhead
+     * (TrellaraSourceConfig.RECORD_OVERHEAD_BYTES), which must fit the 64 MiB topics and producer requests.
+     */
+    public static final String SOURCE_MAX_ENVELOPE_BYTES = Integer.toString(64 * 1024 * 1024 - 16 * 1024);
+    /** The producer's buffer.memory must hold the largest record too (Kafka's default is 32 MiB). */
+    public static final String SOURCE_BUFFER_MEMORY = Integer.toString(128 * 1024 * 1024);
 
     private ConnectorConfigs() {
     }
 
-    /** A source capturing {@code tables} of {@code db} onto {@code topic}; {@code extra} overrides anything. */
+    /**
+     * A source capturing {@code tables} of {@code db} onto {@code topic}, verifying/creating its topics on the
+     * scope's broker ({@code kafka.bootstrap.servers}); {@code extra} overrides anything.
+     */
     public static Map<String, String> source(TestScope scope, PostgresDatabase db, String topic, String tables,
                                              Map<String, String> extra) {
         Map<String, String> c = new HashMap<>();
@@ -36,9 +46,12 @@ public final class ConnectorConfigs {
         c.put("publication.name", scope.publicationName());
         c.put("table.include.list", tables);
         c.put("topic.strict", topic);
+        c.put("kafka.bootstrap.servers", scope.stack().broker().bootstrapServers());
+        c.put("dataset.strict.max_envelope_bytes", SOURCE_MAX_ENVELOPE_BYTES);
         c.put("key.converter", "org.apache.kafka.connect.storage.StringConverter");
         c.put("value.converter", CONVERTER_CLASS);
         c.put("producer.override.max.request.size", MAX_MESSAGE_BYTES);
+        c.put("producer.override.buffer.memory", SOURCE_BUFFER_MEMORY);
         c.put("producer.override.linger.ms", "0");
         c.putAll(extra);
         return c;

@@ -50,7 +50,7 @@ public final class EndToEndBenchmark {
                 String topic = "bench.strict";
                 String lanes = "bench.lanes";
                 broker.createTopic(topic, 1, Map.of("max.message.bytes", LARGE));
-                Map<String, String> source = sourceConfig(src, topic);
+                Map<String, String> source = sourceConfig(src, topic, broker.bootstrapServers());
                 if (partitioned) {
                     broker.createTopic(lanes, 6, Map.of("max.message.bytes", LARGE));
                     source.putAll(Map.of("dataset.mode", "partitioned_scale_mode", "topic.partitioned", lanes,
@@ -79,7 +79,7 @@ public final class EndToEndBenchmark {
         }
     }
 
-    private static Map<String, String> sourceConfig(PostgresDatabase db, String topic) {
+    private static Map<String, String> sourceConfig(PostgresDatabase db, String topic, String bootstrapServers) {
         Map<String, String> c = new HashMap<>();
         c.put("connector.class", ConnectorConfigs.SOURCE_CLASS);
         c.put("tasks.max", "1");
@@ -101,7 +101,9 @@ public final class EndToEndBenchmark {
         c.put("producer.override.max.request.size", LARGE);
         c.put("producer.override.buffer.memory", Integer.toString(512 * 1024 * 1024));
         c.put("producer.override.linger.ms", "0");
-        c.put("dataset.strict.max_envelope_bytes", LARGE);
+        // the largest record is the envelope cap plus 16 KiB of record overhead: it must fit LARGE
+        c.put("dataset.strict.max_envelope_bytes", Integer.toString(Integer.parseInt(LARGE) - 16 * 1024));
+        c.put("kafka.bootstrap.servers", bootstrapServers);
         return c;
     }
 

@@ -5,6 +5,10 @@ import static io.trellara.source.connect.TrellaraSourceConfig.*;
 import io.trellara.source.capture.CapturedTables;
 import io.trellara.source.engine.PgEndpoint;
 import io.trellara.source.engine.SourceSettings;
+import io.trellara.source.engine.SourceTopics;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.apache.kafka.common.config.Config;
@@ -27,6 +31,23 @@ final class SourceSettingsMapper {
                 c.getBoolean(DDL_CAPTURE), c.getBoolean(DDL_INSTALL), c.spillDirectory(),
                 c.getLong(SPILL_THRESHOLD_BYTES), c.getInt(MAX_ENVELOPE_BYTES), c.getInt(QUEUE_MAX_RECORDS),
                 c.getLong(QUEUE_MAX_BYTES), c.boundary(), CapturedTables.NONE);
+    }
+
+    /** What the source's topics must be: strict (1 partition) and, partitioned, the lane topic. */
+    static SourceTopics.Plan topicPlan(TrellaraSourceConfig c) {
+        long needed = c.largestRecordBytes();
+        String sizeRule = "max.message.bytes >= " + needed + " (" + c.largestRecordSetting() + " plus "
+                + RECORD_OVERHEAD_BYTES + " bytes of record overhead)";
+        List<SourceTopics.Requirement> topics = new ArrayList<>();
+        topics.add(new SourceTopics.Requirement(c.strictTopic(), TOPIC_STRICT, 1,
+                "the strict topic (one partition: commit order)", needed, sizeRule));
+        if (c.partitioned()) {
+            int lanes = c.getInt(PARTITION_COUNT);
+            topics.add(new SourceTopics.Requirement(c.partitionedTopic(), TOPIC_PARTITIONED, lanes,
+                    PARTITION_COUNT + "=" + lanes, needed, sizeRule));
+        }
+        return new SourceTopics.Plan(topics, c.adminConfig(), c.getInt(TOPIC_REPLICATION_FACTOR).shortValue(),
+                Duration.ofMillis(c.getInt(TOPIC_CHECK_TIMEOUT_MS)), KAFKA_BOOTSTRAP_SERVERS, TOPIC_CHECK_TIMEOUT_MS);
     }
 
     private static String secret(Password p) {

@@ -10,6 +10,9 @@ import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigDef.Width;
 import org.apache.kafka.common.config.types.Password;
 import io.trellara.source.engine.BoundarySettings;
+import io.trellara.source.engine.PgNames;
+import java.util.function.Function;
+import org.apache.kafka.common.config.ConfigException;
 import io.trellara.source.routing.KeyChangePolicy;
 import io.trellara.source.routing.NullKeyPolicy;
 import io.trellara.source.routing.OwnershipKeys;
@@ -58,6 +61,26 @@ public final class TrellaraSourceConfig extends AbstractConfig {
 
     public static final String TOPIC_STRICT = "topic.strict";
     public static final String TOPIC_PARTITIONED = "topic.partitioned";
+    public static final String TOPIC_REPLICATION_FACTOR = "topic.replication.factor";
+    public static final String TOPIC_CHECK_TIMEOUT_MS = "topic.check.timeout.ms";
+    public static final String KAFKA_BOOTSTRAP_SERVERS = "kafka.bootstrap.servers";
+    /** Entries under this prefix go, without it, to the Admin client that verifies/creates the topics. */
+    public static final String KAFKA_ADMIN_PREFIX = "kafka.admin.";
+
+    /** Kafka Connect's own connector settings the source refuses (see {@link #crossFieldErrors()}). */
+    public static final String ERRORS_TOLERANCE = "errors.tolerance";
+    public static final String TRANSFORMS = "transforms";
+    public static final String PRODUCER_MAX_REQUEST_SIZE = "producer.override.max.request.size";
+    public static final String PRODUCER_BUFFER_MEMORY = "producer.override.buffer.memory";
+    /** Kafka's defaults, which apply when the connector sets no producer override. */
+    static final long KAFKA_DEFAULT_MAX_REQUEST_SIZE = 1_048_576L;
+    static final long KAFKA_DEFAULT_BUFFER_MEMORY = 33_554_432L;
+    /**
+     * Bytes a Kafka record batch needs beyond the value: batch and record headers, the boundary key and the
+     * Trellara headers (a few hundred bytes in practice). Small enough that the default chunk size plus this
+     * fits Kafka's default 1 MiB limits.
+     */
+    public static final long RECORD_OVERHEAD_BYTES = 16 * 1024;
 
     public static final String DDL_CAPTURE = "ddl.capture.enabled";
     public static final String DDL_INSTALL = "ddl.capture.install";
@@ -77,7 +100,7 @@ public final class TrellaraSourceConfig extends AbstractConfig {
     private static ConfigDef define() {
         ConfigDef d = new ConfigDef();
         int o = 0;
-        d.define(HOSTNAME, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, new ConfigDef.NonEmptyString(), Importance.HIGH,
+        d.define(HOSTNAME, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, hostnameValidator(), Importance.HIGH,
                 "Host name or address of the source PostgreSQL server.", GROUP_CONNECTION, ++o, Width.MEDIUM,
                 "Host");
         d.define(PORT, Type.INT, 5432, ConfigDef.Range.between(1, 65535), Importance.HIGH,
@@ -115,11 +138,16 @@ public final class TrellaraSourceConfig extends AbstractConfig {
                 "Identity of the flow (dataset_id on the wire).", GROUP_IDENTITY, ++o, Width.MEDIUM, "Dataset id");
 
         o = 0;
-        d.define(SLOT_NAME, Type.STRING, "trellara", new ConfigDef.NonEmptyString(), Importance.HIGH,
-                "Logical replication slot (pgoutput). Created if absent. One slot, one task.", GROUP_REPLICATION,
+        d.define(SLOT_NAME, Type.STRING, "trellara", nameValidator(PgNames::slotNameProblem,
+                        "lower-case letters, digits and _, at most 63 bytes"), Importance.HIGH,
+                "Logical replication slot (pgoutput). Created if absent. One slot, one task. PostgreSQL's rule:"
+                        + " lower-case letters (a-z), digits and underscore, at most 63 bytes.", GROUP_REPLICATION,
                 ++o, Width.MEDIUM, "Slot");
-        d.define(PUBLICATION_NAME, Type.STRING, "trellara_publication", new ConfigDef.NonEmptyString(),
-                Importance.HIGH, "Publication whose tables are captured.", GROUP_REPLICATION, ++o, Width.MEDIUM,
+        d.define(PUBLICATION_NAME, Type.STRING, "trellara_publication", nameValidator(PgNames::publicationNameProblem,
+                        "an identifier of at most 63 bytes, no NUL"),
+                Importance.HIGH, "Publication whose tables are captured. Any identifier of at most 63 bytes (UTF-8)"
+                        + " without NUL; used quoted, so case and punctuation are kept.", GROUP_REPLICATION, ++o,
+                Width.MEDIUM,
                 "Publication");
         d.define(PUBLICATION_AUTOCREATE, Type.STRING, AUTOCREATE_FILTERED,
                 ConfigDef.ValidString.in(AUTOCREATE_FILTERED, AUTOCREATE_DISABLED), Importance.MEDIUM,
@@ -191,14 +219,39 @@ public final class TrellaraSourceConfig extends AbstractConfig {
                 recommender(List.of("emit_move", "quarantine")));
 
         o = 0;
+        d.define(KAFKA_BOOTSTRAP_SERVERS, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, new ConfigDef.NonEmptyString(),
+                Importance.HIGH, "Brokers (host:port, comma-separated) of the cluster the worker produces to. Kafka"
+                        + " Connect gives a connector no Admin client, so the source opens its own one to create its"
+                        + " topics, or verify them, at start: partition counts and a max.message.bytes that admits"
+                        + " its largest record. Settings prefixed " + KAFKA_ADMIN_PREFIX + " go, without the prefix,"
+                        + " to that Admin client (e.g. " + KAFKA_ADMIN_PREFIX + "security.protocol=SASL_SSL, "
+                        + KAFKA_ADMIN_PREFIX + "sasl.jaas.config=...); it needs Describe, DescribeConfigs and"
+                        + " Create on the topics.", GROUP_TOPICS, ++o, Width.LONG, "Kafka bootstrap servers");
         d.define(TOPIC_STRICT, Type.STRING, "", Importance.HIGH,
-                "Strict topic (one partition, commit order). Default: trellara.<dataset.id>.strict. Create it"
-                        + " with one partition, or let Connect create it (topic.creation.default.partitions=1).",
-                GROUP_TOPICS, ++o, Width.LONG, "Strict topic");
+                "Strict topic (exactly one partition: commit order). Default: trellara.<dataset.id>.strict. Created"
+                        + " at start when missing; an existing one with another partition count, or a"
+                        + " max.message.bytes below the largest record (" + MAX_ENVELOPE_BYTES + ", or "
+                        + CHUNK_MAX_BYTES + " when chunked, plus " + RECORD_OVERHEAD_BYTES + " bytes), stops the"
+                        + " start.", GROUP_TOPICS, ++o, Width.LONG, "Strict topic");
         d.define(TOPIC_PARTITIONED, Type.STRING, "", Importance.MEDIUM,
                 "partitioned_scale_mode: the lane topic, with exactly " + PARTITION_COUNT + " partitions. Default:"
-                        + " trellara.<dataset.id>.partitioned. Create it, or let Connect create it with a"
-                        + " topic.creation group.", GROUP_TOPICS, ++o, Width.LONG, "Partitioned topic");
+                        + " trellara.<dataset.id>.partitioned. Created at start when missing (max.message.bytes: "
+                        + CHUNK_MAX_BYTES + " plus " + RECORD_OVERHEAD_BYTES + "); an existing one with another"
+                        + " partition count or a smaller max.message.bytes stops the start.", GROUP_TOPICS, ++o,
+                Width.LONG, "Partitioned topic");
+        d.define(TOPIC_REPLICATION_FACTOR, Type.INT, -1, ConfigDef.LambdaValidator.with((name, value) -> {
+                    int rf = (Integer) value;
+                    if (rf == 0 || rf < -1 || rf > Short.MAX_VALUE) {
+                        throw new ConfigException(name, value, "-1 (the broker's default.replication.factor) or a"
+                                + " replication factor of at least 1");
+                    }
+                }, () -> "-1 or [1,...]"), Importance.MEDIUM,
+                "Replication factor of the topics the source creates; -1: the broker's default.replication.factor.",
+                GROUP_TOPICS, ++o, Width.SHORT, "Topic replication factor");
+        d.define(TOPIC_CHECK_TIMEOUT_MS, Type.INT, 30_000, ConfigDef.Range.between(1_000, 600_000), Importance.LOW,
+                "How long the topic check may wait for the brokers (" + KAFKA_BOOTSTRAP_SERVERS + ") before the"
+                        + " start fails with an error saying they could not be reached.", GROUP_TOPICS, ++o,
+                Width.SHORT, "Topic check timeout (ms)");
 
         o = 0;
         d.define(DDL_CAPTURE, Type.BOOLEAN, true, Importance.MEDIUM,
@@ -226,6 +279,34 @@ public final class TrellaraSourceConfig extends AbstractConfig {
                 "Bytes of records buffered between capture and publishing; one record larger than this still"
                         + " passes alone.", GROUP_CAPTURE, ++o, Width.SHORT, "Queue bytes");
         return d;
+    }
+
+    /** A validator from one of {@link PgNames}' rules (null = valid, else the message with the rule). */
+    static ConfigDef.Validator nameValidator(Function<String, String> rule, String description) {
+        return ConfigDef.LambdaValidator.with((name, value) -> {
+            String problem = rule.apply(value == null ? null : value.toString());
+            if (problem != null) {
+                throw new ConfigException(name, value, problem);
+            }
+        }, () -> description);
+    }
+
+    /**
+     * A host name or address only: the JDBC URL is host, port and database, and anything that could start a
+     * path or a parameter ({@code /}, {@code ?}, {@code &}, {@code #}, {@code @}, white space) is refused.
+     */
+    static ConfigDef.Validator hostnameValidator() {
+        return ConfigDef.LambdaValidator.with((name, value) -> {
+            String h = value == null ? "" : value.toString().trim();
+            if (h.isEmpty()) {
+                throw new ConfigException(name, value, "String must be non-empty");
+            }
+            if (!h.matches("[A-Za-z0-9._:%\\[\\]-]+")) {
+                throw new ConfigException(name, value, "A host name or IP address only (letters, digits, '.', '-',"
+                        + " '_', ':' and [] for IPv6): no port, path, parameters or user. Put the port in "
+                        + PORT + " and TLS settings in database.ssl*.");
+            }
+        }, () -> "host name or IP address");
     }
 
     static ConfigDef.Recommender recommender(List<?> values) {
@@ -279,9 +360,65 @@ public final class TrellaraSourceConfig extends AbstractConfig {
         return p == null ? "" : p.value();
     }
 
+    /**
+     * The largest record the flow publishes: the envelope cap in strict mode, the chunk size when chunked
+     * (partitioned or strict chunked: chunks, manifests and markers), plus the record overhead.
+     */
+    public long largestRecordBytes() {
+        return largestRecordSetting() == MAX_ENVELOPE_BYTES
+                ? getInt(MAX_ENVELOPE_BYTES) + RECORD_OVERHEAD_BYTES
+                : getLong(CHUNK_MAX_BYTES) + RECORD_OVERHEAD_BYTES;
+    }
+
+    /** The setting that bounds the largest record: {@link #MAX_ENVELOPE_BYTES} or {@link #CHUNK_MAX_BYTES}. */
+    public String largestRecordSetting() {
+        return partitioned() || getInt(STRICT_CHUNKING) > 0 ? CHUNK_MAX_BYTES : MAX_ENVELOPE_BYTES;
+    }
+
+    private String largestRecordText() {
+        String setting = largestRecordSetting();
+        Object value = setting.equals(MAX_ENVELOPE_BYTES) ? getInt(setting) : getLong(setting);
+        return largestRecordBytes() + " bytes (" + setting + "=" + value + " plus " + RECORD_OVERHEAD_BYTES
+                + " bytes of record overhead)";
+    }
+
+    /** The Admin client's settings: {@link #KAFKA_BOOTSTRAP_SERVERS} and every {@code kafka.admin.*} entry. */
+    public Map<String, Object> adminConfig() {
+        Map<String, Object> admin = new java.util.HashMap<>(originalsWithPrefix(KAFKA_ADMIN_PREFIX));
+        admin.put("bootstrap.servers", getString(KAFKA_BOOTSTRAP_SERVERS));
+        return admin;
+    }
+
+    /**
+     * Kafka Connect settings that would let a record go missing: any {@code errors.tolerance} but none, any
+     * transform. Checked on the raw settings, so {@code validate()} reports them even when other fields fail.
+     */
+    public static List<String[]> frameworkErrors(Map<?, ?> originals) {
+        List<String[]> errors = new java.util.ArrayList<>();
+        Object tolerance = originals.get(ERRORS_TOLERANCE);
+        if (tolerance != null && !"none".equalsIgnoreCase(tolerance.toString().trim())) {
+            errors.add(new String[] {ERRORS_TOLERANCE, ERRORS_TOLERANCE + "=" + tolerance + " is refused: every"
+                    + " record of the source carries a transaction or part of one, and Kafka Connect counts a"
+                    + " record it skips (a failed send such as RecordTooLargeException) as delivered, so the"
+                    + " replication slot would move past a transaction Kafka never received: data loss. Remove "
+                    + ERRORS_TOLERANCE + " or set it to none; a record that cannot be sent stops the task instead."});
+        }
+        Object transforms = originals.get(TRANSFORMS);
+        if (transforms != null && !transforms.toString().isBlank()) {
+            errors.add(new String[] {TRANSFORMS, TRANSFORMS + "=" + transforms + " is refused: every record of the"
+                    + " source carries a transaction or part of one (checksummed, counted in its manifest), so a"
+                    + " transform that drops or rewrites a record loses or corrupts data, and a dropped record"
+                    + " counts as delivered. Remove " + TRANSFORMS + " from the source; filter with"
+                    + " " + TABLE_INCLUDE_LIST + " / the publication, or on the sink."});
+        }
+        return errors;
+    }
+
     /** Cross-field rules, written once: reported by validate() and enforced at start. Empty when fine. */
     public List<String[]> crossFieldErrors() {
         List<String[]> errors = new java.util.ArrayList<>();
+        errors.addAll(frameworkErrors(originals()));
+        records(errors);
         if (getInt(PROTOCOL_VERSION) == 1 && "true".equalsIgnoreCase(String.valueOf(originals().get(STREAMING)).trim())) {
             errors.add(new String[] {STREAMING, "pgoutput protocol 1 cannot stream in-progress transactions. Set "
                     + STREAMING + "=false, or use " + PROTOCOL_VERSION + "=2."});
@@ -314,5 +451,43 @@ public final class TrellaraSourceConfig extends AbstractConfig {
             }
         }
         return errors;
+    }
+
+    /**
+     * The largest record must pass the producer. The connector sees only its own producer.override.* settings:
+     * a worker-level producer.max.request.size or producer.buffer.memory is invisible here, hence Kafka's
+     * defaults when no override is set.
+     */
+    private void records(List<String[]> errors) {
+        long needed = largestRecordBytes();
+        String setting = largestRecordSetting();
+        long maxRequest = producerSetting(PRODUCER_MAX_REQUEST_SIZE, KAFKA_DEFAULT_MAX_REQUEST_SIZE, errors);
+        long buffer = producerSetting(PRODUCER_BUFFER_MEMORY, KAFKA_DEFAULT_BUFFER_MEMORY, errors);
+        for (Object[] p : new Object[][] {{PRODUCER_MAX_REQUEST_SIZE, maxRequest}, {PRODUCER_BUFFER_MEMORY, buffer}}) {
+            String key = (String) p[0];
+            long value = (Long) p[1];
+            if (value >= 0 && value < needed) {
+                String source = originals().containsKey(key) ? key + "=" + value
+                        : key + " is not set, so Kafka's default " + value + " applies (a worker-level producer."
+                                + key.substring("producer.override.".length()) + " is invisible to the connector)";
+                errors.add(new String[] {setting, "The largest record of this flow is " + largestRecordText()
+                        + ", but " + source + ": the producer would refuse it and stop the task. Set " + key
+                        + " to at least " + needed + " on the connector (the worker's"
+                        + " connector.client.config.override.policy must allow it), or lower " + setting + "."});
+            }
+        }
+    }
+
+    private long producerSetting(String key, long kafkaDefault, List<String[]> errors) {
+        Object v = originals().get(key);
+        if (v == null || v.toString().isBlank()) {
+            return kafkaDefault;
+        }
+        try {
+            return Long.parseLong(v.toString().trim());
+        } catch (NumberFormatException e) {
+            errors.add(new String[] {key, key + "=" + v + " is not a number of bytes."});
+            return -1;
+        }
     }
 }

@@ -3,6 +3,11 @@ package io.trellara.source.connect;
 import io.trellara.connect.common.PluginVersion;
 import io.trellara.source.engine.SourcePreflight;
 import io.trellara.source.engine.SourceProblem;
+import io.trellara.source.engine.SourceTopics;
+import java.util.stream.Collectors;
+import org.apache.kafka.connect.errors.ConnectException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,13 +23,47 @@ import org.apache.kafka.connect.source.SourceConnector;
  * is one ordered stream, and splitting it would break commit order.
  */
 public class TrellaraSourceConnector extends SourceConnector {
+    private static final Logger LOG = LoggerFactory.getLogger(TrellaraSourceConnector.class);
     static final String TASKS_MAX = "tasks.max";
     private Map<String, String> props;
 
+    /**
+     * Refuses what validate() refuses, then creates or verifies the topics. The topic check runs here, before
+     * any task exists, so a wrong topic fails the connector itself (one FAILED status naming the topic) and a
+     * missing one exists with the right settings before a sink or the broker can auto-create it at defaults.
+     * The task repeats the check at its own start: a task is also restarted alone, without this method, and
+     * the topic may have been deleted and recreated since.
+     */
     @Override
     public void start(Map<String, String> props) {
+        TrellaraSourceConfig config = new TrellaraSourceConfig(props);
+        refuseConfigErrors(config);
+        String name = props.getOrDefault("name", "?");
+        LOG.info("Source connector {} starting: mode {}, strict topic {}{}, largest record {} bytes", name,
+                config.boundary().wireMode(), config.strictTopic(),
+                config.partitioned() ? ", partitioned topic " + config.partitionedTopic() : "",
+                config.largestRecordBytes());
+        ensureTopics(config);
         this.props = Map.copyOf(props);
-        new TrellaraSourceConfig(props);
+        LOG.info("Source connector {} started", name);
+    }
+
+    /** The cross-field rules, enforced: the first problem stops the start, the others are listed too. */
+    static void refuseConfigErrors(TrellaraSourceConfig config) {
+        List<String[]> errors = config.crossFieldErrors();
+        if (!errors.isEmpty()) {
+            throw new ConnectException("The source configuration is refused: " + errors.stream()
+                    .map(e -> e[0] + ": " + e[1]).collect(Collectors.joining(" | ")));
+        }
+    }
+
+    /** Creates missing topics and verifies them all, within topic.check.timeout.ms. */
+    static void ensureTopics(TrellaraSourceConfig config) {
+        try {
+            SourceTopics.ensure(SourceSettingsMapper.topicPlan(config));
+        } catch (SourceTopics.TopicsException e) {
+            throw new ConnectException("The source's topics are not usable: " + e.getMessage(), e);
+        }
     }
 
     @Override
@@ -41,6 +80,7 @@ public class TrellaraSourceConnector extends SourceConnector {
 
     @Override
     public void stop() {
+        LOG.info("Source connector {} stopped", props == null ? "?" : props.getOrDefault("name", "?"));
     }
 
     @Override
@@ -59,7 +99,10 @@ public class TrellaraSourceConnector extends SourceConnector {
         return ExactlyOnceSupport.UNSUPPORTED;
     }
 
-    /** Field validation, then cross-field rules, then the live checks against the server. */
+    /**
+     * Field validation, then cross-field rules (among them errors.tolerance, transforms and the producer's size
+     * limits), then the live checks against PostgreSQL and the existing topics.
+     */
     @Override
     public Config validate(Map<String, String> connectorConfigs) {
         Config config = super.validate(connectorConfigs);
@@ -72,6 +115,9 @@ public class TrellaraSourceConnector extends SourceConnector {
                     + " break transaction order. Set tasks.max=1; the sink scales out instead.");
         }
         if (!fieldsParse) {
+            for (String[] e : TrellaraSourceConfig.frameworkErrors(connectorConfigs)) {
+                SourceSettingsMapper.error(config, values, e[0], e[1]);
+            }
             return config;
         }
         TrellaraSourceConfig parsed = new TrellaraSourceConfig(connectorConfigs);
@@ -81,6 +127,9 @@ public class TrellaraSourceConnector extends SourceConnector {
         }
         if (crossField.isEmpty()) {
             for (SourceProblem p : SourcePreflight.check(SourceSettingsMapper.settings(parsed))) {
+                SourceSettingsMapper.error(config, values, p.property(), p.message());
+            }
+            for (SourceProblem p : SourceTopics.inspect(SourceSettingsMapper.topicPlan(parsed))) {
                 SourceSettingsMapper.error(config, values, p.property(), p.message());
             }
         }

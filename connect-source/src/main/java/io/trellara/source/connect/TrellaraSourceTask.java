@@ -16,6 +16,10 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.errors.ConnectException;
@@ -42,7 +46,13 @@ public class TrellaraSourceTask extends SourceTask {
     static final String HEADER_COUNTS = "trellara.counts";
     static final String HEADER_BOUNDARY = "trellara.boundary_mode";
 
+    private static final Logger LOG = LoggerFactory.getLogger(TrellaraSourceTask.class);
+
     private final AckTracker acks = new AckTracker();
+    /** Set once Connect reports a record as skipped; from then on nothing is acknowledged and poll() fails. */
+    private final AtomicReference<String> lost = new AtomicReference<>();
+    /** Where wholly acknowledged WAL goes: the engine (a test may watch it instead). */
+    LongConsumer acknowledgeWal = lsn -> this.engine.acknowledge(lsn);
     private CaptureEngine engine;
     private SourceTaskMetrics metrics;
     private Map<String, String> sourcePartition;
@@ -58,10 +68,10 @@ public class TrellaraSourceTask extends SourceTask {
     @Override
     public void start(Map<String, String> props) {
         TrellaraSourceConfig config = new TrellaraSourceConfig(props);
-        List<String[]> configErrors = config.crossFieldErrors();
-        if (!configErrors.isEmpty()) {
-            throw new ConnectException(configErrors.get(0)[0] + ": " + configErrors.get(0)[1]);
-        }
+        // the task's config is what the connector's taskConfigs() returned: the whole connector config, so
+        // errors.tolerance and transforms are visible (and refused) here as well
+        TrellaraSourceConnector.refuseConfigErrors(config);
+        TrellaraSourceConnector.ensureTopics(config);
         SourceSettings settings = SourceSettingsMapper.settings(config);
         List<SourceProblem> problems = SourcePreflight.check(settings);
         if (!problems.isEmpty()) {
@@ -90,6 +100,9 @@ public class TrellaraSourceTask extends SourceTask {
         engine.start();
         metrics = new SourceTaskMetrics(props.getOrDefault("name", settings.slotName()),
                 props.getOrDefault(TASK_ID, "0"), engine).start();
+        LOG.info("Source task of slot {} started at LSN {} ({} mode)", settings.slotName(),
+                resumeLsn(lastOffset) == 0 ? "of the slot" : io.trellara.protocol.Lsn.format(resumeLsn(lastOffset)),
+                settings.boundary().wireMode());
     }
 
     /** Where Kafka says the last published transaction ended; 0 lets the slot decide. */
@@ -102,6 +115,10 @@ public class TrellaraSourceTask extends SourceTask {
 
     @Override
     public List<SourceRecord> poll() throws InterruptedException {
+        String skipped = lost.get();
+        if (skipped != null) {
+            throw new ConnectException(skipped);
+        }
         List<Outbound> out = engine.poll(500);
         if (out.isEmpty()) {
             return null;
@@ -153,13 +170,37 @@ public class TrellaraSourceTask extends SourceTask {
                 o.commitTimestampMs(), headers, o.sequence());
     }
 
+    /**
+     * Kafka holds the record. Null metadata means Kafka does not: Connect skipped it (a failed send tolerated by
+     * errors.tolerance, or a transform dropped it). Such a record is never counted, so its transaction and every
+     * later one stay unacknowledged to PostgreSQL, and the next poll() stops the task.
+     */
     @Override
     public void commitRecord(SourceRecord record, RecordMetadata metadata) {
-        // metadata is null when a transform dropped the record: nothing is coming for it, so it counts as held
-        if (record instanceof TransactionRecord r) {
-            long released = acks.acknowledged(r.sequence);
-            if (released != 0) {
-                engine.acknowledge(released);
+        if (!(record instanceof TransactionRecord r)) {
+            return;
+        }
+        if (metadata == null) {
+            String message = "Kafka did not receive a record of transaction " + r.key() + " (topic " + r.topic()
+                    + (r.kafkaPartition() == null ? "" : ", partition " + r.kafkaPartition()) + "): Kafka Connect"
+                    + " reported it as skipped, which happens when a failed send is tolerated (errors.tolerance) or"
+                    + " a transform drops it. The task stops without acknowledging this transaction or any later"
+                    + " one to PostgreSQL, so the replication slot still holds them. Remove errors.tolerance and"
+                    + " transforms from the source, fix the failed send named in the worker log (e.g."
+                    + " RecordTooLargeException: the topic's max.message.bytes or producer.override.max.request.size),"
+                    + " then restart the task.";
+            if (lost.compareAndSet(null, message)) {
+                LOG.error(message);
+            }
+            return;
+        }
+        if (lost.get() != null) {
+            return; // nothing past a skipped record is acknowledged
+        }
+        long released = acks.acknowledged(r.sequence);
+        if (released != 0) {
+            acknowledgeWal.accept(released);
+            if (metrics != null) {
                 metrics.acknowledged(r.commitTimestampMs);
             }
         }
@@ -167,6 +208,7 @@ public class TrellaraSourceTask extends SourceTask {
 
     @Override
     public void stop() {
+        LOG.info("Source task stopping");
         if (metrics != null) {
             metrics.close();
         }

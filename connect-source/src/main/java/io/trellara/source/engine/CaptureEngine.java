@@ -128,7 +128,7 @@ public final class CaptureEngine implements AutoCloseable {
         var builder = connection.unwrap(PGConnection.class).getReplicationAPI().replicationStream().logical()
                 .withSlotName(settings.slotName())
                 .withSlotOption("proto_version", Integer.toString(settings.protocolVersion()))
-                .withSlotOption("publication_names", settings.publicationName())
+                .withSlotOption("publication_names", PgNames.publicationNamesOption(settings.publicationName()))
                 .withSlotOption("messages", "true")
                 .withStatusInterval((int) settings.statusIntervalMs(), TimeUnit.MILLISECONDS);
         if (settings.protocolVersion() >= 2 && settings.streaming()) {

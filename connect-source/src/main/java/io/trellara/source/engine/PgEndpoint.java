@@ -1,5 +1,7 @@
 package io.trellara.source.engine;
 
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -17,8 +19,14 @@ public record PgEndpoint(String host, int port, String database, String user, St
     static final String SESSION_OPTIONS = "-c TimeZone=UTC -c DateStyle=ISO -c IntervalStyle=postgres"
             + " -c extra_float_digits=3 -c bytea_output=hex";
 
+    /**
+     * Only host, port and the URL-encoded database name: pgjdbc lets URL parameters override connection
+     * properties, so a database name like {@code shop?sslmode=disable} must never reach the URL raw. Everything
+     * else (user, password, TLS, options) goes through {@link #properties(boolean)}.
+     */
     public String url() {
-        return "jdbc:postgresql://" + host + ":" + port + "/" + database;
+        String h = host.indexOf(':') >= 0 && !host.startsWith("[") ? "[" + host + "]" : host; // IPv6 literal
+        return "jdbc:postgresql://" + h + ":" + port + "/" + URLEncoder.encode(database, StandardCharsets.UTF_8);
     }
 
     public Properties properties(boolean replication) {

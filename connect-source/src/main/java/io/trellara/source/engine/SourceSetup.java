@@ -61,7 +61,7 @@ public final class SourceSetup {
 
     /** A double-quoted SQL identifier; embedded quotes doubled. */
     public static String quote(String identifier) {
-        return '"' + identifier.replace("\"", "\"\"") + '"';
+        return PgNames.quoteIdentifier(identifier);
     }
 
     private static boolean exists(Connection c, String sql, String arg) throws SQLException {

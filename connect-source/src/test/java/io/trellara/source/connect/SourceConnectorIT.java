@@ -240,4 +240,48 @@ class SourceConnectorIT {
                     "Key column \"k\" of public.odd has type money");
         }
     }
+
+    @Test
+    void errorsToleranceAndTransformsAreRefusedByValidationAndByCreation() {
+        try (TestScope scope = STACK.newScope("refused")) {
+            PostgresDatabase db = scope.sourceDatabase();
+            db.execute("CREATE TABLE t (id int PRIMARY KEY)");
+            String topic = scope.createTopic("strict", 1);
+            Map<String, String> tolerant = ConnectorConfigs.source(scope, db, topic, "public.t",
+                    Map.of("errors.tolerance", "all"));
+            Map<String, String> transformed = ConnectorConfigs.source(scope, db, topic, "public.t",
+                    Map.of("transforms", "drop", "transforms.drop.type", "org.apache.kafka.connect.transforms.Filter"));
+
+            ConnectRestClient.ValidationResult r1 = STACK.rest().validate(ConnectorConfigs.SOURCE_CLASS, tolerant);
+            assertThat(r1.errors().get("errors.tolerance")).singleElement().asString()
+                    .contains("errors.tolerance=all is refused", "data loss");
+            ConnectRestClient.ValidationResult r2 = STACK.rest().validate(ConnectorConfigs.SOURCE_CLASS, transformed);
+            assertThat(r2.errors().get("transforms")).singleElement().asString()
+                    .contains("transforms=drop is refused");
+
+            for (Map<String, String> config : List.of(tolerant, transformed)) {
+                org.assertj.core.api.Assertions.assertThatThrownBy(() -> scope.createConnector("source", config))
+                        .isInstanceOf(ConnectRestClient.ConnectRestException.class)
+                        .satisfies(e -> assertThat(((ConnectRestClient.ConnectRestException) e).status()).isEqualTo(400))
+                        .hasMessageContaining("is refused");
+            }
+            assertThat(STACK.rest().connectors()).doesNotContain(scope.connectorName("source"));
+            // the same config without them validates clean
+            assertThat(STACK.rest().validate(ConnectorConfigs.SOURCE_CLASS,
+                    ConnectorConfigs.source(scope, db, topic, "public.t", Map.of())).messages()).isEmpty();
+        }
+    }
+
+    @Test
+    void validationReportsAnExistingStrictTopicWithTwoPartitionsNamingTheCounts() {
+        try (TestScope scope = STACK.newScope("twoPartitions")) {
+            PostgresDatabase db = scope.sourceDatabase();
+            db.execute("CREATE TABLE t (id int PRIMARY KEY)");
+            String topic = scope.createTopic("strict", 2);
+            ConnectRestClient.ValidationResult r = STACK.rest().validate(ConnectorConfigs.SOURCE_CLASS,
+                    ConnectorConfigs.source(scope, db, topic, "public.t", Map.of()));
+            assertThat(r.errors().get("topic.strict")).singleElement().asString()
+                    .contains("Topic '" + topic + "' has 2 partition(s)", "requires exactly 1");
+        }
+    }
 }
