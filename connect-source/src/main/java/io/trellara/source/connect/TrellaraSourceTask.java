@@ -26,8 +26,6 @@ import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.header.ConnectHeaders;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.SourceTask;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Thin adapter: starts the capture engine where Kafka's offsets (or the slot) say, turns the engine's records
@@ -45,8 +43,6 @@ public class TrellaraSourceTask extends SourceTask {
 
     static final String HEADER_COUNTS = "trellara.counts";
     static final String HEADER_BOUNDARY = "trellara.boundary_mode";
-
-    private static final Logger LOG = LoggerFactory.getLogger(TrellaraSourceTask.class);
 
     private final AckTracker acks = new AckTracker();
     /** Set once Connect reports a record as skipped; from then on nothing is acknowledged and poll() fails. */
