@@ -1,0 +1,99 @@
+package io.trellara.sink.connect;
+
+import static io.trellara.sink.connect.Pipelines.STACK;
+import static io.trellara.sink.connect.Pipelines.awaitEqual;
+import static io.trellara.sink.connect.Pipelines.deployPair;
+import static io.trellara.sink.connect.Pipelines.schema;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.trellara.testplatform.PostgresDatabase;
+import io.trellara.testplatform.TestScope;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * A source database other applications use too, the connectors at their defaults: while transfers replicate,
+ * other sessions create and drop temporary tables, create and alter tables in a schema nobody captures, create
+ * indexes and grant privileges, and the captured table itself gains an index and a column. Nothing stops, no
+ * reader of the target sees a partial transaction, and the target ends equal to the source.
+ */
+class ProductionDatabaseIT {
+    static final int ACCOUNTS = 100;
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"strict", "partitioned"})
+    void otherApplicationsDdlNeverStopsReplication(String mode) throws Exception {
+        try (TestScope scope = STACK.newScope("prod_" + mode)) {
+            PostgresDatabase src = scope.sourceDatabase();
+            PostgresDatabase dst = scope.targetDatabase();
+            schema(src, dst, "CREATE TABLE account (id int PRIMARY KEY, balance bigint NOT NULL)");
+            src.execute("INSERT INTO account SELECT g, 1000 FROM generate_series(1, " + ACCOUNTS + ") g");
+            dst.execute("INSERT INTO account SELECT g, 1000 FROM generate_series(1, " + ACCOUNTS + ") g");
+            deployPair(scope, mode, src, dst, "public.account", Map.of());
+
+            AtomicBoolean reading = new AtomicBoolean(true);
+            AtomicLong reads = new AtomicLong();
+            List<Long> wrongTotals = new ArrayList<>();
+            Thread reader = new Thread(() -> {
+                while (reading.get()) {
+                    long total = dst.queryLong("SELECT sum(balance) FROM account");
+                    reads.incrementAndGet();
+                    if (total != ACCOUNTS * 1000L) {
+                        synchronized (wrongTotals) {
+                            wrongTotals.add(total);
+                        }
+                    }
+                }
+            });
+            reader.start();
+            Random random = new Random(11);
+            String[][] otherApplications = {
+                {"CREATE TEMP TABLE t_tmp (x int)", "INSERT INTO t_tmp VALUES (1)", "DROP TABLE t_tmp"},
+                {"CREATE SCHEMA IF NOT EXISTS other"},
+                {"CREATE TABLE other.x (id int PRIMARY KEY, v text)"},
+                {"ALTER TABLE other.x ADD COLUMN y int"},
+                {"CREATE INDEX ON other.x (y)"},
+                {"GRANT SELECT ON other.x TO PUBLIC"},
+                {"CREATE INDEX account_balance ON account (balance)"},
+                {"ALTER TABLE account ADD COLUMN note text"},
+                {"CREATE TEMP TABLE t_tmp2 AS SELECT 1 AS x", "DROP TABLE t_tmp2"},
+                {"DROP TABLE other.x"},
+            };
+            for (int t = 0; t < 200; t++) {
+                if (t % 20 == 5) {
+                    src.executeInTransaction(otherApplications[t / 20]);
+                }
+                int moves = t % 50 == 0 ? 100 : 2;
+                String[] statements = new String[moves * 2];
+                for (int m = 0; m < moves; m++) {
+                    int from = 1 + random.nextInt(ACCOUNTS);
+                    int to = 1 + random.nextInt(ACCOUNTS);
+                    int amount = 1 + random.nextInt(50);
+                    String note = t > 150 ? ", note = 'tx " + t + "'" : "";
+                    statements[2 * m] = "UPDATE account SET balance = balance - " + amount + note + " WHERE id = " + from;
+                    statements[2 * m + 1] = "UPDATE account SET balance = balance + " + amount + " WHERE id = " + to;
+                }
+                src.executeInTransaction(statements);
+            }
+            awaitEqual(src, dst, "account", "id");
+            reading.set(false);
+            reader.join();
+            assertThat(reads.get()).isGreaterThan(10);
+            assertThat(wrongTotals).as("reads of %d that saw a partial transaction", reads.get()).isEmpty();
+            assertThat(dst.queryLong("SELECT count(*) FROM information_schema.columns WHERE table_name = 'account'"
+                    + " AND column_name = 'note'")).isEqualTo(1);
+            assertThat(dst.queryLong("SELECT count(*) FROM pg_namespace WHERE nspname = 'other'")).isZero();
+            for (String connector : STACK.rest().connectors()) {
+                if (connector.startsWith(scope.prefix())) {
+                    assertThat(STACK.rest().status(connector).isRunning(1)).as(connector).isTrue();
+                }
+            }
+        }
+    }
+}
