@@ -1,6 +1,7 @@
 -- The demo schema the examples capture (public.orders, public.order_line, public.payment).
--- Run it on the source AND on the target: the initial schema is not replicated (DDL after the connector
--- starts is, with ddl.apply=replay on the sink). docker/docker-compose.yml runs it on both databases.
+-- Run it on the source AND on the target: the initial schema is not replicated (later column changes of these
+-- tables are, by the sink's structured schema evolution). docker/docker-compose.yml runs it on both databases
+-- and then docker/target-applier-role.sql, which gives the tables to the sink's least-privilege role.
 CREATE TABLE IF NOT EXISTS orders (
     id          bigint PRIMARY KEY,
     customer_id bigint NOT NULL,

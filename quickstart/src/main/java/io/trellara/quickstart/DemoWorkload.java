@@ -176,12 +176,16 @@ final class DemoWorkload {
         });
     }
 
-    /** ALTER TABLE orders ADD COLUMN channel, and an order using it, in one transaction. */
+    /**
+     * ALTER TABLE orders ADD COLUMN channel and its backfill, in one transaction: the sink adds the column by
+     * structured schema evolution (no statement text runs on the target), and the backfilled rows carry it.
+     */
     void addChannelColumn() throws SQLException {
         inTransaction(c -> {
             try (Statement s = c.createStatement()) {
-                s.execute("ALTER TABLE " + SCHEMA + ".orders ADD COLUMN channel text NOT NULL DEFAULT 'web'");
-                s.execute("UPDATE " + SCHEMA + ".orders SET channel = 'phone' WHERE id % 10 = 0");
+                s.execute("ALTER TABLE " + SCHEMA + ".orders ADD COLUMN channel text");
+                s.execute("UPDATE " + SCHEMA + ".orders SET channel = CASE WHEN id % 10 = 0 THEN 'phone' ELSE 'web'"
+                        + " END");
             }
         });
     }

@@ -55,6 +55,8 @@ public final class Quickstart implements AutoCloseable {
     private Admin admin;
     private Db source;
     private Db target;
+    /** What the sink connects as: a least-privilege role on an embedded target. */
+    private Db applier;
     private String bootstrapServers;
     private String topic;
     private String slot;
@@ -297,6 +299,7 @@ public final class Quickstart implements AutoCloseable {
         topic = options.embeddedKafka() ? "trellara.quickstart.strict" : "trellara.quickstart." + runId + ".strict";
         source.execute(DemoWorkload.schemaDdl());
         target.execute(DemoWorkload.schemaDdl());
+        applier = options.embeddedTarget() ? leastPrivilegeApplier() : target;
         step("schema " + DemoWorkload.SCHEMA + " created on both sides: customer, product (stock), orders, order_line,"
                 + " payment");
         int rf = options.embeddedKafka() ? 1 : -1;
@@ -307,6 +310,27 @@ public final class Quickstart implements AutoCloseable {
         } catch (Exception e) {
             throw new IllegalStateException("cannot create topic " + topic + ": " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * The sink connects as a role that owns the demo tables (so structured schema evolution may ALTER them) and
+     * its own schema trellara_sink, and nothing else: no superuser, no CREATE on the database. An existing target
+     * is used with the user given.
+     */
+    private Db leastPrivilegeApplier() {
+        byte[] secret = new byte[12];
+        new java.security.SecureRandom().nextBytes(secret);
+        String password = java.util.HexFormat.of().formatHex(secret); // hex: safe inside the SQL literal
+        List<String> sql = new ArrayList<>(List.of(
+                "CREATE ROLE trellara_applier LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD '" + password + "'",
+                "GRANT USAGE ON SCHEMA " + DemoWorkload.SCHEMA + " TO trellara_applier",
+                "CREATE SCHEMA trellara_sink AUTHORIZATION trellara_applier"));
+        for (String table : DemoWorkload.tableList().split(",")) {
+            sql.add("ALTER TABLE " + table + " OWNER TO trellara_applier");
+        }
+        target.execute(sql.toArray(new String[0]));
+        step("sink role trellara_applier on the target: owns the demo tables and trellara_sink, nothing else");
+        return new Db("target (sink role)", target.url, "trellara_applier", password);
     }
 
     // ------------------------------------------------------------------------------------------------ connectors
@@ -320,7 +344,7 @@ public final class Quickstart implements AutoCloseable {
         rest.createConnector(SINK_CONNECTOR, sinkConfig);
         rest.awaitRunning(SINK_CONNECTOR);
         step("connectors POSTed to " + worker.restUrl() + "connectors and RUNNING: " + SOURCE_CONNECTOR + ", "
-                + SINK_CONNECTOR + " (topic " + topic + ", sink ddl.apply=replay)");
+                + SINK_CONNECTOR + " (topic " + topic + "; the sink runs no DDL text and evolves schemas structurally)");
     }
 
     private Map<String, String> builtInSource() {
@@ -355,12 +379,12 @@ public final class Quickstart implements AutoCloseable {
         c.put("connector.class", ConnectorConfigs.SINK_CLASS);
         c.put("tasks.max", "1");
         c.put("topics", topic);
-        c.put("connection.url", target.url);
-        c.put("connection.user", target.user);
-        c.put("connection.password", target.password);
+        c.put("connection.url", applier.url);
+        c.put("connection.user", applier.user);
+        c.put("connection.password", applier.password);
         c.put("connection.sslmode", options.embeddedTarget() ? "disable" : "prefer");
-        c.put("ddl.apply", "replay");
         c.put("relation.allowlist", DemoWorkload.tableList());
+        c.put("consumer.override.allow.auto.create.topics", "false");
         c.put("key.converter", "org.apache.kafka.connect.storage.StringConverter");
         c.put("value.converter", ConnectorConfigs.CONVERTER_CLASS);
         c.put("consumer.override.max.partition.fetch.bytes", ConnectorConfigs.MAX_MESSAGE_BYTES);
@@ -468,7 +492,8 @@ public final class Quickstart implements AutoCloseable {
             w.order(i % 2 == 0 ? "mobile" : "web", null);
         }
         step("  DDL: ALTER TABLE " + DemoWorkload.SCHEMA + ".orders ADD COLUMN channel ... (+ an UPDATE, one"
-                + " transaction), replayed on the target; then " + after + " orders using the new column");
+                + " transaction), added on the target by structured schema evolution; then " + after + " orders using the new"
+                + " column");
         expectedTransactions = w.transactions();
         step(String.format(Locale.ROOT, "  %,d source transactions committed", expectedTransactions));
     }

@@ -28,7 +28,14 @@ public final class CheckpointStore {
     public static final int ROW_IDENTITY_VERSION = 2;
 
     private static final String[] DDL = {
-        "CREATE SCHEMA IF NOT EXISTS trellara_sink",
+        // a least-privilege role gets the schema from an administrator and has no CREATE on the database, which
+        // CREATE SCHEMA IF NOT EXISTS would check even when the schema exists
+        """
+        DO $$ BEGIN
+          IF pg_catalog.to_regnamespace('trellara_sink') IS NULL THEN
+            CREATE SCHEMA trellara_sink;
+          END IF;
+        END $$""",
         """
         CREATE TABLE IF NOT EXISTS trellara_sink.applied_transactions (
           source_id text NOT NULL,
