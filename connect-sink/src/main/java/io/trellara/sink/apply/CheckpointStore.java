@@ -51,7 +51,7 @@ public final class CheckpointStore {
           change_count bigint NOT NULL,
           ddl_count bigint NOT NULL,
           sink_name text NOT NULL,
-          applied_at timestamptz NOT NULL DEFAULT now(),
+          applied_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
           PRIMARY KEY (source_id, dataset_id, commit_lsn, transaction_id))""",
         // a target created before dedup was scoped to the flow: move its key to the flow (idempotent)
         """
@@ -78,7 +78,7 @@ public final class CheckpointStore {
           source_table text NOT NULL,
           fingerprint text NOT NULL,
           definition bytea NOT NULL,
-          updated_at timestamptz NOT NULL DEFAULT now(),
+          updated_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
           PRIMARY KEY (sink_name, source_id, dataset_id, source_schema, source_table))""",
         """
         CREATE TABLE IF NOT EXISTS trellara_sink.progress (
@@ -86,7 +86,7 @@ public final class CheckpointStore {
           topic text NOT NULL,
           kafka_partition integer NOT NULL,
           next_offset bigint NOT NULL,
-          updated_at timestamptz NOT NULL DEFAULT now(),
+          updated_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
           PRIMARY KEY (sink_name, topic, kafka_partition))""",
         // chunked and partitioned boundaries: chunks held until their barrier applies (see StagingStore)
         """
@@ -105,7 +105,7 @@ public final class CheckpointStore {
           first_total_order bigint NOT NULL,
           last_total_order bigint NOT NULL,
           payload bytea NOT NULL,
-          staged_at timestamptz NOT NULL DEFAULT now(),
+          staged_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
           PRIMARY KEY (sink_name, source_id, dataset_id, commit_lsn, transaction_id, partition_id, chunk_sequence,
             checksum))""",
         // payloads are checksummed protobuf on a transient table: compressing them costs more than it saves
@@ -123,7 +123,7 @@ public final class CheckpointStore {
           dataset_id text NOT NULL,
           partition_id bigint NOT NULL,
           commit_lsn pg_lsn NOT NULL,
-          updated_at timestamptz NOT NULL DEFAULT now(),
+          updated_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
           PRIMARY KEY (sink_name, source_id, dataset_id, partition_id))"""
     };
 

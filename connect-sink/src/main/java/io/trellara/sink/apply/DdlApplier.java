@@ -13,6 +13,7 @@ import java.sql.Statement;
  * apply naming it. Replay runs the statement only after {@link ReplayableStatement} accepted it.
  */
 final class DdlApplier {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(DdlApplier.class);
     private final TargetSession session;
     private final RelationMapper mapper;
     private final ApplyOptions options;
@@ -30,6 +31,8 @@ final class DdlApplier {
         switch (options.ddlPolicy()) {
             case STRUCTURED -> {
                 refuseRename(d, key);
+                LOG.debug("DDL event {} ({} {}) not run: schema changes arrive as schema versions", key,
+                        d.getCommandTag(), d.getObjectIdentity());
                 skipped++;
                 return false;
             }
@@ -79,6 +82,8 @@ final class DdlApplier {
         String schema = defaultSchema(d.getSearchPath());
         ReplayableStatement accepted = DdlStatements.checkReplay(d, schema, mapper, key);
         session.at(accepted.toString(), key);
+        LOG.info("Replaying DDL event {} ({}) on the target, as ddl.apply=replay trusts the topic's writers", key,
+                accepted);
         setLocal("standard_conforming_strings", "on");
         setLocal("search_path", "pg_catalog, " + Identifiers.quote(schema));
         try (Statement s = session.connection.createStatement()) {

@@ -32,6 +32,7 @@ import java.util.Map;
  * {@link DdlApplier}).
  */
 final class SchemaEvolution {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SchemaEvolution.class);
     private static final String LOAD = """
             SELECT fingerprint, definition FROM trellara_sink.relation_schemas
              WHERE sink_name = ? AND source_id = ? AND dataset_id = ? AND source_schema = ? AND source_table = ?""";
@@ -79,6 +80,8 @@ final class SchemaEvolution {
                         + " for schema version " + version.getFingerprint() + " and schema evolution is off; make"
                         + " the change on the target yourself, or turn schema evolution on");
             }
+            LOG.info("Schema evolution of {} for schema version {} of {}.{} (event {}): {}", target.quoted(),
+                    version.getFingerprint(), source.getSchema(), source.getTable(), eventKey, actions);
             tables.alter(target, String.join(", ", actions));
             table = tables.describe(target);
             changes++;

@@ -43,7 +43,7 @@ final class StagingStore {
             INSERT INTO trellara_sink.lane_watermarks (sink_name, source_id, dataset_id, partition_id, commit_lsn)
             VALUES (?, ?, ?, ?, ?::pg_lsn)
             ON CONFLICT (sink_name, source_id, dataset_id, partition_id)
-            DO UPDATE SET commit_lsn = greatest(lane_watermarks.commit_lsn, EXCLUDED.commit_lsn), updated_at = now()""";
+            DO UPDATE SET commit_lsn = greatest(lane_watermarks.commit_lsn, EXCLUDED.commit_lsn), updated_at = pg_catalog.now()""";
 
     private static final String APPLIED = """
             SELECT 1 FROM trellara_sink.applied_transactions
