@@ -1,0 +1,83 @@
+package io.trellara.sink.connect;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.config.Config;
+import org.apache.kafka.common.config.ConfigValue;
+import org.junit.jupiter.api.Test;
+
+class SinkConfigRulesTest {
+    private static Map<String, String> valid() {
+        Map<String, String> c = new HashMap<>();
+        c.put("name", "s");
+        c.put("topics", "t");
+        c.put("connection.url", "jdbc:postgresql://localhost:5432/db");
+        c.put("connection.user", "applier");
+        c.put("relation.allowlist", "public.orders");
+        c.put("value.converter", "io.trellara.converter.TrellaraConverter");
+        c.put("consumer.override.allow.auto.create.topics", "false");
+        return c;
+    }
+
+    private static List<String> errorsOf(Map<String, String> config, String key) {
+        Config result = new TrellaraSinkConnector().validate(config);
+        for (ConfigValue v : result.configValues()) {
+            if (v.name().equals(key)) {
+                return v.errorMessages();
+            }
+        }
+        return List.of();
+    }
+
+    @Test
+    void acceptsTheSafeMinimum() {
+        assertThat(SinkConfigRules.check(valid())).isEmpty();
+    }
+
+    @Test
+    void refusesAnEmptyAllowlistButAcceptsAStarOnPurpose() {
+        Map<String, String> c = valid();
+        c.remove("relation.allowlist");
+        assertThat(errorsOf(c, "relation.allowlist")).singleElement().asString().contains("'*' on purpose");
+        c.put("relation.allowlist", "*");
+        assertThat(errorsOf(c, "relation.allowlist")).isEmpty();
+    }
+
+    @Test
+    void refusesAConsumerThatMayCreateItsTopics() {
+        Map<String, String> c = valid();
+        c.remove("consumer.override.allow.auto.create.topics");
+        assertThat(errorsOf(c, "consumer.override.allow.auto.create.topics")).singleElement().asString()
+                .contains("must never create the topics");
+        c.put("consumer.override.allow.auto.create.topics", "true");
+        assertThat(errorsOf(c, "consumer.override.allow.auto.create.topics")).hasSize(1);
+    }
+
+    @Test
+    void replaysDdlTextOnlyWhenTheOperatorSaysItTrustsTheTopicsWriters() {
+        Map<String, String> c = valid();
+        c.put("ddl.apply", "replay");
+        assertThat(errorsOf(c, "ddl.apply")).singleElement().asString().contains("trusts every writer");
+        c.put("ddl.replay.trust.topic.writers", "true");
+        assertThat(errorsOf(c, "ddl.apply")).isEmpty();
+    }
+
+    @Test
+    void refusesAMappingIntoTheSinksOwnSchema() {
+        Map<String, String> c = valid();
+        c.put("relation.mapping", "public.orders:trellara_sink.progress");
+        assertThat(errorsOf(c, "relation.mapping")).singleElement().asString().contains("never writes");
+    }
+
+    @Test
+    void theConnectorRefusesToStartOnTheSameRules() {
+        Map<String, String> c = valid();
+        c.remove("relation.allowlist");
+        assertThatThrownBy(() -> new TrellaraSinkConnector().start(c)).hasMessageContaining("relation.allowlist");
+        assertThatThrownBy(() -> new TrellaraSinkTask().start(c)).hasMessageContaining("relation.allowlist");
+    }
+}
