@@ -27,7 +27,12 @@ final class Pipelines {
 
     static String deploySource(TestScope scope, PostgresDatabase db, String topic, String tables,
                                Map<String, String> extra) {
-        String name = scope.createConnector("source", ConnectorConfigs.source(scope, db, topic, tables, extra));
+        return deploySource(scope, "source", db, topic, tables, extra);
+    }
+
+    static String deploySource(TestScope scope, String connector, PostgresDatabase db, String topic, String tables,
+                               Map<String, String> extra) {
+        String name = scope.createConnector(connector, ConnectorConfigs.source(scope, db, topic, tables, extra));
         STACK.rest().awaitRunning(name);
         return name;
     }

@@ -1,7 +1,10 @@
 package io.trellara.sink.connect;
 
 import static io.trellara.sink.connect.Pipelines.STACK;
+import static io.trellara.sink.connect.Pipelines.appliedTransactions;
 import static io.trellara.sink.connect.Pipelines.awaitEqual;
+import static io.trellara.sink.connect.Pipelines.deploySink;
+import static io.trellara.sink.connect.Pipelines.deploySource;
 import static io.trellara.sink.connect.Pipelines.deployPair;
 import static io.trellara.sink.connect.Pipelines.schema;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -94,6 +97,35 @@ class ProductionDatabaseIT {
                     assertThat(STACK.rest().status(connector).isRunning(1)).as(connector).isTrue();
                 }
             }
+        }
+    }
+
+    /**
+     * Two flows (datasets) of one source, each capturing its own table; one source transaction touches a table of
+     * each. Each flow's part is applied once: neither is taken for a duplicate of the other.
+     */
+    @org.junit.jupiter.api.Test
+    void twoFlowsSharingASourceTransactionAreBothApplied() {
+        try (TestScope scope = STACK.newScope("flows")) {
+            PostgresDatabase src = scope.sourceDatabase();
+            PostgresDatabase dst = scope.targetDatabase();
+            schema(src, dst, "CREATE TABLE orders (id int PRIMARY KEY, total int)",
+                    "CREATE TABLE stock (sku int PRIMARY KEY, qty int)");
+            String ordersTopic = scope.createTopic("orders", 1);
+            String stockTopic = scope.createTopic("stock", 1);
+            deploySource(scope, "orders-source", src, ordersTopic, "public.orders", Map.of("dataset.id", "orders"));
+            deploySource(scope, "stock-source", src, stockTopic, "public.stock", Map.of("dataset.id", "stock",
+                    "slot.name", scope.slotName() + "_stock", "publication.name", scope.publicationName() + "_stock"));
+            deploySink(scope, "sink", dst, ordersTopic + "," + stockTopic, Map.of());
+            for (int i = 1; i <= 20; i++) {
+                src.executeInTransaction("INSERT INTO orders VALUES (" + i + ", " + (10 * i) + ")",
+                        "INSERT INTO stock VALUES (" + i + ", 100 - " + i + ")");
+            }
+            awaitEqual(src, dst, "orders", "id");
+            awaitEqual(src, dst, "stock", "sku");
+            assertThat(appliedTransactions(dst)).isEqualTo(40);
+            assertThat(dst.queryLong("SELECT count(DISTINCT (source_id, commit_lsn, transaction_id))"
+                    + " FROM trellara_sink.applied_transactions")).isEqualTo(20);
         }
     }
 }
