@@ -10,7 +10,7 @@ public class ApplyException extends RuntimeException {
     public enum Reason {
         /** The database refused a statement (see {@link #sqlState()}). */
         DATABASE_ERROR,
-        /** Transient database failures persisted through every retry attempt. */
+        /** Transient database failures persisted for longer than the retry time ({@code retry.max.duration.ms}). */
         RETRIES_EXHAUSTED,
         /** An update or delete matched no target row: the target diverged from the source. */
         ROW_NOT_FOUND,

@@ -20,14 +20,16 @@ import java.util.Objects;
  * @param dropColumns               a column the source no longer has (default {@link DropColumnsPolicy#KEEP})
  * @param createMissingTables       create a missing target table from the envelope's schema (default false)
  * @param copyThreshold             insert runs of at least this many rows go through COPY (default 64)
- * @param maxAttempts               attempts per group on transient failures, including the first (default 5)
+ * @param maxRetryDuration          how long transient failures of one unit of work are retried before apply
+ *                                  stops (default 10 minutes): a bound in time, so a target outage of any
+ *                                  length up to it is ridden out whatever the backoff
  * @param initialBackoff            first retry delay, doubled per attempt (default 200 ms)
  * @param maxBackoff                cap of the retry delay (default 10 s)
  */
 public record ApplyOptions(String sinkName, int groupMaxTransactions, boolean synchronousCommitOff,
                            InsertConflictPolicy insertConflict, MissingRowPolicy missingRow, DdlPolicy ddlPolicy,
                            SchemaEvolutionMode schemaEvolution, DropColumnsPolicy dropColumns,
-                           boolean createMissingTables, int copyThreshold, int maxAttempts,
+                           boolean createMissingTables, int copyThreshold, Duration maxRetryDuration,
                            Duration initialBackoff, Duration maxBackoff) {
     public ApplyOptions {
         Objects.requireNonNull(sinkName, "sinkName");
@@ -41,8 +43,9 @@ public record ApplyOptions(String sinkName, int groupMaxTransactions, boolean sy
         if (groupMaxTransactions < 1) {
             throw new IllegalArgumentException("groupMaxTransactions must be >= 1");
         }
-        if (maxAttempts < 1) {
-            throw new IllegalArgumentException("maxAttempts must be >= 1");
+        Objects.requireNonNull(maxRetryDuration, "maxRetryDuration");
+        if (maxRetryDuration.isNegative()) {
+            throw new IllegalArgumentException("maxRetryDuration must not be negative");
         }
         if (copyThreshold < 1) {
             throw new IllegalArgumentException("copyThreshold must be >= 1");
@@ -61,7 +64,7 @@ public record ApplyOptions(String sinkName, int groupMaxTransactions, boolean sy
         return new Builder(sinkName).groupMaxTransactions(groupMaxTransactions)
                 .synchronousCommitOff(synchronousCommitOff).insertConflict(insertConflict).missingRow(missingRow)
                 .ddlPolicy(ddlPolicy).schemaEvolution(schemaEvolution).dropColumns(dropColumns).createMissingTables(createMissingTables).copyThreshold(copyThreshold)
-                .maxAttempts(maxAttempts).initialBackoff(initialBackoff).maxBackoff(maxBackoff);
+                .maxRetryDuration(maxRetryDuration).initialBackoff(initialBackoff).maxBackoff(maxBackoff);
     }
 
     public static final class Builder {
@@ -75,7 +78,7 @@ public record ApplyOptions(String sinkName, int groupMaxTransactions, boolean sy
         private DropColumnsPolicy dropColumns = DropColumnsPolicy.KEEP;
         private boolean createMissingTables;
         private int copyThreshold = 64;
-        private int maxAttempts = 5;
+        private Duration maxRetryDuration = Duration.ofMinutes(10);
         private Duration initialBackoff = Duration.ofMillis(200);
         private Duration maxBackoff = Duration.ofSeconds(10);
 
@@ -128,8 +131,8 @@ public record ApplyOptions(String sinkName, int groupMaxTransactions, boolean sy
             return this;
         }
 
-        public Builder maxAttempts(int v) {
-            maxAttempts = v;
+        public Builder maxRetryDuration(Duration v) {
+            maxRetryDuration = v;
             return this;
         }
 
@@ -145,7 +148,8 @@ public record ApplyOptions(String sinkName, int groupMaxTransactions, boolean sy
 
         public ApplyOptions build() {
             return new ApplyOptions(sinkName, groupMaxTransactions, synchronousCommitOff, insertConflict, missingRow,
-                    ddlPolicy, schemaEvolution, dropColumns, createMissingTables, copyThreshold, maxAttempts, initialBackoff, maxBackoff);
+                    ddlPolicy, schemaEvolution, dropColumns, createMissingTables, copyThreshold, maxRetryDuration, initialBackoff,
+                    maxBackoff);
         }
     }
 }

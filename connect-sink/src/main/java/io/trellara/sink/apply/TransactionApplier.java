@@ -38,11 +38,13 @@ import java.util.Set;
  * <p>Not thread-safe: one applier per sink task.
  */
 public final class TransactionApplier implements AutoCloseable {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(TransactionApplier.class);
     private final ConnectionFactory connections;
     private final RelationMapper mapper;
     private final ApplyOptions options;
     private final ApplyMetrics metrics = new ApplyMetrics();
     private final Sleeper sleeper;
+    private final java.util.function.LongSupplier nanoClock;
     private final CommitOrder order = new CommitOrder();
     private TargetSession session;
 
@@ -58,6 +60,13 @@ public final class TransactionApplier implements AutoCloseable {
 
     public TransactionApplier(ConnectionFactory connections, RelationMapper mapper, ApplyOptions options,
                               Sleeper sleeper) {
+        this(connections, mapper, options, sleeper, System::nanoTime);
+    }
+
+    /** With a clock for the retry budget (tests advance it with their sleeper). */
+    public TransactionApplier(ConnectionFactory connections, RelationMapper mapper, ApplyOptions options,
+                              Sleeper sleeper, java.util.function.LongSupplier nanoClock) {
+        this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
         this.connections = Objects.requireNonNull(connections, "connections");
         this.mapper = Objects.requireNonNull(mapper, "mapper");
         this.options = Objects.requireNonNull(options, "options");
@@ -293,6 +302,8 @@ public final class TransactionApplier implements AutoCloseable {
     private <T> T retrying(String what, Work<T> work) {
         Set<FlowKey> commitUnknown = Set.of();
         long backoff = Math.max(1, options.initialBackoff().toMillis());
+        long started = nanoClock.getAsLong();
+        long budgetMillis = options.maxRetryDuration().toMillis();
         for (int attempt = 1; ; attempt++) {
             Attempt a = new Attempt(attempt, commitUnknown, order);
             try {
@@ -309,11 +320,18 @@ public final class TransactionApplier implements AutoCloseable {
                 if (a.committing) {
                     commitUnknown = a.toApply;
                 }
-                if (attempt >= options.maxAttempts()) {
+                long elapsedMillis = (nanoClock.getAsLong() - started) / 1_000_000L;
+                if (elapsedMillis + backoff > budgetMillis) {
+                    LOG.error("Giving up on {} after {} ms and {} attempts: transient failures persisted (SQLSTATE {})",
+                            eventKey, elapsedMillis, attempt, SqlStates.of(e));
                     throw new ApplyException(ApplyException.Reason.RETRIES_EXHAUSTED, relation, eventKey,
-                            SqlStates.of(e), "transient failure persisted through " + attempt + " attempts: "
+                            SqlStates.of(e), "transient failure persisted for " + elapsedMillis + " ms through "
+                                    + attempt + " attempts (retry.max.duration.ms " + budgetMillis + "): "
                                     + e.getMessage(), e);
                 }
+                LOG.warn("Transient failure applying {} (SQLSTATE {}, attempt {}, {} ms so far); retrying on a fresh"
+                        + " connection in {} ms: {}", eventKey, SqlStates.of(e), attempt, elapsedMillis, backoff,
+                        e.getMessage());
                 metrics.retries.incrementAndGet();
                 pause(backoff);
                 backoff = Math.min(backoff * 2, Math.max(1, options.maxBackoff().toMillis()));

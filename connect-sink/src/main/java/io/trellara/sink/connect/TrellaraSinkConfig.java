@@ -51,7 +51,7 @@ public final class TrellaraSinkConfig extends AbstractConfig {
     public static final String SYNC_COMMIT = "apply.synchronous_commit";
     public static final String COPY_THRESHOLD = "apply.copy.threshold.rows";
 
-    public static final String RETRY_ATTEMPTS = "retry.max.attempts";
+    public static final String RETRY_DURATION_MS = "retry.max.duration.ms";
     public static final String RETRY_BACKOFF_MS = "retry.backoff.initial.ms";
     public static final String RETRY_BACKOFF_MAX_MS = "retry.backoff.max.ms";
 
@@ -139,9 +139,11 @@ public final class TrellaraSinkConfig extends AbstractConfig {
                 "COPY threshold");
 
         o = 0;
-        d.define(RETRY_ATTEMPTS, Type.INT, 10, ConfigDef.Range.atLeast(1), Importance.LOW,
-                "Attempts per target transaction on transient failures (connection loss, serialization failure,"
-                        + " deadlock, server starting).", GROUP_RETRIES, ++o, Width.SHORT, "Max attempts");
+        d.define(RETRY_DURATION_MS, Type.LONG, 600_000L, ConfigDef.Range.atLeast(0), Importance.LOW,
+                "How long a target transaction is retried on transient failures (connection loss, serialization"
+                        + " failure, deadlock, server starting or shutting down) before the task stops: a bound in time,"
+                        + " so a target outage up to this long is ridden out with nothing lost or applied twice.",
+                GROUP_RETRIES, ++o, Width.SHORT, "Max retry time (ms)");
         d.define(RETRY_BACKOFF_MS, Type.LONG, 200L, ConfigDef.Range.atLeast(1), Importance.LOW,
                 "First retry delay, doubled per attempt.", GROUP_RETRIES, ++o, Width.SHORT, "Initial backoff (ms)");
         d.define(RETRY_BACKOFF_MAX_MS, Type.LONG, 10_000L, ConfigDef.Range.atLeast(1), Importance.LOW,
@@ -188,7 +190,7 @@ public final class TrellaraSinkConfig extends AbstractConfig {
                 .dropColumns(DropColumnsPolicy.valueOf(getString(DROP_COLUMNS).toUpperCase(Locale.ROOT)))
                 .createMissingTables(getBoolean(CREATE_TABLES))
                 .copyThreshold(getInt(COPY_THRESHOLD))
-                .maxAttempts(getInt(RETRY_ATTEMPTS))
+                .maxRetryDuration(Duration.ofMillis(getLong(RETRY_DURATION_MS)))
                 .initialBackoff(Duration.ofMillis(getLong(RETRY_BACKOFF_MS)))
                 .maxBackoff(Duration.ofMillis(getLong(RETRY_BACKOFF_MAX_MS)))
                 .build();

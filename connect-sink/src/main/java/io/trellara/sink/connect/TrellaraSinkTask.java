@@ -10,6 +10,7 @@ import io.trellara.protocol.v1.TransactionEnvelope;
 import io.trellara.protocol.v1.TransactionManifest;
 import io.trellara.protocol.validation.ProtocolViolationException;
 import io.trellara.sink.apply.ApplyException;
+import io.trellara.sink.apply.ApplyOptions;
 import io.trellara.sink.apply.ApplyPipeline;
 import io.trellara.sink.apply.CheckpointStore;
 import io.trellara.sink.apply.JdbcConnectionFactory;
@@ -41,6 +42,7 @@ import org.apache.kafka.connect.sink.SinkTask;
  * are only a hint, and committed to Kafka only up to what is durable in the target.
  */
 public class TrellaraSinkTask extends SinkTask {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(TrellaraSinkTask.class);
     /** Added to each task's config by the connector; names the task's JMX bean. */
     static final String TASK_ID = "trellara.task.id";
 
@@ -85,6 +87,11 @@ public class TrellaraSinkTask extends SinkTask {
         metrics = new SinkTaskMetrics(sinkName, props.getOrDefault(TASK_ID, "0"), applier.metrics());
         pipeline = new ApplyPipeline(applier, metrics);
         metrics.pipeline(pipeline).start();
+        ApplyOptions o = applier.options();
+        LOG.info("Sink task {} started: allowlist {}, ddl.apply={}, schema evolution {}, {} transaction(s) per target"
+                        + " commit, synchronous_commit {}, retries for up to {} s", sinkName,
+                config.getList(TrellaraSinkConfig.ALLOWLIST), o.ddlPolicy(), o.schemaEvolution(),
+                o.groupMaxTransactions(), o.synchronousCommitOff() ? "off" : "on", o.maxRetryDuration().toSeconds());
     }
 
     /** Progress lives in the target: seek every assigned partition to the checkpoint recorded there. */
@@ -104,6 +111,10 @@ public class TrellaraSinkTask extends SinkTask {
             Long next = positions.get(key);
             if (next != null) {
                 context.offset(tp, next);
+                LOG.info("Sink {} resumes {} at offset {} (its progress recorded in the target)", sinkName, tp, next);
+            } else {
+                LOG.info("Sink {} has no progress recorded for {}: it starts where the consumer's committed offset"
+                        + " or auto.offset.reset says", sinkName, tp);
             }
             if (pausedWhenRevoked.remove(tp)) {
                 resume.add(tp);

@@ -26,6 +26,8 @@ class TransientRetryTest {
     static final PgTarget pg = new PgTarget();
     static final RelationId ACCOUNTS = rel("app", "accounts");
     final List<Long> sleeps = new ArrayList<>();
+    /** The retry budget's clock: advanced by the sleeps, so budgets are exact whatever the machine's speed. */
+    final java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong();
 
     @BeforeEach
     void reset() {
@@ -33,9 +35,18 @@ class TransientRetryTest {
         pg.exec("CREATE TABLE app.accounts (id int PRIMARY KEY, balance numeric NOT NULL)");
     }
 
-    private TransactionApplier applier(ConnectionFactory f, int maxAttempts) {
-        return new TransactionApplier(f, RelationMapper.identity(), ApplyOptions.builder("s").maxAttempts(maxAttempts)
-                .initialBackoff(Duration.ofMillis(100)).maxBackoff(Duration.ofMillis(400)).build(), sleeps::add);
+    /** Backoff 100, 200, 400, 400... ms; a retry budget that admits exactly {@code attempts} attempts. */
+    private TransactionApplier applier(ConnectionFactory f, int attempts) {
+        long budget = 0;
+        for (int i = 0; i < attempts - 1; i++) {
+            budget += Math.min(100L << i, 400L);
+        }
+        return new TransactionApplier(f, RelationMapper.identity(), ApplyOptions.builder("s")
+                .maxRetryDuration(Duration.ofMillis(budget)).initialBackoff(Duration.ofMillis(100))
+                .maxBackoff(Duration.ofMillis(400)).build(), ms -> {
+                    sleeps.add(ms);
+                    clock.addAndGet(ms * 1_000_000L);
+                }, clock::get);
     }
 
     private static SourceTransaction open(long lsn, int id) {
@@ -129,7 +140,7 @@ class TransientRetryTest {
     }
 
     @Test
-    void givesUpAfterTheConfiguredAttemptsWithBoundedBackoff() {
+    void givesUpOnceTheRetryTimeIsSpentWithBoundedBackoff() {
         ConnectionFactory down = () -> {
             throw new SQLException("Connection refused", "08001");
         };
@@ -142,6 +153,31 @@ class TransientRetryTest {
                     }).hasMessageContaining("5 attempts");
         }
         assertThat(sleeps).containsExactly(100L, 200L, 400L, 400L);
+    }
+
+    /** At the defaults (backoff from 200 ms to 10 s, 10 minutes of retries) a 60 s target outage is ridden out. */
+    @Test
+    void ridesOutASixtySecondOutageAtTheDefaults() {
+        long outageEnds = 60_000_000_000L;
+        ConnectionFactory downForAMinute = () -> {
+            if (clock.get() < outageEnds) {
+                throw new SQLException("Connection refused", "08001");
+            }
+            return pg.connections().open();
+        };
+        try (TransactionApplier a = new TransactionApplier(downForAMinute, RelationMapper.identity(),
+                ApplyOptions.defaults("s"), ms -> {
+                    sleeps.add(ms);
+                    clock.addAndGet(ms * 1_000_000L);
+                }, clock::get)) {
+            ApplyResult r = a.apply(open(0x10, 1));
+            assertThat(r.applied()).hasSize(1);
+            assertThat(a.metrics().retries()).isEqualTo(sleeps.size());
+        }
+        assertThat(sleeps.stream().mapToLong(Long::longValue).sum()).isGreaterThanOrEqualTo(60_000L);
+        assertThat(sleeps).allSatisfy(ms -> assertThat(ms).isLessThanOrEqualTo(10_000L));
+        assertThat(pg.count("app.accounts")).isEqualTo(1);
+        assertThat(pg.count("trellara_sink.applied_transactions")).isEqualTo(1);
     }
 
     @Test

@@ -14,6 +14,7 @@ import io.trellara.testplatform.ConnectorStatus;
 import io.trellara.testplatform.PostgresDatabase;
 import io.trellara.testplatform.TestScope;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -174,7 +175,7 @@ class SinkEndToEndIT {
             schema(src, dst, "CREATE TABLE t (id int PRIMARY KEY, v int)");
             String topic = scope.createTopic("strict", 1);
             deploySource(scope, src, topic, "public.t", Map.of());
-            deploySink(scope, "sink", dst, topic, Map.of("retry.max.attempts", "60", "retry.backoff.max.ms", "500",
+            deploySink(scope, "sink", dst, topic, Map.of("retry.backoff.max.ms", "500",
                     "apply.group.max.transactions", group, "apply.synchronous_commit", synchronousCommit));
             for (int i = 1; i <= 20; i++) {
                 src.execute("INSERT INTO t VALUES (" + i + ", 0)");
@@ -191,6 +192,41 @@ class SinkEndToEndIT {
             }
             awaitEqual(src, dst, "t", "id");
             assertThat(appliedTransactions(dst)).isEqualTo(60);
+        }
+    }
+
+    /**
+     * The target down for over a minute at the sink's default retry settings: retries are bounded by time (10
+     * minutes), not by attempts, so the sink rides it out; nothing is lost or applied twice. The outage lasts
+     * until the sink has retried 11 times, which its default backoff (200 ms doubling to 10 s) spreads over more
+     * than 60 s.
+     */
+    @Test
+    void aMinuteLongTargetOutageIsRiddenOutAtTheDefaults() throws Exception {
+        try (TestScope scope = STACK.newScope("longOutage")) {
+            PostgresDatabase src = scope.sourceDatabase();
+            PostgresDatabase dst = scope.targetDatabase();
+            schema(src, dst, "CREATE TABLE t (id int PRIMARY KEY, v int)");
+            String topic = scope.createTopic("strict", 1);
+            deploySource(scope, src, topic, "public.t", Map.of());
+            String sink = deploySink(scope, "sink", dst, topic, Map.of());
+            src.execute("INSERT INTO t VALUES (1, 0)");
+            awaitEqual(src, dst, "t", "id");
+            long down;
+            try {
+                dst.server().stop();
+                down = System.nanoTime();
+                for (int i = 2; i <= 30; i++) {
+                    src.executeInTransaction("INSERT INTO t VALUES (" + i + ", 0)", "UPDATE t SET v = v + 1 WHERE id = 1");
+                }
+                await().atMost(Duration.ofSeconds(180)).until(() -> sinkMetric(sink, "Retries") >= 11);
+            } finally {
+                dst.server().start();
+            }
+            System.out.printf("target down for %.1f s%n", (System.nanoTime() - down) / 1e9);
+            awaitEqual(src, dst, "t", "id");
+            assertThat(appliedTransactions(dst)).isEqualTo(30);
+            assertThat(STACK.rest().status(sink).isRunning(1)).isTrue();
         }
     }
 
