@@ -47,6 +47,11 @@ final class CommitOrder {
                 last = k.orElse(null);
             }
             if (last != null && lsn.compareTo(last) <= 0) {
+                if (!CheckpointStore.findApplied(s, java.util.List.of(key)).isEmpty()) {
+                    // another task (a second sink, or this partition's previous owner) committed it after this
+                    // attempt's dedup check: a serialization failure, retried, and then a duplicate
+                    throw new SQLException("transaction " + key.display() + " was applied concurrently", "40001");
+                }
                 throw new ApplyException(ApplyException.Reason.OUT_OF_ORDER, null, key.transaction().display(),
                         "commit LSN " + lsn + " is at or below " + last + ", the newest already applied for flow "
                                 + flow + ", and this transaction's identity is not recorded as applied: in strict"
