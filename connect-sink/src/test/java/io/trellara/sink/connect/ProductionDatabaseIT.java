@@ -11,12 +11,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.trellara.testplatform.PostgresDatabase;
 import io.trellara.testplatform.TestScope;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -40,21 +37,7 @@ class ProductionDatabaseIT {
             dst.execute("INSERT INTO account SELECT g, 1000 FROM generate_series(1, " + ACCOUNTS + ") g");
             deployPair(scope, mode, src, dst, "public.account", Map.of());
 
-            AtomicBoolean reading = new AtomicBoolean(true);
-            AtomicLong reads = new AtomicLong();
-            List<Long> wrongTotals = new ArrayList<>();
-            Thread reader = new Thread(() -> {
-                while (reading.get()) {
-                    long total = dst.queryLong("SELECT sum(balance) FROM account");
-                    reads.incrementAndGet();
-                    if (total != ACCOUNTS * 1000L) {
-                        synchronized (wrongTotals) {
-                            wrongTotals.add(total);
-                        }
-                    }
-                }
-            });
-            reader.start();
+            BankReader reader = new BankReader(dst, "SELECT sum(balance) FROM account", ACCOUNTS * 1000L);
             Random random = new Random(11);
             String[][] otherApplications = {
                 {"CREATE TEMP TABLE t_tmp (x int)", "INSERT INTO t_tmp VALUES (1)", "DROP TABLE t_tmp"},
@@ -85,10 +68,9 @@ class ProductionDatabaseIT {
                 src.executeInTransaction(statements);
             }
             awaitEqual(src, dst, "account", "id");
-            reading.set(false);
-            reader.join();
-            assertThat(reads.get()).isGreaterThan(10);
-            assertThat(wrongTotals).as("reads of %d that saw a partial transaction", reads.get()).isEmpty();
+            List<Long> wrongTotals = reader.stop();
+            assertThat(reader.reads()).isGreaterThan(10);
+            assertThat(wrongTotals).as("reads of %d that saw a partial transaction", reader.reads()).isEmpty();
             assertThat(dst.queryLong("SELECT count(*) FROM information_schema.columns WHERE table_name = 'account'"
                     + " AND column_name = 'note'")).isEqualTo(1);
             assertThat(dst.queryLong("SELECT count(*) FROM pg_namespace WHERE nspname = 'other'")).isZero();

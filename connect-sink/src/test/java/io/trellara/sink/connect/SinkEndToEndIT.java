@@ -15,12 +15,9 @@ import io.trellara.testplatform.PostgresDatabase;
 import io.trellara.testplatform.TestScope;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -77,21 +74,7 @@ class SinkEndToEndIT {
             dst.execute("INSERT INTO account SELECT g, 1000 FROM generate_series(1, 100) g");
             deployPair(scope, mode, src, dst, "public.account", Map.of());
 
-            AtomicBoolean reading = new AtomicBoolean(true);
-            AtomicLong reads = new AtomicLong();
-            List<Long> wrongTotals = new ArrayList<>();
-            Thread reader = new Thread(() -> {
-                while (reading.get()) {
-                    long total = dst.queryLong("SELECT sum(balance) FROM account");
-                    reads.incrementAndGet();
-                    if (total != 100_000) {
-                        synchronized (wrongTotals) {
-                            wrongTotals.add(total);
-                        }
-                    }
-                }
-            });
-            reader.start();
+            BankReader reader = new BankReader(dst, "SELECT sum(balance) FROM account", 100_000);
             Random random = new Random(7);
             for (int t = 0; t < 60; t++) {
                 int moves = t % 10 == 0 ? 400 : 2; // some large transfers
@@ -106,10 +89,9 @@ class SinkEndToEndIT {
                 src.executeInTransaction(statements);
             }
             awaitEqual(src, dst, "account", "id");
-            reading.set(false);
-            reader.join();
-            assertThat(reads.get()).isGreaterThan(10);
-            assertThat(wrongTotals).as("reads of %d that saw a partial transaction", reads.get()).isEmpty();
+            List<Long> wrongTotals = reader.stop();
+            assertThat(reader.reads()).isGreaterThan(10);
+            assertThat(wrongTotals).as("reads of %d that saw a partial transaction", reader.reads()).isEmpty();
         }
     }
 
