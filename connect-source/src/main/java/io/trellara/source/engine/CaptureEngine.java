@@ -46,6 +46,7 @@ public final class CaptureEngine implements AutoCloseable {
     /** The current replication connection; close() aborts it so a thread blocked in socket I/O ends. */
     private volatile Connection connection;
     private final Object closeSignal = new Object();
+    static final long GRACE_MS = 2_000;
 
     public CaptureEngine(SourceSettings settings, long startLsn,
                          Function<Consumer<Outbound>, TransactionPipeline> pipelineFactory) {
@@ -317,30 +318,43 @@ public final class CaptureEngine implements AutoCloseable {
         }
     }
 
+    /**
+     * Stops capture and releases the slot: the capture thread normally ends its stream itself within a
+     * moment (it checks {@code running} at least every 500 ms); a thread still blocked after
+     * {@value #GRACE_MS} ms (socket I/O to a server that went silent) has its connection aborted, which closes
+     * the socket under it. A reconnect delay ends at once.
+     */
     @Override
     public void close() {
         running = false;
         synchronized (closeSignal) {
             closeSignal.notifyAll(); // ends a reconnect delay
         }
-        Connection c = connection;
-        if (c != null) {
-            try {
-                c.abort(Runnable::run); // closes the socket: ends a read or write blocked on it
-            } catch (SQLException | RuntimeException e) {
-                LOG.debug("Aborting the replication connection of slot {}: {}", settings.slotName(), e.toString());
-            }
+        if (thread == null) {
+            return;
         }
-        if (thread != null) {
-            thread.interrupt();
-            try {
-                thread.join(10_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+        try {
+            thread.join(GRACE_MS);
             if (thread.isAlive()) {
-                LOG.warn("The capture thread of slot {} did not end within 10 s of close", settings.slotName());
+                Connection c = connection;
+                if (c != null) {
+                    LOG.info("The capture thread of slot {} did not end within {} ms; aborting its replication"
+                            + " connection", settings.slotName(), GRACE_MS);
+                    try {
+                        c.abort(Runnable::run); // closes the socket: ends a read or write blocked on it
+                    } catch (SQLException | RuntimeException e) {
+                        LOG.debug("Aborting the replication connection of slot {}: {}", settings.slotName(),
+                                e.toString());
+                    }
+                }
+                thread.interrupt();
+                thread.join(10_000);
             }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (thread.isAlive()) {
+            LOG.warn("The capture thread of slot {} did not end after close", settings.slotName());
         }
     }
 }

@@ -23,6 +23,10 @@ class CaptureEngineReconnectTest {
         try (ServerSocket s = new ServerSocket(0)) {
             port = s.getLocalPort(); // closed again: connections to it are refused
         }
+        return settings(reconnectMaxDurationMs, port);
+    }
+
+    private SourceSettings settings(long reconnectMaxDurationMs, int port) {
         PgEndpoint endpoint = new PgEndpoint("127.0.0.1", port, "db", "u", "", "disable", "", "", "", "");
         BoundarySettings strict = BoundarySettings.strict();
         return new SourceSettings(endpoint, "src", "db", "flow", "slot", "pub", false, List.of(), 2, true, 1000,
@@ -79,6 +83,23 @@ class CaptureEngineReconnectTest {
             assertThat(engine.metrics().reconnects()).isZero();
         } finally {
             engine.close();
+        }
+    }
+
+    @Test
+    void closeEndsACaptureThreadStuckOnAServerThatAcceptsButNeverAnswers() throws Exception {
+        try (ServerSocket silent = new ServerSocket(0)) { // the kernel completes the handshake; nobody answers
+            SourceSettings s = settings(600_000, silent.getLocalPort());
+            CaptureEngine engine = new CaptureEngine(s, 0, StrictPipeline.factory(s));
+            engine.start();
+            await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(5))
+                    .until(() -> engine.capturing() && engine.metrics().lastReplicationError() == null);
+            long closing = System.nanoTime();
+            engine.close();
+            assertThat(engine.capturing()).isFalse();
+            // well before the 20 s login time-out: close interrupted the attempt
+            assertThat(Duration.ofNanos(System.nanoTime() - closing)).isLessThan(Duration.ofSeconds(
+                    PgEndpoint.LOGIN_TIMEOUT_SECONDS / 2));
         }
     }
 }
