@@ -48,6 +48,7 @@ public final class TrellaraSourceConfig extends AbstractConfig {
     public static final String PROTOCOL_VERSION = "source.pgoutput.protocol_version";
     public static final String STREAMING = "source.pgoutput.streaming";
     public static final String STATUS_INTERVAL_MS = "replication.status.interval.ms";
+    public static final String RECONNECT_MAX_DURATION_MS = "replication.reconnect.max.duration.ms";
 
     public static final String DATASET_MODE = "dataset.mode";
     public static final String MAX_ENVELOPE_BYTES = "dataset.strict.max_envelope_bytes";
@@ -168,6 +169,12 @@ public final class TrellaraSourceConfig extends AbstractConfig {
         d.define(STATUS_INTERVAL_MS, Type.LONG, 1000L, ConfigDef.Range.atLeast(100), Importance.LOW,
                 "How often the task reports its flushed LSN to PostgreSQL, and so how often an idle slot advances.",
                 GROUP_REPLICATION, ++o, Width.SHORT, "Status interval (ms)");
+        d.define(RECONNECT_MAX_DURATION_MS, Type.LONG, 600_000L, ConfigDef.Range.atLeast(0), Importance.LOW,
+                "How long the task keeps reconnecting after it lost the replication connection (server restart"
+                        + " or failover, network drop, wal_sender_timeout, walsender terminated), retrying after"
+                        + " 0.5 s, doubling up to 30 s; then the task fails with the last cause. Transactions"
+                        + " Kafka has not acknowledged are sent again (duplicates the sink absorbs). 0: fail at"
+                        + " once.", GROUP_REPLICATION, ++o, Width.SHORT, "Reconnect for at most (ms)");
 
         o = 0;
         d.define(DATASET_MODE, Type.STRING, MODE_STRICT, ConfigDef.ValidString.in(MODE_STRICT, MODE_PARTITIONED),

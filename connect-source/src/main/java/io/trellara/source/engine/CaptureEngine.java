@@ -13,17 +13,22 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import io.trellara.protocol.Lsn;
 import org.postgresql.PGConnection;
 import org.postgresql.replication.LogSequenceNumber;
 import org.postgresql.replication.PGReplicationStream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Owns the replication stream on one thread: reads pgoutput, feeds the transaction pipeline, hands the
  * records of committed transactions to the publisher through a queue bounded by records and bytes, answers keepalives, and reports as flushed only what
  * the publisher has acknowledged (Kafka holds it) — or, when nothing is in flight or unacknowledged, the
- * position of the last message received, so an idle slot still advances.
+ * position of the last message received, so an idle slot still advances. A lost replication connection is
+ * regained by the engine itself (see {@link #run}).
  */
 public final class CaptureEngine implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(CaptureEngine.class);
     private final SourceSettings settings;
     private final long startLsn;
     private final Function<Consumer<Outbound>, TransactionPipeline> pipelineFactory;
@@ -35,6 +40,13 @@ public final class CaptureEngine implements AutoCloseable {
     private volatile boolean running;
     private Thread thread;
     private PGReplicationStream stream; // touched by the capture thread only
+    private long lastSequence; // capture thread only
+    /** The connection loss met while a transaction was being handed over (capture thread only). */
+    private SQLException streamBroken;
+    /** The current replication connection; close() aborts it so a thread blocked in socket I/O ends. */
+    private volatile Connection connection;
+    private final Object closeSignal = new Object();
+    static final long GRACE_MS = 2_000;
 
     public CaptureEngine(SourceSettings settings, long startLsn,
                          Function<Consumer<Outbound>, TransactionPipeline> pipelineFactory) {
@@ -87,6 +99,11 @@ public final class CaptureEngine implements AutoCloseable {
         return metrics;
     }
 
+    /** True while the capture thread runs (capturing, or waiting to reconnect). */
+    boolean capturing() {
+        return thread != null && thread.isAlive();
+    }
+
     private void rethrowFailure() {
         Throwable t = failure.get();
         if (t != null) {
@@ -94,10 +111,86 @@ public final class CaptureEngine implements AutoCloseable {
         }
     }
 
+    /**
+     * Captures until closed or failed. A lost replication connection ({@link ReplicationErrors}) is not a
+     * failure: the engine opens a new stream after a growing delay ({@link ReconnectBackoff}) until
+     * {@code reconnectMaxDurationMs} have passed, then fails with the last cause.
+     *
+     * <p>Why a reconnect is safe. The new stream starts at max(start position, {@link #acknowledged}); the
+     * server resumes at max(that, the slot's confirmed_flush_lsn), which this engine never moved past
+     * {@code acknowledged} except when everything published was acknowledged and nothing was in flight (see
+     * {@link #report}). So every transaction that is not wholly acknowledged is sent again from its Begin,
+     * and the pipeline is recreated (the old one closed: its in-flight and streamed transactions and their
+     * spill files are dropped) so it rebuilds each one from its start. Records already queued stay queued:
+     * a re-sent transaction becomes a duplicate, which the sink absorbs by transaction identity.
+     *
+     * <p>Acknowledgement with duplicates. Each pipeline's records get sequences after the previous
+     * pipeline's ({@link #numbered}), so the task's AckTracker sees a duplicate as one more transaction in
+     * hand-over order, and releases an end LSN only when that copy and every record handed out before it
+     * are acknowledged. {@code acknowledged} and {@code published} are maxima: a duplicate's end LSN is at
+     * most what was published before, so neither moves back, and the idle flush still waits for
+     * {@code acknowledged >= published}, i.e. for Kafka to hold the newest transaction ever handed over. A
+     * transaction is handed over whole or not at all while the engine runs ({@link #publish} keeps waiting
+     * for the queue when the connection breaks under it), so no half-published transaction blocks the
+     * tracker. The slot is therefore never flushed past a transaction Kafka does not hold. Connect's source
+     * offset may step back to a duplicate's end LSN for a while: a restart then resumes earlier, never later.
+     */
     private void run() {
-        try (Connection connection = settings.endpoint().connectForReplication();
-             TransactionPipeline pipeline = pipelineFactory.apply(this::publish)) {
-            stream = open(connection);
+        ReconnectBackoff backoff = new ReconnectBackoff(settings.reconnectMaxDurationMs());
+        boolean reconnecting = false;
+        while (running) {
+            try {
+                capture(reconnecting, backoff);
+                return; // closed
+            } catch (Throwable t) {
+                if (!running) {
+                    return; // close() broke the connection
+                }
+                if (!ReplicationErrors.isConnectionLoss(t)) {
+                    failure.set(t);
+                    return;
+                }
+                long now = System.currentTimeMillis();
+                metrics.disconnected(t, now);
+                long delay = backoff.lost(now);
+                if (delay < 0) {
+                    LOG.error("Replication connection of slot {} lost and not regained within {} ms ({}={});"
+                                    + " the task fails with the last cause: {}", settings.slotName(),
+                            now - backoff.outageStartMs(), RECONNECT_SETTING, settings.reconnectMaxDurationMs(),
+                            t.toString());
+                    failure.set(t);
+                    return;
+                }
+                LOG.warn("Replication connection of slot {} lost: {}; reconnecting in {} ms", settings.slotName(),
+                        describe(t), delay);
+                reconnecting = true;
+                if (!pause(delay)) {
+                    return;
+                }
+            }
+        }
+    }
+
+    static final String RECONNECT_SETTING = "replication.reconnect.max.duration.ms";
+
+    /** One replication connection: its stream and a fresh pipeline, until closed or an error. */
+    private void capture(boolean reconnecting, ReconnectBackoff backoff) throws Exception {
+        long from = Math.max(startLsn, acknowledged.get());
+        try (Connection c = settings.endpoint().connectForReplication();
+             TransactionPipeline pipeline = pipelineFactory.apply(numbered())) {
+            connection = c;
+            if (!running) {
+                return; // close() ran before it could see this connection
+            }
+            streamBroken = null;
+            stream = open(c, from);
+            backoff.connected(System.currentTimeMillis());
+            if (reconnecting) {
+                metrics.reconnected();
+                LOG.info("Replication connection of slot {} regained; the stream resumes at {} (or the slot's"
+                                + " confirmed_flush_lsn if later); transactions Kafka has not acknowledged are sent"
+                                + " again", settings.slotName(), from == 0 ? "the slot's position" : Lsn.format(from));
+            }
             PgOutputParser parser = new PgOutputParser(settings.protocolVersion());
             long reported = 0;
             long lastStatus = System.nanoTime();
@@ -107,6 +200,9 @@ public final class CaptureEngine implements AutoCloseable {
                     PgOutputMessage message = parser.parse(buffer);
                     metrics.messages.incrementAndGet();
                     pipeline.accept(message, buffer, stream.getLastReceiveLSN().asLong());
+                    if (streamBroken != null) {
+                        throw streamBroken; // the hand-over finished; now reconnect
+                    }
                 } else {
                     LockSupport.parkNanos(200_000);
                 }
@@ -117,14 +213,52 @@ public final class CaptureEngine implements AutoCloseable {
                 }
             }
             stream.close();
-        } catch (Throwable t) {
-            if (running) {
-                failure.set(t);
-            }
+        } finally {
+            connection = null;
         }
     }
 
-    private PGReplicationStream open(Connection connection) throws SQLException {
+    /** The pipeline's records, numbered after every record of the pipelines before it. */
+    private Consumer<Outbound> numbered() {
+        long base = lastSequence;
+        return o -> {
+            Outbound r = base == 0 ? o : o.withSequence(base + o.sequence());
+            lastSequence = Math.max(lastSequence, r.sequence());
+            publish(r);
+        };
+    }
+
+    /** Waits out a reconnect delay; false when the engine was closed meanwhile. */
+    private boolean pause(long delayMs) {
+        long deadline = System.nanoTime() + delayMs * 1_000_000L;
+        synchronized (closeSignal) {
+            while (running) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return true;
+                }
+                try {
+                    TimeUnit.NANOSECONDS.timedWait(closeSignal, left);
+                } catch (InterruptedException e) {
+                    return running;
+                }
+            }
+        }
+        return false;
+    }
+
+    private static String describe(Throwable t) {
+        StringBuilder b = new StringBuilder(t.toString());
+        for (Throwable c = t.getCause(); c != null && c != c.getCause(); c = c.getCause()) {
+            b.append(" (caused by ").append(c).append(')');
+            if (b.length() > 600) {
+                break;
+            }
+        }
+        return b.toString();
+    }
+
+    private PGReplicationStream open(Connection connection, long from) throws SQLException {
         var builder = connection.unwrap(PGConnection.class).getReplicationAPI().replicationStream().logical()
                 .withSlotName(settings.slotName())
                 .withSlotOption("proto_version", Integer.toString(settings.protocolVersion()))
@@ -134,8 +268,8 @@ public final class CaptureEngine implements AutoCloseable {
         if (settings.protocolVersion() >= 2 && settings.streaming()) {
             builder.withSlotOption("streaming", "on");
         }
-        if (startLsn != 0) {
-            builder.withStartPosition(LogSequenceNumber.valueOf(startLsn));
+        if (from != 0) {
+            builder.withStartPosition(LogSequenceNumber.valueOf(from));
         }
         return builder.start();
     }
@@ -168,26 +302,59 @@ public final class CaptureEngine implements AutoCloseable {
         }
         try {
             while (running && !queue.offer(record, 500)) {
-                stream.forceUpdateStatus(); // still alive: keep wal_sender_timeout from closing the stream
+                if (streamBroken == null) {
+                    try {
+                        stream.forceUpdateStatus(); // still alive: keep wal_sender_timeout from closing the stream
+                    } catch (SQLException e) {
+                        // the transaction is complete here: finish handing it over, reconnect afterwards, so
+                        // the publisher never holds part of a transaction without its closing record
+                        streamBroken = e;
+                    }
+                }
             }
-        } catch (SQLException e) {
-            throw new IllegalStateException("cannot send a status update while waiting for the publisher", e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while handing over a transaction", e);
         }
     }
 
+    /**
+     * Stops capture and releases the slot: the capture thread normally ends its stream itself within a
+     * moment (it checks {@code running} at least every 500 ms); a thread still blocked after
+     * {@value #GRACE_MS} ms (socket I/O to a server that went silent) has its connection aborted, which closes
+     * the socket under it. A reconnect delay ends at once.
+     */
     @Override
     public void close() {
         running = false;
-        if (thread != null) {
-            thread.interrupt();
-            try {
+        synchronized (closeSignal) {
+            closeSignal.notifyAll(); // ends a reconnect delay
+        }
+        if (thread == null) {
+            return;
+        }
+        try {
+            thread.join(GRACE_MS);
+            if (thread.isAlive()) {
+                Connection c = connection;
+                if (c != null) {
+                    LOG.info("The capture thread of slot {} did not end within {} ms; aborting its replication"
+                            + " connection", settings.slotName(), GRACE_MS);
+                    try {
+                        c.abort(Runnable::run); // closes the socket: ends a read or write blocked on it
+                    } catch (SQLException | RuntimeException e) {
+                        LOG.debug("Aborting the replication connection of slot {}: {}", settings.slotName(),
+                                e.toString());
+                    }
+                }
+                thread.interrupt();
                 thread.join(10_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
             }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (thread.isAlive()) {
+            LOG.warn("The capture thread of slot {} did not end after close", settings.slotName());
         }
     }
 }

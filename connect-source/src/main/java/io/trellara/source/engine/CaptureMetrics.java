@@ -1,6 +1,7 @@
 package io.trellara.source.engine;
 
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Counters the capture thread keeps; safe to read from any thread. The Connect adapter exposes them (over JMX).
@@ -18,6 +19,10 @@ public final class CaptureMetrics {
     private final AtomicLong spilledTransactions = new AtomicLong();
     private final AtomicLong spilledBytes = new AtomicLong();
     private final AtomicLong ddlEventsDropped = new AtomicLong();
+    private final AtomicLong reconnects = new AtomicLong();
+    private final AtomicReference<String> lastReplicationError = new AtomicReference<>();
+    /** When the replication connection was lost (epoch ms); 0 while connected. */
+    private final AtomicLong disconnectedSinceMs = new AtomicLong();
 
     /** Called on the capture thread: copies the pipeline's gauges. */
     void sample(TransactionPipeline pipeline) {
@@ -71,5 +76,33 @@ public final class CaptureMetrics {
     /** Transactions moved to a spill file since capture started (as of the last report). */
     public long spilledTransactions() {
         return spilledTransactions.get();
+    }
+
+    /** Called on the capture thread: the replication connection was lost at {@code nowMs}. */
+    void disconnected(Throwable cause, long nowMs) {
+        lastReplicationError.set(cause.toString());
+        disconnectedSinceMs.compareAndSet(0, nowMs);
+    }
+
+    /** Called on the capture thread: a stream is open again after a loss. */
+    void reconnected() {
+        reconnects.incrementAndGet();
+        disconnectedSinceMs.set(0);
+    }
+
+    /** Times the engine opened a new replication stream after losing one. */
+    public long reconnects() {
+        return reconnects.get();
+    }
+
+    /** The last replication connection loss ({@code Throwable.toString()}); null if none yet. */
+    public String lastReplicationError() {
+        return lastReplicationError.get();
+    }
+
+    /** 0 while connected; while reconnecting (or after giving up), the milliseconds since the loss. */
+    public long disconnectedMillis(long nowMs) {
+        long since = disconnectedSinceMs.get();
+        return since == 0 ? 0 : Math.max(1, nowMs - since);
     }
 }

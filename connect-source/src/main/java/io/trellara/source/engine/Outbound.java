@@ -44,4 +44,10 @@ public record Outbound(Destination destination, int partition, MessageKind kind,
         return new Outbound(destination, partition, m.kind(), m, key, boundaryMode, commitTimestampMs, counts,
                 sequence, endLsn, m.bytes().length);
     }
+
+    /** The same record under another transaction sequence (the engine numbers across pipelines). */
+    Outbound withSequence(long newSequence) {
+        return new Outbound(destination, partition, kind, value, key, boundaryMode, commitTimestampMs, counts,
+                newSequence, endLsn, bytes);
+    }
 }

@@ -16,6 +16,7 @@ import org.postgresql.PGProperty;
 public record PgEndpoint(String host, int port, String database, String user, String password, String sslMode,
                          String sslRootCert, String sslCert, String sslKey, String sslPassword) {
 
+    static final int LOGIN_TIMEOUT_SECONDS = 20;
     static final String SESSION_OPTIONS = "-c TimeZone=UTC -c DateStyle=ISO -c IntervalStyle=postgres"
             + " -c extra_float_digits=3 -c bytea_output=hex";
 
@@ -44,6 +45,10 @@ public record PgEndpoint(String host, int port, String database, String user, St
         PGProperty.APPLICATION_NAME.set(p, replication ? "trellara-source-replication" : "trellara-source");
         PGProperty.CONNECT_TIMEOUT.set(p, 10);
         if (replication) {
+            // bounds the whole attempt, start-up and authentication included, so a reconnecting engine is never
+            // stuck on a server that accepts TCP but does not answer (close() cannot abort a connection that
+            // is not made yet)
+            PGProperty.LOGIN_TIMEOUT.set(p, LOGIN_TIMEOUT_SECONDS);
             PGProperty.REPLICATION.set(p, "database");
             PGProperty.ASSUME_MIN_SERVER_VERSION.set(p, "10");
             PGProperty.PREFER_QUERY_MODE.set(p, "simple");

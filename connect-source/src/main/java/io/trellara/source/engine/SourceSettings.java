@@ -6,7 +6,8 @@ import java.util.List;
 
 /**
  * What the capture engine needs, free of any Connect type. {@code capturedTables} is what the publication
- * covered when the task started ({@link PublishedTables}), for DDL filtering.
+ * covered when the task started ({@link PublishedTables}), for DDL filtering. {@code reconnectMaxDurationMs}: how
+ * long the engine keeps reconnecting after it lost the replication connection (0: it fails at once).
  */
 public record SourceSettings(
         PgEndpoint endpoint,
@@ -20,6 +21,7 @@ public record SourceSettings(
         int protocolVersion,
         boolean streaming,
         long statusIntervalMs,
+        long reconnectMaxDurationMs,
         boolean ddlCapture,
         boolean ddlInstall,
         Path spillDirectory,
@@ -32,8 +34,8 @@ public record SourceSettings(
 
     public SourceSettings withCapturedTables(CapturedTables captured) {
         return new SourceSettings(endpoint, sourceId, databaseId, datasetId, slotName, publicationName,
-                autocreatePublication, tables, protocolVersion, streaming, statusIntervalMs, ddlCapture,
-                ddlInstall, spillDirectory, spillThresholdBytes, maxEnvelopeBytes, queueMaxRecords, queueMaxBytes,
-                boundary, captured);
+                autocreatePublication, tables, protocolVersion, streaming, statusIntervalMs, reconnectMaxDurationMs,
+                ddlCapture, ddlInstall, spillDirectory, spillThresholdBytes, maxEnvelopeBytes, queueMaxRecords,
+                queueMaxBytes, boundary, captured);
     }
 }

@@ -30,4 +30,21 @@ class AckTrackerTest {
         t.sent(7, 0x700);
         assertThat(t.acknowledged(7)).isEqualTo(0x700);
     }
+
+    /** After a reconnect the engine re-sends unacknowledged transactions under later sequences. */
+    @Test
+    void reSentTransactionsReleaseNothingBeforeTheOriginalsAndNeverMoveBack() {
+        AckTracker t = new AckTracker();
+        t.sent(1, 0x100); // T1
+        t.sent(2, 0x200); // T2, then the connection is lost
+        t.sent(3, 0x100); // T1 again, from the new stream
+        t.sent(4, 0x200); // T2 again
+        t.sent(5, 0x300); // T3
+        assertThat(t.acknowledged(3)).as("the copy of T1 while T1 is outstanding").isZero();
+        assertThat(t.acknowledged(4)).isZero();
+        assertThat(t.acknowledged(1)).isEqualTo(0x100);
+        assertThat(t.acknowledged(2)).as("T2 and both copies").isEqualTo(0x200);
+        assertThat(t.acknowledged(5)).isEqualTo(0x300);
+        assertThat(t.transactionsInFlight()).isZero();
+    }
 }

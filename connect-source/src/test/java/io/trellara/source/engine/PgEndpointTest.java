@@ -34,4 +34,11 @@ class PgEndpointTest {
         assertThat(endpoint("::1", "shop").url()).isEqualTo("jdbc:postgresql://[::1]:5432/shop");
         assertThat(endpoint("db.example", "shop").url()).doesNotContain("secret", "require");
     }
+
+    @Test
+    void aReplicationConnectionAttemptIsBoundedAsAWhole() {
+        PgEndpoint e = new PgEndpoint("db.example", 5432, "shop", "u", "", "disable", "", "", "", "");
+        assertThat(PGProperty.LOGIN_TIMEOUT.getOrDefault(e.properties(true)))
+                .isEqualTo(Integer.toString(PgEndpoint.LOGIN_TIMEOUT_SECONDS));
+    }
 }

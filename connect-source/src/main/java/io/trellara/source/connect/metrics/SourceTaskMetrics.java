@@ -243,4 +243,19 @@ public final class SourceTaskMetrics implements SourceTaskMetricsMXBean, AutoClo
     public String getReportedFlushLsn() {
         return Lsn.format(capture.confirmedFlushLsn());
     }
+
+    @Override
+    public long getReconnects() {
+        return capture.reconnects();
+    }
+
+    @Override
+    public String getLastReplicationError() {
+        return capture.lastReplicationError();
+    }
+
+    @Override
+    public long getDisconnectedMillis() {
+        return capture.disconnectedMillis(System.currentTimeMillis());
+    }
 }

@@ -87,4 +87,13 @@ public interface SourceTaskMetricsMXBean {
 
     /** The last position reported to PostgreSQL as flushed (acknowledged, or idle position). */
     String getReportedFlushLsn();
+
+    /** Times the task regained its replication connection after losing it (server restart, network drop...). */
+    long getReconnects();
+
+    /** The last loss of the replication connection (exception and message); null when none yet. */
+    String getLastReplicationError();
+
+    /** 0 while connected; while reconnecting (or after giving up), milliseconds since the connection was lost. */
+    long getDisconnectedMillis();
 }
