@@ -157,7 +157,10 @@ public final class CheckpointStore {
               INSERT INTO trellara_sink.progress (sink_name, topic, kafka_partition, next_offset)
               SELECT ?, tp, p, o FROM unnest(?::text[], ?::int[], ?::bigint[]) AS u(tp, p, o)
               ON CONFLICT (sink_name, topic, kafka_partition)
-              DO UPDATE SET next_offset = EXCLUDED.next_offset, updated_at = pg_catalog.now())
+              DO UPDATE SET next_offset = EXCLUDED.next_offset, updated_at = pg_catalog.now()
+              -- never backwards: a task that lost its partition (a zombie past max.poll.interval.ms) cannot move
+              -- the new owner's progress back
+              WHERE trellara_sink.progress.next_offset <= EXCLUDED.next_offset)
             SELECT v FROM cfg""".formatted(ROW_IDENTITY_VERSION);
 
     private final ConnectionFactory connections;

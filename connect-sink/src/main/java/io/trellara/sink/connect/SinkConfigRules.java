@@ -15,6 +15,7 @@ final class SinkConfigRules {
     static final String ERRORS_TOLERANCE = "errors.tolerance";
     static final String VALUE_CONVERTER = "value.converter";
     static final String AUTO_CREATE = "consumer.override.allow.auto.create.topics";
+    static final String OFFSET_RESET = "consumer.override.auto.offset.reset";
     /** Lives in connect-runtime, which the plugin does not compile against. */
     static final String BYTE_ARRAY_CONVERTER = "org.apache.kafka.connect.converters.ByteArrayConverter";
 
@@ -46,6 +47,13 @@ final class SinkConfigRules {
                     + " 1 MB) before the source connector can create it with the settings its transactions need."
                     + " (A worker-wide consumer setting is invisible to the connector, so the override is"
                     + " required.)"));
+        }
+        String reset = props.getOrDefault(OFFSET_RESET, "earliest").trim();
+        if (!"earliest".equalsIgnoreCase(reset)) {
+            out.add(new Problem(OFFSET_RESET, OFFSET_RESET + "=" + reset + " would start a partition that has no"
+                    + " progress recorded in the target somewhere other than its first record, skipping every"
+                    + " transaction before it. Remove it (Connect's default for sinks is 'earliest'): the sink resumes"
+                    + " from its progress in the target wherever it has one."));
         }
         TrellaraSinkConfig config;
         try {

@@ -156,6 +156,19 @@ class TransactionApplierTest {
         }
     }
 
+    /** A task that lost its partition and still finishes an apply cannot move the new owner's progress back. */
+    @Test
+    void progressNeverMovesBackwards() throws Exception {
+        try (TransactionApplier owner = applier(ApplyOptions.builder("s1"));
+             TransactionApplier zombie = applier(ApplyOptions.builder("s1"))) {
+            owner.apply(List.of(open(0x10, 1, "1").at("t", 0, 1), open(0x20, 2, "2").at("t", 0, 2)));
+            ApplyResult late = zombie.apply(open(0x10, 1, "1").at("t", 0, 1)); // a duplicate, at an older offset
+            assertThat(late.duplicates()).hasSize(1);
+        }
+        assertThat(new CheckpointStore(pg.connections()).positions("s1"))
+                .containsExactlyEntriesOf(Map.of(new TopicPartitionKey("t", 0), 2L));
+    }
+
     @Test
     void recordsCheckpointPositionsPerTopicPartition() throws Exception {
         try (TransactionApplier a = applier(ApplyOptions.builder("sink-a").groupMaxTransactions(3))) {

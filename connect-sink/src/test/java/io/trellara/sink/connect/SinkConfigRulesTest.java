@@ -58,6 +58,16 @@ class SinkConfigRulesTest {
     }
 
     @Test
+    void refusesAnOffsetResetThatWouldSkipTheStartOfAPartitionWithoutProgress() {
+        Map<String, String> c = valid();
+        c.put("consumer.override.auto.offset.reset", "latest");
+        assertThat(errorsOf(c, "consumer.override.auto.offset.reset")).singleElement().asString()
+                .contains("skipping every transaction before it");
+        c.put("consumer.override.auto.offset.reset", "earliest");
+        assertThat(errorsOf(c, "consumer.override.auto.offset.reset")).isEmpty();
+    }
+
+    @Test
     void replaysDdlTextOnlyWhenTheOperatorSaysItTrustsTheTopicsWriters() {
         Map<String, String> c = valid();
         c.put("ddl.apply", "replay");
