@@ -189,6 +189,12 @@ public final class PostgresServer implements AutoCloseable {
         return new PostgresDatabase(this, database);
     }
 
+    /** Creates a database of exactly this name (e.g. the name a database has on another server). */
+    public PostgresDatabase createDatabaseNamed(String database) {
+        execute("postgres", "CREATE DATABASE " + database);
+        return new PostgresDatabase(this, database);
+    }
+
     /** Drops the database, disconnecting its sessions; replication slots on it must be dropped first. */
     public void dropDatabase(String database) {
         execute("postgres", "DROP DATABASE IF EXISTS " + database + " WITH (FORCE)");

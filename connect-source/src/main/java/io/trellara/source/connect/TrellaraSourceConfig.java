@@ -49,6 +49,7 @@ public final class TrellaraSourceConfig extends AbstractConfig {
     public static final String STREAMING = "source.pgoutput.streaming";
     public static final String STATUS_INTERVAL_MS = "replication.status.interval.ms";
     public static final String RECONNECT_MAX_DURATION_MS = "replication.reconnect.max.duration.ms";
+    public static final String OFFSETS_ACCEPT_NEW_HISTORY = "offsets.accept.new.history";
 
     public static final String DATASET_MODE = "dataset.mode";
     public static final String MAX_ENVELOPE_BYTES = "dataset.strict.max_envelope_bytes";
@@ -175,6 +176,16 @@ public final class TrellaraSourceConfig extends AbstractConfig {
                         + " 0.5 s, doubling up to 30 s; then the task fails with the last cause. Transactions"
                         + " Kafka has not acknowledged are sent again (duplicates the sink absorbs). 0: fail at"
                         + " once.", GROUP_REPLICATION, ++o, Width.SHORT, "Reconnect for at most (ms)");
+        d.define(OFFSETS_ACCEPT_NEW_HISTORY, Type.BOOLEAN, false, Importance.LOW,
+                "Every source offset records the server it was written against (system identifier and timeline,"
+                        + " from IDENTIFY_SYSTEM). At start, an offset of another system identifier (a restored"
+                        + " backup, another cluster: its LSNs belong to another WAL history) stops the task, since"
+                        + " resuming at its LSN would skip or duplicate transactions silently. true: start at the"
+                        + " replication slot's own position on this server instead (logged as a WARN); remove it"
+                        + " once the task runs. The alternative is deleting the connector's offsets. A new timeline"
+                        + " of the same system identifier (a promoted standby) is accepted with a WARN whatever"
+                        + " this setting; offsets of older versions, without the identity, are accepted.",
+                GROUP_REPLICATION, ++o, Width.SHORT, "Accept a new WAL history");
 
         o = 0;
         d.define(DATASET_MODE, Type.STRING, MODE_STRICT, ConfigDef.ValidString.in(MODE_STRICT, MODE_PARTITIONED),

@@ -7,6 +7,7 @@ import io.trellara.source.engine.CaptureEngine;
 import io.trellara.source.engine.AckTracker;
 import io.trellara.source.engine.Outbound;
 import io.trellara.source.engine.PublishedTables;
+import io.trellara.source.engine.ServerIdentity;
 import io.trellara.source.engine.SourcePreflight;
 import io.trellara.source.engine.SourceProblem;
 import io.trellara.source.engine.SourceSettings;
@@ -38,6 +39,9 @@ public class TrellaraSourceTask extends SourceTask {
     static final String OFFSET_COMMIT_LSN = "commit_lsn";
     static final String OFFSET_END_LSN = "end_lsn";
     static final String OFFSET_TRANSACTION_ID = "transaction_id";
+    /** The server the offset was written against (see {@link ServerIdentity}): system identifier, as text. */
+    static final String OFFSET_SYSTEM_ID = "system_id";
+    static final String OFFSET_TIMELINE = "timeline";
     /** Added to each task's config by the connector; names the task's JMX bean. */
     static final String TASK_ID = "trellara.task.id";
 
@@ -55,6 +59,7 @@ public class TrellaraSourceTask extends SourceTask {
     private String strictTopic;
     private String partitionedTopic;
     private Map<String, Object> lastOffset;
+    private ServerIdentity server;
 
     @Override
     public String version() {
@@ -74,6 +79,33 @@ public class TrellaraSourceTask extends SourceTask {
             throw new ConnectException("The source cannot start: " + problems.stream()
                     .map(p -> p.property() + ": " + p.message()).reduce((a, b) -> a + " | " + b).orElse(""));
         }
+        strictTopic = config.strictTopic();
+        partitionedTopic = config.partitionedTopic();
+        sourcePartition = Map.of("source_id", settings.sourceId(), "slot", settings.slotName());
+        lastOffset = context.offsetStorageReader().offset(sourcePartition);
+        try {
+            server = ServerIdentity.of(settings.endpoint());
+        } catch (SQLException e) {
+            throw new ConnectException("Cannot identify the server (IDENTIFY_SYSTEM over a replication connection"
+                    + " to " + settings.endpoint() + "): " + e.getMessage() + " (SQLSTATE " + e.getSQLState() + ")", e);
+        }
+        ResumeDecision resume = ResumeDecision.decide(lastOffset, server,
+                config.getBoolean(TrellaraSourceConfig.OFFSETS_ACCEPT_NEW_HISTORY), props.getOrDefault("name",
+                        settings.slotName()));
+        switch (resume.verdict()) {
+            case REFUSE -> {
+                LOG.error(resume.message());
+                throw new ConnectException(resume.message());
+            }
+            case NEW_HISTORY_ACCEPTED -> {
+                LOG.warn(resume.message());
+                // the old offset's LSN means nothing here: records before this server's first transaction
+                // must not carry it (nor its identity) forward
+                lastOffset = null;
+            }
+            case NEW_TIMELINE -> LOG.warn(resume.message());
+            default -> LOG.info(resume.message());
+        }
         try {
             SourceSetup.ensure(settings);
         } catch (SQLException e) {
@@ -88,25 +120,13 @@ public class TrellaraSourceTask extends SourceTask {
         }
         LOG.info("Source task captures publication {} ({}); DDL capture {}", settings.publicationName(),
                 settings.capturedTables(), settings.ddlCapture() ? "on" : "off (trellara.ddl messages are ignored)");
-        strictTopic = config.strictTopic();
-        partitionedTopic = config.partitionedTopic();
-        sourcePartition = Map.of("source_id", settings.sourceId(), "slot", settings.slotName());
-        lastOffset = context.offsetStorageReader().offset(sourcePartition);
-        engine = new CaptureEngine(settings, resumeLsn(lastOffset), StrictPipeline.factory(settings));
+        engine = new CaptureEngine(settings, resume.startLsn(), StrictPipeline.factory(settings));
         engine.start();
         metrics = new SourceTaskMetrics(props.getOrDefault("name", settings.slotName()),
                 props.getOrDefault(TASK_ID, "0"), engine).start();
-        LOG.info("Source task of slot {} started at LSN {} ({} mode)", settings.slotName(),
-                resumeLsn(lastOffset) == 0 ? "of the slot" : io.trellara.protocol.Lsn.format(resumeLsn(lastOffset)),
-                settings.boundary().wireMode());
-    }
-
-    /** Where Kafka says the last published transaction ended; 0 lets the slot decide. */
-    private static long resumeLsn(Map<String, Object> offset) {
-        if (offset == null || !(offset.get(OFFSET_END_LSN) instanceof Number n)) {
-            return 0;
-        }
-        return n.longValue();
+        LOG.info("Source task of slot {} started at LSN {} ({} mode, {})", settings.slotName(),
+                resume.startLsn() == 0 ? "of the slot" : io.trellara.protocol.Lsn.format(resume.startLsn()),
+                settings.boundary().wireMode(), server);
     }
 
     @Override
@@ -152,8 +172,7 @@ public class TrellaraSourceTask extends SourceTask {
     private SourceRecord record(Outbound o) {
         String key = o.key().display();
         if (o.closesTransaction()) {
-            lastOffset = Map.of(OFFSET_COMMIT_LSN, o.key().commitLsn(), OFFSET_END_LSN, o.endLsn(),
-                    OFFSET_TRANSACTION_ID, o.key().transactionId());
+            lastOffset = offset(o.key().commitLsn(), o.endLsn(), o.key().transactionId(), server);
         }
         ConnectHeaders headers = new ConnectHeaders();
         headers.addString(MessageKind.HEADER, o.kind().wireName());
@@ -164,6 +183,12 @@ public class TrellaraSourceTask extends SourceTask {
         String topic = o.destination() == Outbound.Destination.PARTITIONED ? partitionedTopic : strictTopic;
         return new TransactionRecord(sourcePartition, lastOffset, topic, o.partition(), key, o.value(),
                 o.commitTimestampMs(), headers, o.sequence());
+    }
+
+    /** A source offset: where the transaction ended, and the server (WAL history) that LSN belongs to. */
+    static Map<String, Object> offset(String commitLsn, long endLsn, String transactionId, ServerIdentity server) {
+        return Map.of(OFFSET_COMMIT_LSN, commitLsn, OFFSET_END_LSN, endLsn, OFFSET_TRANSACTION_ID, transactionId,
+                OFFSET_SYSTEM_ID, server.systemId(), OFFSET_TIMELINE, server.timeline());
     }
 
     /**
