@@ -10,6 +10,7 @@ import io.trellara.protocol.v1.TransactionCommitMarker;
 import io.trellara.protocol.v1.TransactionEnvelope;
 import io.trellara.protocol.v1.TransactionManifest;
 import io.trellara.protocol.validation.BarrierVerifier;
+import io.trellara.protocol.validation.ProtocolRule;
 import io.trellara.protocol.validation.ProtocolViolationException;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -53,12 +54,16 @@ public final class ApplyPipeline implements AutoCloseable {
     public static final long DEFAULT_MAX_QUEUED_BYTES = 64L << 20;
     /** A waiting barrier is looked at again at most this often, unless this task staged a chunk meanwhile. */
     public static final long DEFAULT_RECHECK_MILLIS = 100;
+    /** A barrier waiting this long is logged (once). */
+    static final long WAIT_LOG_NANOS = 10_000_000_000L;
 
     private final TransactionApplier applier;
     private final Listener listener;
     private final int maxQueuedTransactions;
     private final long maxQueuedBytes;
     private final long recheckNanos;
+    /** {@code barrier.max.wait.ms} in nanoseconds; 0: wait as long as it takes. */
+    private long maxWaitNanos;
     private final Map<TopicPartitionKey, PartitionQueues.PartitionState> partitions = new LinkedHashMap<>();
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ApplyPipeline.class);
     /** Manifests dropped because another transaction followed them instead of their marker. */
@@ -126,6 +131,12 @@ public final class ApplyPipeline implements AutoCloseable {
         this.maxQueuedTransactions = maxQueuedTransactions;
         this.maxQueuedBytes = maxQueuedBytes;
         this.recheckNanos = recheckMillis * 1_000_000L;
+    }
+
+    /** Fails a barrier that waits longer than {@code maxWait} for its chunks (zero: wait as long as it takes). */
+    public ApplyPipeline maxBarrierWait(java.time.Duration maxWait) {
+        this.maxWaitNanos = maxWait.toNanos();
+        return this;
     }
 
     // ---- input ------------------------------------------------------------------------------------------
@@ -451,6 +462,7 @@ public final class ApplyPipeline implements AutoCloseable {
             b.verdict = v;
             b.checkedAt = now;
             b.checkedGeneration = stagedGeneration;
+            checkWait(ps, b, v, now);
             return false;
         }
         BarrierResult result = applier.applyBarrier(b.manifest, Map.of(ps.tp, ps.positionAfter(1)));
@@ -458,6 +470,38 @@ public final class ApplyPipeline implements AutoCloseable {
         boundaryMode = BoundaryVocabulary.of(b.manifest.getBoundaryMode());
         listener.barrierApplied(b.manifest, result);
         return true;
+    }
+
+    /**
+     * A barrier may wait for chunks of lanes other tasks hold; it is logged once it has waited
+     * {@link #WAIT_LOG_NANOS}, and, when {@code barrier.max.wait.ms} is set, fails closed as {@code MISSING_CHUNK}
+     * naming the chunks it still lacks (a chunk lost on a lane that never carries another transaction would
+     * otherwise be waited for forever).
+     */
+    private void checkWait(PartitionQueues.PartitionState ps, PartitionQueues.BarrierItem b, BarrierState.Verdict v,
+                           long now) {
+        if (b.waitingSince == 0) {
+            b.waitingSince = now;
+        }
+        long waited = now - b.waitingSince;
+        if (!b.waitLogged && waited >= WAIT_LOG_NANOS) {
+            b.waitLogged = true;
+            LOG.info("The barrier of {} at {}@{} has waited {} ms for {} chunk(s) on lanes {}", key(b.manifest), ps.tp,
+                    b.firstOffset(), waited / 1_000_000, v.absent().size(), lanes(v));
+        }
+        if (maxWaitNanos > 0 && waited >= maxWaitNanos) {
+            throw new ProtocolViolationException(ProtocolRule.MISSING_CHUNK, "partitions", key(b.manifest),
+                    "the barrier waited " + waited / 1_000_000 + " ms (barrier.max.wait.ms " + maxWaitNanos / 1_000_000
+                            + ") for " + v.absent().size() + " chunk(s) of lanes " + lanes(v) + " that never arrived");
+        }
+    }
+
+    private static java.util.Set<Long> lanes(BarrierState.Verdict v) {
+        java.util.Set<Long> lanes = new java.util.TreeSet<>();
+        for (io.trellara.protocol.v1.ManifestPartition p : v.absent()) {
+            lanes.add(Integer.toUnsignedLong(p.getId()));
+        }
+        return lanes;
     }
 
     private void publishGauges() {

@@ -114,6 +114,9 @@ final class PartitionQueues {
         BarrierState.Verdict verdict;
         long checkedAt;
         long checkedGeneration;
+        /** When this barrier was first found waiting for chunks (System.nanoTime), or 0. */
+        long waitingSince;
+        boolean waitLogged;
 
         BarrierItem(TransactionManifest manifest, long manifestOffset) {
             super(manifestOffset);

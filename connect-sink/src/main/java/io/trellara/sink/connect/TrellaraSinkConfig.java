@@ -52,6 +52,7 @@ public final class TrellaraSinkConfig extends AbstractConfig {
     public static final String COPY_THRESHOLD = "apply.copy.threshold.rows";
 
     public static final String RETRY_DURATION_MS = "retry.max.duration.ms";
+    public static final String BARRIER_MAX_WAIT_MS = "barrier.max.wait.ms";
     public static final String RETRY_BACKOFF_MS = "retry.backoff.initial.ms";
     public static final String RETRY_BACKOFF_MAX_MS = "retry.backoff.max.ms";
 
@@ -134,6 +135,12 @@ public final class TrellaraSinkConfig extends AbstractConfig {
                         + " do: a target crash may lose the last commits, and the sink re-applies them from Kafka"
                         + " because its checkpoint is lost with them.", GROUP_APPLY, ++o, Width.SHORT,
                 "Synchronous commit", recommender(List.of("on", "off")));
+        d.define(BARRIER_MAX_WAIT_MS, Type.LONG, 0L, ConfigDef.Range.atLeast(0), Importance.LOW,
+                "How long a chunked or partitioned transaction may wait at its commit barrier for chunks of other"
+                        + " lanes before the task stops, naming the missing lanes (MISSING_CHUNK). 0: wait as long as"
+                        + " it takes (a lane that is merely slow never fails the barrier; one whose chunk was lost and"
+                        + " that carries no later transaction makes it wait forever).", GROUP_APPLY, ++o, Width.SHORT,
+                "Max barrier wait (ms)");
         d.define(COPY_THRESHOLD, Type.INT, 64, ConfigDef.Range.atLeast(1), Importance.LOW,
                 "Insert runs of at least this many rows are written with COPY.", GROUP_APPLY, ++o, Width.SHORT,
                 "COPY threshold");

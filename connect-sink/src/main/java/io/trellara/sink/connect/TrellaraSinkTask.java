@@ -19,6 +19,7 @@ import io.trellara.sink.apply.TransactionApplier;
 import io.trellara.sink.connect.metrics.SinkTaskMetrics;
 import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -85,7 +86,8 @@ public class TrellaraSinkTask extends SinkTask {
         }
         applier = new TransactionApplier(connections, config.relationMapper(), config.applyOptions(sinkName));
         metrics = new SinkTaskMetrics(sinkName, props.getOrDefault(TASK_ID, "0"), applier.metrics());
-        pipeline = new ApplyPipeline(applier, metrics);
+        pipeline = new ApplyPipeline(applier, metrics)
+                .maxBarrierWait(Duration.ofMillis(config.getLong(TrellaraSinkConfig.BARRIER_MAX_WAIT_MS)));
         metrics.pipeline(pipeline).start();
         ApplyOptions o = applier.options();
         LOG.info("Sink task {} started: allowlist {}, ddl.apply={}, schema evolution {}, {} transaction(s) per target"

@@ -233,6 +233,32 @@ class BarrierFailClosedTest {
                 .containsExactly(List.of("0/100"), List.of("0/200"), List.of("0/300"));
     }
 
+    /**
+     * A lane chunk that never arrives, on a lane that carries nothing later, would keep the barrier waiting
+     * forever; with barrier.max.wait.ms set it fails closed as MISSING_CHUNK naming the lane.
+     */
+    @Test
+    void aBarrierWaitingLongerThanItsMaximumFailsAsAMissingChunkNamingTheLane() {
+        Barriers t1 = strict(opens(0x100, 1, 3, "100"));
+        Barriers b = lanes(t2());
+        long lane = Integer.toUnsignedLong(b.chunks().get(0).getPartitionId());
+        Feed feed = new Feed();
+        try (TransactionApplier a = new TransactionApplier(pg.connections(), RelationMapper.identity(),
+                ApplyOptions.builder("s1").build());
+             ApplyPipeline p = new ApplyPipeline(a, null, 1000, 64 << 20, 0)
+                     .maxBarrierWait(java.time.Duration.ofMillis(300))) {
+            p.accept(feed.inputs(t1.all()));
+            p.accept(feed.inputs(b.allWithout(0)));
+            assertThat(p.waiting()).isTrue();
+            Throwable t = org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30))
+                    .until(() -> catchThrowable(p::poll), java.util.Objects::nonNull);
+            assertThat(ruleOf(t)).isEqualTo(ProtocolRule.MISSING_CHUNK);
+            assertThat(t).hasMessageContaining("barrier.max.wait.ms").hasMessageContaining("lanes [" + lane);
+        }
+        assertThat(pg.rows("SELECT commit_lsn::text FROM trellara_sink.applied_transactions"))
+                .containsExactly(List.of("0/100"));
+    }
+
     @Test
     void aCommitMarkerWithoutItsManifest() {
         Barriers b = lanes(t2());
