@@ -122,7 +122,11 @@ final class StatusCommand implements Callable<Integer> {
             } else {
                 out.println("  slot " + slot + "  active=" + lag.active() + "  lag_bytes=" + lag.lagBytes()
                         + "  confirmed_flush_lsn=" + lag.confirmedFlushLsn() + "  current_wal_lsn="
-                        + lag.currentWalLsn());
+                        + lag.currentWalLsn() + "  wal_status=" + lag.walStatus() + "  safe_wal_bytes="
+                        + (lag.safeWalBytes() < 0 ? "unlimited" : Long.toString(lag.safeWalBytes())));
+                if ("lost".equals(lag.walStatus()) || "unreserved".equals(lag.walStatus())) {
+                    problems++; // the slot has lost, or is about to lose, WAL it needs
+                }
             }
         } catch (SQLException e) {
             problems++;

@@ -13,7 +13,8 @@ import java.util.Properties;
 final class StatusQueries {
     static final String SLOT = """
             SELECT active, confirmed_flush_lsn::text, pg_current_wal_lsn()::text,
-                   pg_wal_lsn_diff(pg_current_wal_lsn(), confirmed_flush_lsn)::bigint
+                   pg_wal_lsn_diff(pg_current_wal_lsn(), confirmed_flush_lsn)::bigint, wal_status,
+                   coalesce(safe_wal_size, -1)
               FROM pg_replication_slots WHERE slot_name = ?""";
     static final String PROGRESS = """
             SELECT sink_name, topic, kafka_partition, next_offset, updated_at::text
@@ -23,7 +24,9 @@ final class StatusQueries {
                    max(applied_at)::text
               FROM trellara_sink.applied_transactions GROUP BY sink_name, source_id ORDER BY sink_name, source_id""";
 
-    record SlotLag(boolean active, String confirmedFlushLsn, String currentWalLsn, long lagBytes) {
+    /** The slot's position; {@code lagBytes} is the WAL it retains, {@code safeWalBytes} -1 when unlimited. */
+    record SlotLag(boolean active, String confirmedFlushLsn, String currentWalLsn, long lagBytes, String walStatus,
+                   long safeWalBytes) {
     }
 
     record Progress(String sinkName, String topic, int partition, long nextOffset, String updatedAt) {
@@ -61,7 +64,8 @@ final class StatusQueries {
         try (PreparedStatement ps = c.prepareStatement(SLOT)) {
             ps.setString(1, slotName);
             try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? new SlotLag(rs.getBoolean(1), rs.getString(2), rs.getString(3), rs.getLong(4)) : null;
+                return rs.next() ? new SlotLag(rs.getBoolean(1), rs.getString(2), rs.getString(3), rs.getLong(4),
+                        rs.getString(5), rs.getLong(6)) : null;
             }
         }
     }

@@ -52,7 +52,8 @@ class StatusCommandIT {
                     .contains("connector " + sink + "  type=sink  state=RUNNING")
                     .contains("  task 0  state=RUNNING")
                     .containsPattern("  slot " + scope.slotName() + "  active=true  lag_bytes=\\d+"
-                            + "  confirmed_flush_lsn=[0-9A-F]+/[0-9A-F]+  current_wal_lsn=[0-9A-F]+/[0-9A-F]+")
+                            + "  confirmed_flush_lsn=[0-9A-F]+/[0-9A-F]+  current_wal_lsn=[0-9A-F]+/[0-9A-F]+"
+                            + "  wal_status=(reserved|extended)  safe_wal_bytes=unlimited")
                     .contains("  barrier  waiting_transactions=0  buffered_lanes=0")
                     .contains("  progress  sink=" + sink + "  topic=" + topic + "  partition=0  next_offset=3")
                     .contains("  applied  sink=" + sink + "  source=" + scope.prefix() + "-src  transactions=3"

@@ -15,11 +15,20 @@ import java.sql.SQLException;
 public final class SlotLagSampler implements AutoCloseable {
     static final String QUERY = """
             SELECT pg_current_wal_lsn()::text, confirmed_flush_lsn::text,
-                   pg_wal_lsn_diff(pg_current_wal_lsn(), confirmed_flush_lsn)::bigint
+                   pg_wal_lsn_diff(pg_current_wal_lsn(), confirmed_flush_lsn)::bigint, wal_status,
+                   coalesce(safe_wal_size, -1)
               FROM pg_replication_slots WHERE slot_name = ?""";
+    /** Below this much WAL left before max_slot_wal_keep_size invalidates the slot, a warning is logged. */
+    static final long SAFE_WAL_WARNING_BYTES = 256L << 20;
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SlotLagSampler.class);
 
-    /** One successful sample; {@code lagBytes} is -1 when the slot does not exist (yet). */
-    public record Sample(long lagBytes, String currentWalLsn, String confirmedFlushLsn, long sampledAtMs) {
+    /**
+     * One successful sample; {@code lagBytes} is -1 when the slot does not exist (yet). {@code walStatus} is the
+     * slot's {@code wal_status} (reserved, extended, unreserved, lost) and {@code safeWalBytes} how much more WAL
+     * may be written before {@code max_slot_wal_keep_size} invalidates the slot (-1: no limit).
+     */
+    public record Sample(long lagBytes, String currentWalLsn, String confirmedFlushLsn, long sampledAtMs,
+                         String walStatus, long safeWalBytes) {
     }
 
     private final PgEndpoint endpoint;
@@ -27,6 +36,7 @@ public final class SlotLagSampler implements AutoCloseable {
     private Connection connection;
     private volatile Sample last;
     private volatile String lastError;
+    private String lastWarning;
 
     public SlotLagSampler(PgEndpoint endpoint, String slotName) {
         this.endpoint = endpoint;
@@ -44,8 +54,14 @@ public final class SlotLagSampler implements AutoCloseable {
                 ps.setString(1, slotName);
                 try (ResultSet rs = ps.executeQuery()) {
                     Sample s = rs.next()
-                            ? new Sample(rs.getLong(3), rs.getString(1), rs.getString(2), System.currentTimeMillis())
-                            : new Sample(-1, null, null, System.currentTimeMillis());
+                            ? new Sample(rs.getLong(3), rs.getString(1), rs.getString(2), System.currentTimeMillis(),
+                                    rs.getString(4), rs.getLong(5))
+                            : new Sample(-1, null, null, System.currentTimeMillis(), null, -1);
+                    String warning = warning(slotName, s);
+                    if (warning != null && !warning.equals(lastWarning)) {
+                        LOG.warn(warning);
+                    }
+                    lastWarning = warning;
                     last = s;
                     lastError = null;
                     return s;
@@ -56,6 +72,28 @@ public final class SlotLagSampler implements AutoCloseable {
             closeQuietly();
             return null;
         }
+    }
+
+    /**
+     * What an operator must hear about the slot's retained WAL, or null: a slot whose WAL is no longer reserved
+     * (the next checkpoint may remove WAL it needs), one that lost WAL (it must be re-created; changes in between
+     * are gone), or one close to {@code max_slot_wal_keep_size}.
+     */
+    static String warning(String slot, Sample s) {
+        if (s.walStatus() == null) {
+            return null;
+        }
+        String retained = " (retained WAL " + s.lagBytes() / (1 << 20) + " MiB)";
+        return switch (s.walStatus()) {
+            case "lost" -> "Replication slot " + slot + " has lost WAL it needed" + retained + ": max_slot_wal_keep_size"
+                    + " was exceeded and changes were removed before capture; re-create the slot and resynchronise";
+            case "unreserved" -> "Replication slot " + slot + " retains more WAL than max_slot_wal_keep_size" + retained
+                    + ": the next checkpoint may remove WAL it still needs; find out why capture is behind";
+            default -> s.safeWalBytes() >= 0 && s.safeWalBytes() < SAFE_WAL_WARNING_BYTES
+                    ? "Replication slot " + slot + " is " + s.safeWalBytes() / (1 << 20) + " MiB from"
+                            + " max_slot_wal_keep_size" + retained + "; capture is behind"
+                    : null;
+        };
     }
 
     /** The last successful sample, or null before the first. */

@@ -201,12 +201,12 @@ class SourceConnectorIT {
     }
 
     @Test
-    void idleSlotAdvancesWhileOtherTablesAreBusy() {
+    void idleSlotAdvancesWhileOtherTablesAreBusy() throws Exception {
         try (TestScope scope = STACK.newScope("heartbeat")) {
             PostgresDatabase db = scope.sourceDatabase();
             db.execute("CREATE TABLE captured (id int PRIMARY KEY)", "CREATE TABLE busy (id int PRIMARY KEY)");
             String topic = scope.createTopic("strict", 1);
-            deploy(scope, db, topic, "public.captured", Map.of("replication.status.interval.ms", "200"));
+            String name = deploy(scope, db, topic, "public.captured", Map.of("replication.status.interval.ms", "200"));
             String query = "SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = '"
                     + scope.slotName() + "'";
             await().atMost(WAIT).until(() -> db.queryString(query) != null);
@@ -218,6 +218,12 @@ class SourceConnectorIT {
             await().atMost(WAIT).until(() -> Lsn.parse(db.queryString(query)).compareTo(written) >= 0);
             assertThat(Lsn.parse(db.queryString(query))).isGreaterThan(before);
             assertThat(envelopes(topic)).isEmpty();
+            // the slot's WAL status is sampled with the lag (no max_slot_wal_keep_size here: no limit)
+            var bean = io.trellara.connect.common.TaskMBeans.name("source-task", name, "0");
+            var server = java.lang.management.ManagementFactory.getPlatformMBeanServer();
+            await().atMost(WAIT).until(() -> server.getAttribute(bean, "SlotWalStatus") != null);
+            assertThat(server.getAttribute(bean, "SlotWalStatus")).isIn("reserved", "extended");
+            assertThat(server.getAttribute(bean, "SlotSafeWalBytes")).isEqualTo(-1L);
         }
     }
 

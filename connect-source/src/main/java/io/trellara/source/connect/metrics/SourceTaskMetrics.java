@@ -165,6 +165,18 @@ public final class SourceTaskMetrics implements SourceTaskMetricsMXBean, AutoClo
     }
 
     @Override
+    public String getSlotWalStatus() {
+        SlotLagSampler.Sample s = lag.last();
+        return s == null ? null : s.walStatus();
+    }
+
+    @Override
+    public long getSlotSafeWalBytes() {
+        SlotLagSampler.Sample s = lag.last();
+        return s == null ? -1 : s.safeWalBytes();
+    }
+
+    @Override
     public long getReplicationLagSampledAtMs() {
         SlotLagSampler.Sample s = lag.last();
         return s == null ? -1 : s.sampledAtMs();

@@ -41,6 +41,12 @@ public interface SourceTaskMetricsMXBean {
     /** The slot's confirmed_flush_lsn at the last lag sample; null unknown. */
     String getSlotConfirmedFlushLsn();
 
+    /** The slot's wal_status at the last sample (reserved, extended, unreserved, lost); null unknown. */
+    String getSlotWalStatus();
+
+    /** WAL that may still be written before max_slot_wal_keep_size invalidates the slot; -1 no limit or unknown. */
+    long getSlotSafeWalBytes();
+
     /** When the last successful lag sample was taken; -1 never. */
     long getReplicationLagSampledAtMs();
 
