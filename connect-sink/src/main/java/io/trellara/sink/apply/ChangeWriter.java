@@ -51,6 +51,8 @@ final class ChangeWriter {
     private final List<ChangeRecord> run = new ArrayList<>();
     private long runBytes;
     private RowShape shape;
+    /** The schema version the current run's rows were prepared for. */
+    private SchemaVersion shapeVersion;
     private String sourceId;
     private String datasetId;
     private String commitLsn;
@@ -139,33 +141,38 @@ final class ChangeWriter {
         }
         QualifiedName target = target(c.getRelation(), c.getIdempotencyKey());
         SchemaVersion version = versionOf(c.getRelation(), schemas);
-        String fingerprint = version == null ? "" : version.getFingerprint();
-        if (shape != null && shape.target.equals(target) && fingerprint.equals(session.preparedFingerprints.get(target))
-                && shape.matches(c)) {
+        if (shape != null && shape.target.equals(target) && sameVersion(version, shapeVersion) && shape.matches(c)) {
             if (run.size() >= MAX_RUN_ROWS || runBytes >= MAX_RUN_BYTES) {
                 RowShape same = shape;
+                SchemaVersion sameVersion = shapeVersion;
                 flush(); // the run is full: write it and continue with the same statement shape
                 shape = same;
+                shapeVersion = sameVersion;
             }
             add(c);
             return;
         }
         flush();
-        TargetTable table = prepared(target, version, fingerprint, c.getIdempotencyKey());
+        TargetTable table = prepared(target, version, c.getIdempotencyKey());
         shape = RowShape.of(c, table);
+        shapeVersion = version;
         add(c);
     }
 
+    /** The same schema version: usually the very same message (one per envelope or chunk), else equal fingerprints. */
+    private static boolean sameVersion(SchemaVersion a, SchemaVersion b) {
+        return a == b || (a != null && b != null && a.getFingerprint().equals(b.getFingerprint()));
+    }
+
     /** The target table ready for rows of {@code version}. */
-    private TargetTable prepared(QualifiedName target, SchemaVersion version, String fingerprint, String eventKey)
-            throws SQLException {
-        if (!fingerprint.equals(session.preparedFingerprints.get(target))) {
-            TargetTable t = evolution.prepare(target, version, sourceId, datasetId, eventKey);
-            session.preparedFingerprints.put(target, fingerprint);
-            return t;
+    private TargetTable prepared(QualifiedName target, SchemaVersion version, String eventKey) throws SQLException {
+        String fingerprint = version == null ? "" : version.getFingerprint();
+        if (fingerprint.equals(session.preparedFingerprints.get(target))) {
+            return tables.ensure(target, version, eventKey); // described once per session
         }
-        TargetTable t = tables.describe(target);
-        return t != null ? t : tables.ensure(target, version, eventKey);
+        TargetTable t = evolution.prepare(target, version, sourceId, datasetId, eventKey);
+        session.preparedFingerprints.put(target, fingerprint);
+        return t;
     }
 
     /** The schema version of {@code relation} among {@code schemas} (the last lookup is remembered). */
@@ -213,6 +220,7 @@ final class ChangeWriter {
             run.clear();
             runBytes = 0;
             shape = null;
+            shapeVersion = null;
         }
     }
 

@@ -4,6 +4,7 @@ import io.trellara.protocol.v1.DdlEvent;
 import io.trellara.sink.apply.ddl.ReplayableStatement;
 import io.trellara.sink.apply.ddl.SqlLexer;
 import io.trellara.sink.apply.ddl.SqlSyntaxException;
+import io.trellara.sink.apply.ddl.Token;
 import io.trellara.sink.apply.ddl.TokenType;
 import java.util.ArrayList;
 import java.util.List;
@@ -63,34 +64,21 @@ final class DdlStatements {
         return s;
     }
 
-    /** The schemas of a search_path setting, unquoted, in order ({@code "$user"} included as it is). */
+    /**
+     * The schemas of a search_path setting, in order, read by the same lexer ({@code "$user"} included as it is;
+     * an unreadable setting names none).
+     */
     static List<String> searchPath(String setting) {
         List<String> out = new ArrayList<>();
-        StringBuilder cur = new StringBuilder();
-        boolean quoted = false;
-        for (int i = 0; i < setting.length(); i++) {
-            char c = setting.charAt(i);
-            if (c == '"') {
-                if (quoted && i + 1 < setting.length() && setting.charAt(i + 1) == '"') {
-                    cur.append('"');
-                    i++;
-                } else {
-                    quoted = !quoted;
+        try {
+            for (Token t : SqlLexer.tokenize(setting)) {
+                if (t.type() == TokenType.IDENTIFIER || t.type() == TokenType.QUOTED_IDENTIFIER) {
+                    out.add(t.value());
                 }
-            } else if (c == ',' && !quoted) {
-                add(out, cur);
-            } else if (quoted || !Character.isWhitespace(c)) {
-                cur.append(quoted ? c : Character.toLowerCase(c));
             }
+        } catch (SqlSyntaxException e) {
+            return List.of();
         }
-        add(out, cur);
         return out;
-    }
-
-    private static void add(List<String> out, StringBuilder cur) {
-        if (cur.length() > 0) {
-            out.add(cur.toString());
-        }
-        cur.setLength(0);
     }
 }

@@ -95,8 +95,7 @@ final class SchemaEvolution {
         List<String> actions = new ArrayList<>();
         for (ColumnDefinition c : version.getColumnsList()) {
             if (!table.hasColumn(c.getName())) {
-                actions.add("ADD COLUMN IF NOT EXISTS " + Identifiers.quote(c.getName()) + ' '
-                        + type(table, c, eventKey));
+                actions.add(addColumn(table, c, eventKey));
             }
         }
         return actions;
@@ -123,7 +122,7 @@ final class SchemaEvolution {
         for (ColumnDefinition c : to.getColumnsList()) {
             ColumnDefinition old = before.get(c.getName());
             if (!table.hasColumn(c.getName())) {
-                actions.add("ADD COLUMN IF NOT EXISTS " + Identifiers.quote(c.getName()) + ' ' + type(table, c, eventKey));
+                actions.add(addColumn(table, c, eventKey));
                 addedNames.add(c.getName());
             } else if (old != null && (!old.getTypeName().equals(c.getTypeName())
                     || old.getTypeModifier() != c.getTypeModifier())) {
@@ -145,6 +144,10 @@ final class SchemaEvolution {
             }
         }
         return actions;
+    }
+
+    private String addColumn(TargetTable table, ColumnDefinition c, String eventKey) throws SQLException {
+        return "ADD COLUMN IF NOT EXISTS " + Identifiers.quote(c.getName()) + ' ' + type(table, c, eventKey);
     }
 
     private String type(TargetTable table, ColumnDefinition c, String eventKey) throws SQLException {

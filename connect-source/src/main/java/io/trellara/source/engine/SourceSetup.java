@@ -28,9 +28,9 @@ public final class SourceSetup {
                 StringJoiner tables = new StringJoiner(", ");
                 for (String t : s.tables()) {
                     String[] parts = SourcePreflight.splitQualified(t);
-                    tables.add(quote(parts[0]) + "." + quote(parts[1]));
+                    tables.add(PgNames.quoteIdentifier(parts[0]) + "." + PgNames.quoteIdentifier(parts[1]));
                 }
-                execute(c, "CREATE PUBLICATION " + quote(s.publicationName()) + " FOR TABLE " + tables);
+                execute(c, "CREATE PUBLICATION " + PgNames.quoteIdentifier(s.publicationName()) + " FOR TABLE " + tables);
             }
             if (!exists(c, "SELECT 1 FROM pg_replication_slots WHERE slot_name = ?", s.slotName())) {
                 try (PreparedStatement ps = c.prepareStatement(
@@ -57,11 +57,6 @@ public final class SourceSetup {
         } catch (IOException e) {
             throw new IllegalStateException("cannot read " + DDL_SCRIPT, e);
         }
-    }
-
-    /** A double-quoted SQL identifier; embedded quotes doubled. */
-    public static String quote(String identifier) {
-        return PgNames.quoteIdentifier(identifier);
     }
 
     private static boolean exists(Connection c, String sql, String arg) throws SQLException {

@@ -203,7 +203,7 @@ public final class ProtocolValidator {
     static long events(Identity id, List<ChangeRecord> changes, List<DdlEvent> ddl, List<SchemaVersion> schemas,
                        String fieldPrefix) {
         fingerprints(id, schemas, fieldPrefix);
-        KeyCounts keys = new KeyCounts(schemas);
+        KeyColumns keys = new KeyColumns(schemas);
         String keyPrefix = EventKey.prefix(id.sourceId, id.commitLsn, id.transactionId);
         long previous = 0;
         String changesList = fieldPrefix + "changes";
@@ -323,7 +323,7 @@ public final class ProtocolValidator {
         }
     }
 
-    private static void change(Identity id, ChangeRecord c, Field f, KeyCounts keys) {
+    private static void change(Identity id, ChangeRecord c, Field f, KeyColumns keys) {
         long order = c.getTotalOrder();
         if (!c.hasRelation() || c.getRelation().getSchema().isEmpty() || c.getRelation().getTable().isEmpty()) {
             throw new ProtocolViolationException(RELATION_MISSING, f.at(".relation"), id.eventKey(order),
@@ -436,13 +436,13 @@ public final class ProtocolValidator {
     }
 
     /** Key columns per relation, from schema_versions; remembers the last lookup (changes cluster). */
-    private static final class KeyCounts {
+    private static final class KeyColumns {
         private final List<SchemaVersion> schemas;
         private String lastSchema;
         private String lastTable;
         private List<String> lastKeys;
 
-        KeyCounts(List<SchemaVersion> schemas) {
+        KeyColumns(List<SchemaVersion> schemas) {
             this.schemas = schemas;
         }
 
