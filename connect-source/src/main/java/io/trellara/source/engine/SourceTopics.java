@@ -95,7 +95,7 @@ public final class SourceTopics {
             List<Requirement> missing = plan.topics().stream().filter(r -> !existing.containsKey(r.topic())).toList();
             if (create && !missing.isEmpty()) {
                 createTopics(admin, plan, missing, deadline);
-                existing.putAll(describe(admin, plan, deadline));
+                existing.putAll(awaitVisible(admin, plan, missing, deadline));
             }
             Map<String, Long> maxMessageBytes = maxMessageBytes(admin, existing.keySet(), deadline);
             for (Requirement r : plan.topics()) {
@@ -173,6 +173,26 @@ public final class SourceTopics {
             }
         }
         return found;
+    }
+
+    /**
+     * A created topic reaches the brokers' metadata a moment after CreateTopics answers; describing it at once can
+     * say "unknown topic". Poll until every created topic is visible or the check's deadline passes.
+     */
+    private static Map<String, TopicDescription> awaitVisible(Admin admin, Plan plan, List<Requirement> created,
+                                                              long deadline)
+            throws ExecutionException, InterruptedException, TimeoutException {
+        long pauseMs = 50;
+        while (true) {
+            Map<String, TopicDescription> found = describe(admin, plan, deadline);
+            boolean all = created.stream().allMatch(r -> found.containsKey(r.topic()));
+            if (all || System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(pauseMs) >= deadline) {
+                return found;
+            }
+            LOG.debug("Created topics not yet in the brokers' metadata; describing again in {} ms", pauseMs);
+            Thread.sleep(pauseMs);
+            pauseMs = Math.min(pauseMs * 2, 1_000);
+        }
     }
 
     private static void createTopics(Admin admin, Plan plan, List<Requirement> missing, long deadline)
