@@ -70,6 +70,8 @@ public final class ApplyPipeline implements AutoCloseable {
     private long orphanManifestsDiscarded;
     /** Bumped whenever this pipeline stages a chunk: a waiting barrier may be complete now. */
     private long stagedGeneration;
+    private final Map<TopicPartitionKey, Long> rewinds = new HashMap<>();
+    private final BarrierStreams streams;
 
     private volatile long waitingTransactions;
     private volatile long waitingLanes;
@@ -131,6 +133,29 @@ public final class ApplyPipeline implements AutoCloseable {
         this.maxQueuedTransactions = maxQueuedTransactions;
         this.maxQueuedBytes = maxQueuedBytes;
         this.recheckNanos = recheckMillis * 1_000_000L;
+        this.streams = new BarrierStreams(applier, new BarrierStreams.Host() {
+            @Override
+            public void poison(PartitionQueues.PartitionState ps, RuntimeException error, long offset) {
+                ApplyPipeline.this.poison(ps, error, offset);
+            }
+
+            @Override
+            public void rewind(PartitionQueues.PartitionState ps, long offset) {
+                ps.rewindTo = offset;
+                rewinds.put(ps.tp, offset);
+            }
+
+            @Override
+            public void orphanDiscarded() {
+                orphanManifestsDiscarded++;
+            }
+
+            @Override
+            public void applied(TransactionManifest manifest, BarrierResult result) {
+                boundaryMode = BoundaryVocabulary.STRICT_CHUNKED;
+                ApplyPipeline.this.listener.barrierApplied(manifest, result);
+            }
+        });
     }
 
     /** Fails a barrier that waits longer than {@code maxWait} for its chunks (zero: wait as long as it takes). */
@@ -149,12 +174,11 @@ public final class ApplyPipeline implements AutoCloseable {
      */
     public void accept(List<Input> inputs) {
         List<Step> steps = new ArrayList<>(inputs.size());
-        List<StagedChunk> chunks = new ArrayList<>();
         Set<TopicPartitionKey> poisonedNow = new HashSet<>();
         RuntimeException stop = null;
         for (Input in : inputs) {
             PartitionQueues.PartitionState ps = state(in.partition());
-            if (ps.poisoned || poisonedNow.contains(ps.tp)) {
+            if (ps.poisoned || poisonedNow.contains(ps.tp) || rewinding(ps, in.offset())) {
                 continue; // re-read from the target's progress after the restart the poison causes
             }
             Message message;
@@ -180,6 +204,34 @@ public final class ApplyPipeline implements AutoCloseable {
                     : new Step(ps, in, message, null, null, in.offset()));
         }
         steps = assembleWholeBarriers(steps);
+        List<Step> segment = new ArrayList<>();
+        for (Step step : steps) {
+            PartitionQueues.PartitionState ps = step.ps;
+            if (ps.poisoned || ps.rewindTo >= 0) {
+                continue; // poisoned, or asked to deliver again, earlier in this batch
+            }
+            if (ps.stream != null && (streams.feed(ps, step) || !streams.abandon(ps, step))) {
+                continue;
+            }
+            if (streams.canOpen(ps, step)) {
+                process(segment); // everything before the transaction's first chunk, in order
+                segment.clear();
+                if (ps.idle() && !ps.poisoned) {
+                    streams.open(ps, step);
+                    continue;
+                }
+            }
+            segment.add(step);
+        }
+        process(segment);
+        if (stop != null) {
+            throw stop;
+        }
+    }
+
+    /** Stages, queues and applies what does not stream; then applies whatever is ready. */
+    private void process(List<Step> steps) {
+        List<StagedChunk> chunks = new ArrayList<>();
         for (Step step : steps) {
             if (step.chunk != null) {
                 chunks.add(staged(step.in, step.chunk));
@@ -202,9 +254,28 @@ public final class ApplyPipeline implements AutoCloseable {
             }
         }
         drainAll();
-        if (stop != null) {
-            throw stop;
+    }
+
+    /** True while the partition waits for the record it asked to get again; that record ends the wait. */
+    private static boolean rewinding(PartitionQueues.PartitionState ps, long offset) {
+        if (ps.rewindTo < 0) {
+            return false;
         }
+        if (offset != ps.rewindTo) {
+            return true;
+        }
+        ps.rewindTo = -1;
+        return false;
+    }
+
+    /**
+     * Offsets the consumer must deliver again from (a streamed transaction rolled back after a transient failure,
+     * or to be applied the staged way); the task seeks there. Cleared by the call.
+     */
+    public Map<TopicPartitionKey, Long> takeRewinds() {
+        Map<TopicPartitionKey, Long> out = new HashMap<>(rewinds);
+        rewinds.clear();
+        return out;
     }
 
     /** Looks at waiting barriers again (Connect calls {@code put} with an empty batch now and then). */
@@ -216,8 +287,8 @@ public final class ApplyPipeline implements AutoCloseable {
      * One record of a batch (or, {@link #assembled()}, a whole strict-chunked barrier: its first chunk's input,
      * its reassembled envelope and its marker's offset).
      */
-    private record Step(PartitionQueues.PartitionState ps, Input in, Message message, PartitionChunk chunk, RuntimeException poison,
-                        long lastOffset) {
+    record Step(PartitionQueues.PartitionState ps, Input in, Message message, PartitionChunk chunk, RuntimeException poison,
+                long lastOffset) {
         boolean assembled() {
             return lastOffset != in.offset();
         }
@@ -253,6 +324,10 @@ public final class ApplyPipeline implements AutoCloseable {
                     i = j + 2;
                     continue;
                 }
+                // whole in this batch but it does not verify (or is out of order): the staged way names the rule
+                first.ps.stageTransaction = new io.trellara.protocol.TransactionBoundaryKey(
+                        first.chunk.getSourceId(), first.chunk.getDatabaseId(), first.chunk.getCommitLsn(),
+                        first.chunk.getTransactionId());
             }
             int end = Math.max(j, i + 1);
             out.addAll(steps.subList(i, end));
@@ -519,8 +594,10 @@ public final class ApplyPipeline implements AutoCloseable {
                 }
                 partitionBytes += i.bytes();
             }
+            if (ps.pendingManifest != null || ps.stream != null) {
+                waiting++; // a manifest waiting for its marker, or a transaction streaming towards it
+            }
             if (ps.pendingManifest != null) {
-                waiting++;
                 partitionBytes += ps.pendingManifest.manifest().getSerializedSize();
             }
             ps.queuedBytes = partitionBytes;
@@ -572,7 +649,7 @@ public final class ApplyPipeline implements AutoCloseable {
     /** Forget everything about these partitions (newly assigned: they resume from the target's progress). */
     public void open(Collection<TopicPartitionKey> assigned) {
         for (TopicPartitionKey tp : assigned) {
-            partitions.remove(tp);
+            forget(tp);
         }
         publishGauges();
     }
@@ -580,7 +657,7 @@ public final class ApplyPipeline implements AutoCloseable {
     /** Drop what is queued for these partitions (revoked: their next owner re-reads it from the target's progress). */
     public void close(Collection<TopicPartitionKey> revoked) {
         for (TopicPartitionKey tp : revoked) {
-            partitions.remove(tp);
+            forget(tp);
         }
         publishGauges();
     }
@@ -612,8 +689,20 @@ public final class ApplyPipeline implements AutoCloseable {
 
     @Override
     public void close() {
-        partitions.clear();
+        for (TopicPartitionKey tp : new ArrayList<>(partitions.keySet())) {
+            forget(tp);
+        }
         publishGauges();
+    }
+
+    /** Drops a partition's state; a transaction streaming from it is rolled back (nothing of it is visible). */
+    private void forget(TopicPartitionKey tp) {
+        PartitionQueues.PartitionState ps = partitions.remove(tp);
+        if (ps != null && ps.stream != null) {
+            LOG.info("Rolling back {} (streamed from {}): the partition is no longer this task's", ps.stream.key().display(), tp);
+            ps.stream.rollback();
+        }
+        rewinds.remove(tp);
     }
 
     private PartitionQueues.PartitionState state(TopicPartitionKey tp) {

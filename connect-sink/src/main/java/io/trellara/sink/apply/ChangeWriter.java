@@ -93,9 +93,14 @@ final class ChangeWriter {
     /** Writes every change and DDL event of {@code e} in total order (the run may continue into the next). */
     void write(TransactionEnvelope e) throws SQLException {
         begin(e.getSourceId(), e.getDatasetId(), e.getCommitLsn(), e.getTransactionId());
-        List<SchemaVersion> schemas = e.getSchemaVersionsList();
-        List<ChangeRecord> changes = e.getChangesList();
-        List<DdlEvent> ddl = e.getDdlEventsList();
+        write(e.getSchemaVersionsList(), e.getChangesList(), e.getDdlEventsList());
+    }
+
+    /**
+     * Writes changes and DDL events of the transaction named by {@link #begin} in total order ({@code schemas}:
+     * the schema versions of the envelope or chunk that carries them).
+     */
+    void write(List<SchemaVersion> schemas, List<ChangeRecord> changes, List<DdlEvent> ddl) throws SQLException {
         if (!ascending(changes)) {
             changes = new ArrayList<>(changes);
             changes.sort(Comparator.comparingLong(ChangeRecord::getTotalOrder));

@@ -25,6 +25,19 @@ final class PartitionQueues {
         boolean boundaries;
         boolean poisoned;
         long queuedBytes;
+        /** The strict-chunked transaction being applied as its chunks arrive, or null. */
+        StreamedBarrier stream;
+        /** The stream's manifest once it arrived (until its marker commits). */
+        io.trellara.protocol.v1.TransactionManifest pendingStreamManifest;
+        /** The offset of the stream's first chunk: durable up to there until it commits. */
+        long streamFirstOffset = -1;
+        /** Records before this offset are skipped (the consumer was asked to deliver again from it); -1 none. */
+        long rewindTo = -1;
+        /** A transaction to apply the staged way when it comes again (streaming it did not work), or null. */
+        io.trellara.protocol.TransactionBoundaryKey stageTransaction;
+        /** Since when streamed attempts keep failing transiently (System.nanoTime), or 0. */
+        long streamFailingSince;
+        long streamBackoffMillis;
 
         PartitionState(TopicPartitionKey tp) {
             this.tp = tp;
@@ -38,16 +51,22 @@ final class PartitionQueues {
             return boundaries;
         }
 
-        /** Nothing queued or pending: every record taken so far is durable. */
+        /** Nothing queued, pending or streaming: every record taken so far is durable. */
         boolean idle() {
-            return queue.isEmpty() && pendingManifest == null;
+            return queue.isEmpty() && pendingManifest == null && stream == null && rewindTo < 0;
         }
 
         long durable() {
             if (!queue.isEmpty()) {
                 return queue.peek().firstOffset();
             }
-            return pendingManifest != null ? pendingManifest.offset() : next;
+            if (pendingManifest != null) {
+                return pendingManifest.offset();
+            }
+            if (stream != null) {
+                return streamFirstOffset;
+            }
+            return rewindTo >= 0 ? rewindTo : next;
         }
 
         /** The durable position once the first {@code items} queued items are applied. */

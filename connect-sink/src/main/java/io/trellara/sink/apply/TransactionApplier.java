@@ -47,6 +47,8 @@ public final class TransactionApplier implements AutoCloseable {
     private final java.util.function.LongSupplier nanoClock;
     private final CommitOrder order = new CommitOrder();
     private TargetSession session;
+    /** The session of the streamed barrier in progress (kept open across them); see {@link StreamedBarrier}. */
+    private TargetSession streamSession;
 
     /** Pauses between attempts; replaceable in tests. */
     @FunctionalInterface
@@ -79,6 +81,78 @@ public final class TransactionApplier implements AutoCloseable {
 
     public ApplyOptions options() {
         return options;
+    }
+
+    RelationMapper mapper() {
+        return mapper;
+    }
+
+    // ---- streamed barriers ------------------------------------------------------------------------------
+
+    /**
+     * Opens the target transaction of a strict-chunked transaction whose first chunk is {@code first} (see
+     * {@link StreamedBarrier}), on the stream's own session: the dedup check and the commit-order check run now.
+     * Throws {@link StreamedBarrier.TransientFailure} when the target cannot be reached.
+     */
+    public StreamedBarrier openStream(PartitionChunk first) {
+        try {
+            if (streamSession == null) {
+                streamSession = TargetSession.open(connections);
+            }
+            return new StreamedBarrier(this, streamSession, first, order.pending());
+        } catch (SQLException e) {
+            String state = SqlStates.of(e);
+            boolean transientFailure = streamSession == null || isTransient(streamSession, e);
+            rolledBack(streamSession);
+            if (transientFailure) {
+                throw new StreamedBarrier.TransientFailure("cannot open the target transaction of "
+                        + first.getSourceId() + ':' + first.getCommitLsn() + ':' + first.getTransactionId()
+                        + " (SQLSTATE " + state + "): " + e.getMessage(), e);
+            }
+            throw translate(e, null, first.getSourceId() + ':' + first.getCommitLsn() + ':' + first.getTransactionId());
+        } catch (RuntimeException e) {
+            rolledBack(streamSession);
+            throw e;
+        }
+    }
+
+    /** A streamed barrier committed: its commit order becomes known, its rows count. */
+    void committed(StreamedBarrier b, ChangeWriter writer, CommitOrder.Pending admitted, boolean duplicate) {
+        order.committed(admitted);
+        if (duplicate) {
+            metrics.targetCommits.incrementAndGet();
+            metrics.duplicatesSkipped.incrementAndGet();
+        } else {
+            publish(writer, 1, 0);
+            metrics.barriersApplied.incrementAndGet();
+        }
+    }
+
+    /** A streamed barrier rolled back (or failed to open): a broken session is discarded. */
+    void rolledBack(TargetSession s) {
+        if (s == null) {
+            return;
+        }
+        order.forget();
+        if (!s.rollbackQuietly()) {
+            s.close();
+            if (s == streamSession) {
+                streamSession = null;
+            }
+        } else {
+            s.forgetTables();
+        }
+    }
+
+    boolean isTransient(TargetSession s, Exception e) {
+        if (SqlStates.isTransient(e)) {
+            return true;
+        }
+        try {
+            return e instanceof SQLException && s != null && s.connection.isClosed();
+        } catch (SQLException closedCheck) {
+            return true;
+        }
     }
 
     /** Applies one transaction (in its own target transaction). */
@@ -427,14 +501,7 @@ public final class TransactionApplier implements AutoCloseable {
     }
 
     private boolean isTransient(Exception e) {
-        if (SqlStates.isTransient(e)) {
-            return true;
-        }
-        try {
-            return e instanceof SQLException && session != null && session.connection.isClosed();
-        } catch (SQLException closedCheck) {
-            return true;
-        }
+        return isTransient(session, e);
     }
 
     private void discardOrRollback(boolean discard) {
@@ -473,7 +540,7 @@ public final class TransactionApplier implements AutoCloseable {
                 "apply failed: " + e, e);
     }
 
-    private void pause(long millis) {
+    void pause(long millis) {
         try {
             sleeper.sleep(millis);
         } catch (InterruptedException ie) {
@@ -485,6 +552,11 @@ public final class TransactionApplier implements AutoCloseable {
 
     @Override
     public void close() {
+        if (streamSession != null) {
+            streamSession.rollbackQuietly();
+            streamSession.close();
+            streamSession = null;
+        }
         if (session != null) {
             session.rollbackQuietly();
             session.close();

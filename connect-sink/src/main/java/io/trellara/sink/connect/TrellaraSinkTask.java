@@ -170,6 +170,7 @@ public class TrellaraSinkTask extends SinkTask {
         if (rejected != null) {
             throw rejected;
         }
+        pipeline.takeRewinds().forEach((k, offset) -> context.offset(new TopicPartition(k.topic(), k.partition()), offset));
         flowControl();
     }
 

@@ -50,8 +50,20 @@ class BarrierFailClosedTest {
                 ((io.trellara.protocol.v1.ChangeRecord) event).getAfter().getColumns(0).getText()) % 3);
     }
 
-    /** Feeds T1 (applied), then {@code bad} and T3 in one batch; returns what stopped apply. */
+    /**
+     * Feeds T1 (applied), then {@code bad} and T3: in one batch (strict chunks verified whole in memory or
+     * staged), and again on a fresh target one record per batch (strict chunks applied as they arrive). Both
+     * stop naming the same rule with nothing of T2 or T3 applied; returns what stopped the batched apply.
+     */
     private Throwable failsClosed(List<Barriers.Published> bad, String rule) {
+        Throwable streamed = failsClosed(bad, rule, true);
+        reset();
+        Throwable batched = failsClosed(bad, rule, false);
+        assertThat(ruleOf(streamed)).as("rule when streamed").isEqualTo(ruleOf(batched));
+        return batched;
+    }
+
+    private Throwable failsClosed(List<Barriers.Published> bad, String rule, boolean oneByOne) {
         Barriers t1 = strict(opens(0x100, 1, 3, "100"));
         Barriers t3 = lanes(opens(0x300, 21, 26, "300"));
         Feed feed = new Feed();
@@ -59,14 +71,22 @@ class BarrierFailClosedTest {
         try (TransactionApplier a = new TransactionApplier(pg.connections(), RelationMapper.identity(),
                 ApplyOptions.builder("s1").build());
              ApplyPipeline p = new ApplyPipeline(a, null, 1000, 64 << 20, 0)) {
-            p.accept(feed.inputs(t1.all()));
+            if (oneByOne) {
+                Feed.oneByOne(p, feed.inputs(t1.all()));
+            } else {
+                p.accept(feed.inputs(t1.all()));
+            }
             assertThat(pg.count("trellara_sink.applied_transactions")).isEqualTo(1);
             thrown = catchThrowable(() -> {
-                p.accept(feed.inputs(concat(bad, t3.all())));
-                p.poll();
+                if (oneByOne) {
+                    Feed.oneByOne(p, feed.inputs(concat(bad, t3.all())));
+                } else {
+                    Feed.batched(p, feed.inputs(concat(bad, t3.all())));
+                }
             });
         }
-        assertThat(thrown).as("apply must stop").isNotNull();
+        assertThat(thrown).as("apply must stop (" + (oneByOne ? "one record per batch" : "one batch") + ")")
+                .isNotNull();
         assertThat(thrown.getMessage()).contains(rule);
         assertThat(pg.rows("SELECT id, balance FROM app.accounts ORDER BY id"))
                 .containsExactly(List.of("1", "100"), List.of("2", "100"), List.of("3", "100"));

@@ -31,6 +31,42 @@ final class Feed {
         return ApplyPipeline.Input.raw(tp, offset, kind, bytes, tp + "@" + offset + " key " + key);
     }
 
+    /**
+     * Delivers {@code inputs} one record per batch, as a consumer with small fetches would, and honours the
+     * pipeline's rewinds as Kafka does after {@code context.offset}: delivery goes on from the record asked for.
+     */
+    static void oneByOne(ApplyPipeline p, List<ApplyPipeline.Input> inputs) {
+        deliver(p, inputs, 1);
+    }
+
+    /** Delivers {@code inputs} in one batch, and what a rewind asks for again in the next. */
+    static void batched(ApplyPipeline p, List<ApplyPipeline.Input> inputs) {
+        deliver(p, inputs, Integer.MAX_VALUE);
+    }
+
+    private static void deliver(ApplyPipeline p, List<ApplyPipeline.Input> inputs, int batch) {
+        int i = 0;
+        for (int delivered = 0; i < inputs.size(); delivered++) {
+            if (delivered > 20 * inputs.size() + 100) {
+                throw new AssertionError("the pipeline keeps asking for the same records again");
+            }
+            int end = (int) Math.min(inputs.size(), (long) i + batch);
+            p.accept(inputs.subList(i, end));
+            Map<TopicPartitionKey, Long> rewinds = p.takeRewinds();
+            i = end;
+            for (Map.Entry<TopicPartitionKey, Long> r : rewinds.entrySet()) {
+                for (int j = 0; j < inputs.size(); j++) {
+                    ApplyPipeline.Input in = inputs.get(j);
+                    if (in.partition().equals(r.getKey()) && in.offset() == r.getValue()) {
+                        i = Math.min(i, j);
+                        break;
+                    }
+                }
+            }
+        }
+        p.poll();
+    }
+
     /** The next offset of {@code tp} (how many records were fed to it). */
     long next(TopicPartitionKey tp) {
         return offsets.getOrDefault(tp, 0L);

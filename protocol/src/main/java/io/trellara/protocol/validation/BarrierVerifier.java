@@ -60,17 +60,7 @@ public final class BarrierVerifier {
     public static ManifestPartition verifyChunk(TransactionManifest m, PartitionChunk c) {
         String key = m.getSourceId() + ':' + m.getSourceCommitLsn() + ':' + m.getTransactionId();
         String where = "chunk " + c.getPartitionId() + "/" + c.getChunkSequence();
-        if (!c.getTransactionId().equals(m.getTransactionId())) {
-            throw new ProtocolViolationException(TRANSACTION_ID_MISMATCH, "chunk.transaction_id", key,
-                    where + " names transaction '" + c.getTransactionId() + "'");
-        }
-        if (!c.getSourceId().equals(m.getSourceId()) || !c.getDatasetId().equals(m.getDatasetId())
-                || !c.getDatabaseId().equals(m.getDatabaseId()) || !c.getCommitLsn().equals(m.getSourceCommitLsn())
-                || c.getCommitTimestampMs() != m.getSourceCommitTimestampMs()
-                || c.getBoundaryMode() != m.getBoundaryMode()) {
-            throw new ProtocolViolationException(CHUNK_IDENTITY_MISMATCH, "chunk", key,
-                    where + " differs from its manifest in source, dataset, LSN, timestamp or boundary mode");
-        }
+        verifyIdentity(m, c);
         ManifestPartition entry = null;
         for (ManifestPartition p : m.getPartitionsList()) {
             if (p.getId() == c.getPartitionId() && p.getChunkSequence() == c.getChunkSequence()) {
@@ -99,6 +89,23 @@ public final class BarrierVerifier {
             inRange(entry, d.getTotalOrder(), key, where);
         }
         return entry;
+    }
+
+    /** The chunk names the manifest's transaction: transaction id, source, dataset, LSN, timestamp, mode. */
+    public static void verifyIdentity(TransactionManifest m, PartitionChunk c) {
+        String key = m.getSourceId() + ':' + m.getSourceCommitLsn() + ':' + m.getTransactionId();
+        String where = "chunk " + c.getPartitionId() + "/" + c.getChunkSequence();
+        if (!c.getTransactionId().equals(m.getTransactionId())) {
+            throw new ProtocolViolationException(TRANSACTION_ID_MISMATCH, "chunk.transaction_id", key,
+                    where + " names transaction '" + c.getTransactionId() + "'");
+        }
+        if (!c.getSourceId().equals(m.getSourceId()) || !c.getDatasetId().equals(m.getDatasetId())
+                || !c.getDatabaseId().equals(m.getDatabaseId()) || !c.getCommitLsn().equals(m.getSourceCommitLsn())
+                || c.getCommitTimestampMs() != m.getSourceCommitTimestampMs()
+                || c.getBoundaryMode() != m.getBoundaryMode()) {
+            throw new ProtocolViolationException(CHUNK_IDENTITY_MISMATCH, "chunk", key,
+                    where + " differs from its manifest in source, dataset, LSN, timestamp or boundary mode");
+        }
     }
 
     private static void inRange(ManifestPartition entry, long order, String key, String where) {

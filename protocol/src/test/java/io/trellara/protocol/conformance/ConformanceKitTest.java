@@ -49,6 +49,13 @@ class ConformanceKitTest {
                 () -> assertThat(VectorJudge.judge(v)).as(v.description()).isEqualTo(v.expectedRule())));
     }
 
+    /** A consumer that verifies chunk by chunk as they arrive reaches the same verdict on every vector. */
+    @TestFactory
+    Stream<DynamicTest> streamingVerificationReachesTheSameVerdict() {
+        return ConformanceVectors.all().stream().map(v -> DynamicTest.dynamicTest(v.name(),
+                () -> assertThat(VectorJudge.judgeStreaming(v)).as(v.description()).isEqualTo(v.expectedRule())));
+    }
+
     @Test
     void committedKitMatchesTheGenerator() throws IOException {
         if (Boolean.getBoolean("conformance.write")) {

@@ -7,6 +7,7 @@ import io.trellara.protocol.v1.TransactionManifest;
 import io.trellara.protocol.validation.BarrierVerifier;
 import io.trellara.protocol.validation.ProtocolRule;
 import io.trellara.protocol.validation.ProtocolViolationException;
+import io.trellara.protocol.validation.StreamingBarrierVerifier;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -33,6 +34,37 @@ final class VectorJudge {
             }
             if (manifest != null && marker != null) {
                 BarrierVerifier.verify(manifest, marker, chunks);
+            }
+            return null;
+        } catch (ProtocolViolationException e) {
+            return e.rule();
+        }
+    }
+
+    /**
+     * The same verdict reached as a streaming consumer does: each chunk passed as it is decoded (before the
+     * manifest is known), then the manifest, then the marker.
+     */
+    static ProtocolRule judgeStreaming(Vector v) {
+        try {
+            StreamingBarrierVerifier streaming = null;
+            TransactionManifest manifest = null;
+            for (Vector.Part p : v.messages()) {
+                var message = TrellaraCodec.decode(p.kind(), p.bytes());
+                if (message instanceof PartitionChunk c) {
+                    if (streaming == null) {
+                        streaming = new StreamingBarrierVerifier(c);
+                    }
+                    streaming.chunk(c);
+                } else if (message instanceof TransactionManifest m) {
+                    manifest = m;
+                } else if (message instanceof TransactionCommitMarker k && manifest != null) {
+                    BarrierVerifier.verifyMarker(manifest, k); // the marker binds the manifest before it is trusted
+                    if (streaming != null) {
+                        streaming.manifest(manifest);
+                        streaming.marker(k);
+                    }
+                }
             }
             return null;
         } catch (ProtocolViolationException e) {
