@@ -5,6 +5,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Locale;
 import java.util.Random;
 
 /** The demo shop: schema on both sides, and the transactions the source runs. */
@@ -64,6 +65,37 @@ final class DemoWorkload {
     }
 
     int transactions() {
+        return transactions;
+    }
+
+    /**
+     * The demo: seed, {@code orders} orders, a TOASTed description, one order of {@code rows} lines, an ADD COLUMN
+     * and orders using it; each step a line in the report. Returns how many source transactions committed.
+     */
+    int run(int orders, int rows, ConsoleReport report) throws SQLException {
+        report.step("workload:");
+        seed();
+        report.step("  seed: " + CUSTOMERS + " customers, " + PRODUCTS + " products (1 transaction)");
+        for (int i = 0; i < orders; i++) {
+            order(null, null);
+        }
+        report.step("  " + orders + " orders: each order + 1-5 lines + payment + stock decrements in ONE transaction");
+        largeDescription(1);
+        order(null, 1);
+        report.step(String.format(Locale.ROOT, "  TOAST: a %,d-byte product description (stored out of line), then an"
+                + " order that updates that product's stock and leaves the description untouched", descriptionBytes(1)));
+        long l0 = System.nanoTime();
+        largeOrder(rows);
+        report.step(String.format(Locale.ROOT, "  large transaction: one order with %,d lines, its payment and stock"
+                + " decrements (%.1f s on the source)", rows, ConsoleReport.millisSince(l0) / 1000.0));
+        addChannelColumn();
+        int after = Math.max(1, Math.min(20, orders));
+        for (int i = 0; i < after; i++) {
+            order(i % 2 == 0 ? "mobile" : "web", null);
+        }
+        report.step("  DDL: ALTER TABLE " + SCHEMA + ".orders ADD COLUMN channel ... (+ an UPDATE, one transaction),"
+                + " added on the target by structured schema evolution; then " + after + " orders using the new column");
+        report.step(String.format(Locale.ROOT, "  %,d source transactions committed", transactions));
         return transactions;
     }
 

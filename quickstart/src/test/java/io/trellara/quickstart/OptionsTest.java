@@ -50,9 +50,9 @@ class OptionsTest {
     void thePrintedConnectionUriNamesTheUserButNeverThePassword() {
         Db db = new Db("source", "jdbc:postgresql://db1:6543/shop?password=s3cret", "app", "s3cret");
         assertThat(db.psql()).isEqualTo("postgresql://app@db1:6543/shop").doesNotContain("s3cret");
-        assertThat(Quickstart.passwordHint(false, "--source-password")).contains("--source-password")
+        assertThat(ConsoleReport.passwordHint(false, "--source-password")).contains("--source-password")
                 .contains("PGPASSWORD");
-        assertThat(Quickstart.passwordHint(true, "--source-password")).contains("trust");
+        assertThat(ConsoleReport.passwordHint(true, "--source-password")).contains("trust");
     }
 
     @Test

@@ -1,7 +1,10 @@
 package io.trellara.identity.codec;
 
+import io.trellara.identity.DecodedField;
 import io.trellara.identity.RowIdentityException;
 import io.trellara.identity.TypeTag;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Arrays: u32 BE byte length, then NDIM u8, per dimension (lower bound as sign-flipped i32, length u32),
@@ -159,5 +162,59 @@ final class ArrayCodec implements FieldCodec {
         }
         lengths[d] = items;
         return elements;
+    }
+
+    /**
+     * Decoding: dimensions, elements (each framed with its own tag), rendered as PostgreSQL prints arrays,
+     * with the "[lo:hi]=" prefix only for non-default lower bounds.
+     */
+    static DecodedField decode(FieldRenderer r, int depth) {
+        IdentityReader in = r.in();
+        int ndim = in.u8();
+        int[] lower = new int[ndim];
+        int[] lengths = new int[ndim];
+        for (int d = 0; d < ndim; d++) {
+            lower[d] = in.i32();
+            lengths[d] = in.u32();
+        }
+        int count = r.count();
+        List<DecodedField> elements = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            elements.add(r.field(depth));
+        }
+        r.expectTupleEnd();
+        StringBuilder sb = new StringBuilder();
+        boolean defaultBounds = true;
+        for (int d = 0; d < ndim; d++) {
+            defaultBounds &= lower[d] == 1;
+        }
+        if (!defaultBounds) {
+            for (int d = 0; d < ndim; d++) {
+                sb.append('[').append(lower[d]).append(':').append(lower[d] + lengths[d] - 1L).append(']');
+            }
+            sb.append('=');
+        }
+        if (ndim == 0) {
+            sb.append("{}");
+        } else {
+            appendLevel(sb, elements, lengths, 0, new int[] {0});
+        }
+        return new DecodedField(TypeTag.ARRAY, false, sb.toString(), elements);
+    }
+
+    private static void appendLevel(StringBuilder sb, List<DecodedField> els, int[] lengths, int d, int[] next) {
+        sb.append('{');
+        for (int i = 0; i < lengths[d]; i++) {
+            if (i > 0) {
+                sb.append(',');
+            }
+            if (d == lengths.length - 1) {
+                DecodedField e = els.get(next[0]++);
+                sb.append(e.isNull() ? "NULL" : Structural.quote(e.value(), "{},\"\\ ", true));
+            } else {
+                appendLevel(sb, els, lengths, d + 1, next);
+            }
+        }
+        sb.append('}');
     }
 }

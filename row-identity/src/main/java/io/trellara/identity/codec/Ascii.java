@@ -108,4 +108,19 @@ public final class Ascii {
         }
         return -1;
     }
+
+    private static final char[] HEX = "0123456789abcdef".toCharArray();
+
+    /** Two lower-case hex digits of the byte value {@code v} (0-255). */
+    static StringBuilder appendHex(StringBuilder sb, int v) {
+        return sb.append(HEX[v >> 4]).append(HEX[v & 15]);
+    }
+
+    static String hex(byte[] bytes) {
+        StringBuilder sb = new StringBuilder(bytes.length * 2);
+        for (byte x : bytes) {
+            appendHex(sb, x & 0xFF);
+        }
+        return sb.toString();
+    }
 }

@@ -1,5 +1,6 @@
 package io.trellara.identity.codec;
 
+import io.trellara.identity.RowIdentityException;
 import io.trellara.identity.TypeTag;
 
 /**
@@ -61,5 +62,19 @@ final class BitCodec implements FieldCodec {
         out.putU32((int) bits);
         out.putEscaped(v, off + 4, end - off - 4);
         out.putEnd();
+    }
+
+    /** Decoding: the bit length, then that many bits from the packed bytes as 0/1 text. */
+    static String render(IdentityReader in) {
+        long count = in.un(4);
+        byte[] packed = in.unescaped();
+        if (packed.length != (count + 7) / 8) {
+            throw new RowIdentityException("bit length " + count + " does not match " + packed.length + " bytes");
+        }
+        StringBuilder sb = new StringBuilder((int) count);
+        for (int i = 0; i < count; i++) {
+            sb.append((packed[i >> 3] >> (7 - (i & 7)) & 1) == 1 ? '1' : '0');
+        }
+        return sb.toString();
     }
 }

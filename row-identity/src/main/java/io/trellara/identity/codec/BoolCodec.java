@@ -1,5 +1,6 @@
 package io.trellara.identity.codec;
 
+import io.trellara.identity.RowIdentityException;
 import io.trellara.identity.TypeTag;
 
 /** bool: one byte, false (00) before true (01). */
@@ -35,5 +36,14 @@ final class BoolCodec implements FieldCodec {
             throw Ascii.invalid("bool binary", v, off, end);
         }
         out.put(v[off]);
+    }
+
+    /** Decoding: 00 false, 01 true; any other byte is malformed. */
+    static String render(IdentityReader in) {
+        int v = in.u8();
+        if (v > 1) {
+            throw new RowIdentityException("invalid bool byte " + v);
+        }
+        return v == 1 ? "true" : "false";
     }
 }

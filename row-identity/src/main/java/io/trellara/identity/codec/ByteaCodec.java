@@ -38,4 +38,9 @@ final class ByteaCodec implements FieldCodec {
         out.putEscaped(v, off, end - off);
         out.putEnd();
     }
+
+    /** Decoding: the unescaped bytes in hex output format. */
+    static String render(IdentityReader in) {
+        return "\\x" + Ascii.hex(in.unescaped());
+    }
 }

@@ -1,7 +1,9 @@
 package io.trellara.identity.codec;
 
+import io.trellara.identity.DecodedField;
 import io.trellara.identity.RowIdentityException;
 import io.trellara.identity.TypeTag;
+import java.util.List;
 
 /**
  * Composites: u32 BE byte length, then the nested tuple: field count u32, the fields (tag, state,
@@ -46,5 +48,19 @@ final class CompositeCodec implements FieldCodec {
         }
         out.put(Structural.TUPLE_END);
         out.closeLength(slot);
+    }
+
+    /** Decoding: the nested tuple, rendered as a row literal (a NULL field is an empty position). */
+    static DecodedField decode(FieldRenderer r, int depth) {
+        List<DecodedField> fields = r.tuple(depth);
+        StringBuilder sb = new StringBuilder("(");
+        for (int i = 0; i < fields.size(); i++) {
+            DecodedField f = fields.get(i);
+            sb.append(i == 0 ? "" : ",");
+            if (!f.isNull()) {
+                sb.append(f.value().isEmpty() ? "\"\"" : Structural.quote(f.value(), "(),\"\\ ", false));
+            }
+        }
+        return new DecodedField(TypeTag.COMPOSITE, false, sb.append(')').toString(), fields);
     }
 }

@@ -236,4 +236,112 @@ public final class DateTimeCodec implements FieldCodec {
         out.put(v[off] ^ 0x80);
         out.putBytes(v, off + 1, width - 1);
     }
+
+    /** Decoding: ISO text the encoder parses back; timestamptz in UTC ({@code +00}). */
+    static String render(TypeTag tag, IdentityReader in) {
+        return switch (tag) {
+            case DATE -> renderDate(in.i32());
+            case TIME -> renderTime(in.u64());
+            case TIMESTAMP, TIMESTAMPTZ -> renderTimestamp(in.i64(), tag == TypeTag.TIMESTAMPTZ);
+            default -> renderTimetz(in);
+        };
+    }
+
+    static String renderDate(int days) {
+        if (days == Integer.MAX_VALUE) {
+            return "infinity";
+        }
+        if (days == Integer.MIN_VALUE) {
+            return "-infinity";
+        }
+        StringBuilder sb = new StringBuilder();
+        if (appendDate(sb, days)) {
+            sb.append(" BC");
+        }
+        return sb.toString();
+    }
+
+    /** YYYY-MM-DD of a day count since 2000-01-01; true if the year is BC (the caller appends " BC"). */
+    private static boolean appendDate(StringBuilder sb, long pgDays) {
+        long[] ymd = civilFromDays(pgDays + PG_EPOCH_UNIX_DAYS);
+        long year = ymd[0];
+        boolean bc = year <= 0;
+        pad(sb, bc ? 1 - year : year, 4).append('-');
+        pad(sb, ymd[1], 2).append('-');
+        pad(sb, ymd[2], 2);
+        return bc;
+    }
+
+    private static StringBuilder pad(StringBuilder sb, long v, int width) {
+        String s = Long.toString(v);
+        for (int i = s.length(); i < width; i++) {
+            sb.append('0');
+        }
+        return sb.append(s);
+    }
+
+    /** HH:MM:SS with the fraction's trailing zeros dropped; shared with interval. */
+    static void appendTime(StringBuilder sb, long micros) {
+        long secs = micros / 1_000_000;
+        long frac = micros % 1_000_000;
+        pad(sb, secs / 3600, 2).append(':');
+        pad(sb, secs / 60 % 60, 2).append(':');
+        pad(sb, secs % 60, 2);
+        if (frac != 0) {
+            String f = Long.toString(1_000_000 + frac).substring(1);
+            int n = f.length();
+            while (f.charAt(n - 1) == '0') {
+                n--;
+            }
+            sb.append('.').append(f, 0, n);
+        }
+    }
+
+    private static String renderTime(long micros) {
+        StringBuilder sb = new StringBuilder();
+        appendTime(sb, micros);
+        return sb.toString();
+    }
+
+    private static String renderTimestamp(long micros, boolean tz) {
+        if (micros == Long.MAX_VALUE) {
+            return "infinity";
+        }
+        if (micros == Long.MIN_VALUE) {
+            return "-infinity";
+        }
+        StringBuilder sb = new StringBuilder();
+        long days = Math.floorDiv(micros, USECS_PER_DAY);
+        boolean bc = appendDate(sb, days);
+        sb.append(' ');
+        appendTime(sb, Math.floorMod(micros, USECS_PER_DAY));
+        if (tz) {
+            sb.append("+00");
+        }
+        if (bc) {
+            sb.append(" BC");
+        }
+        return sb.toString();
+    }
+
+    /** The local time (GMT-equivalent minus the zone) and the zone as +HH[:MM[:SS]] east of UTC. */
+    private static String renderTimetz(IdentityReader in) {
+        long gmt = in.i64();
+        int west = in.i32();
+        StringBuilder sb = new StringBuilder();
+        appendTime(sb, gmt - west * 1_000_000L);
+        int east = -west;
+        sb.append(east < 0 ? '-' : '+');
+        int a = Math.abs(east);
+        pad(sb, a / 3600, 2);
+        if (a % 3600 != 0) {
+            sb.append(':');
+            pad(sb, a / 60 % 60, 2);
+            if (a % 60 != 0) {
+                sb.append(':');
+                pad(sb, a % 60, 2);
+            }
+        }
+        return sb.toString();
+    }
 }

@@ -5,7 +5,9 @@ import io.trellara.identity.TypeTag;
 
 /**
  * Writes the payload of one field (after its type tag and VALUE state byte). Resolved once per column;
- * stateless, so one instance may serve every relation.
+ * stateless, so one instance may serve every relation. Reading a payload back needs no instance (the bytes
+ * carry the tag and structural values frame their own elements): each implementing class has a static
+ * {@code render} or {@code decode}, which {@link FieldRenderer} calls by tag.
  */
 public interface FieldCodec {
     TypeTag tag();

@@ -139,4 +139,14 @@ final class FloatCodec implements FieldCodec {
             writeFloat8(bits, out);
         }
     }
+
+    /** Decoding: the sortable transform undone; Java's shortest repr parses back to the same bits. */
+    static String render(TypeTag tag, IdentityReader in) {
+        if (tag == TypeTag.FLOAT4) {
+            int t = in.u32();
+            return Float.toString(Float.intBitsToFloat(t < 0 ? t ^ 0x80000000 : ~t));
+        }
+        long t = in.u64();
+        return Double.toString(Double.longBitsToDouble(t < 0 ? t ^ Long.MIN_VALUE : ~t));
+    }
 }

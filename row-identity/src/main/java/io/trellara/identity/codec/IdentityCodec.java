@@ -1,5 +1,8 @@
 package io.trellara.identity.codec;
 
+import io.trellara.identity.DecodedField;
+import io.trellara.identity.DecodedIdentity;
+import io.trellara.identity.RowIdentityDecoder;
 import io.trellara.identity.RowIdentityException;
 import io.trellara.identity.RowIdentityVersion;
 import io.trellara.identity.TypeTag;
@@ -58,5 +61,12 @@ final class IdentityCodec implements FieldCodec {
         checkShape(n, n > 0 ? v[off] & 0xFF : -1, n > 0 ? v[end - 1] & 0xFF : -1);
         out.putU32(n);
         out.putBytes(v, off, n);
+    }
+
+    /** Decoding: the child bytes as bytea hex, with the child identity's own fields decoded as children. */
+    static DecodedField decode(IdentityReader in) {
+        byte[] child = in.rest();
+        DecodedIdentity decoded = RowIdentityDecoder.decode(child);
+        return new DecodedField(TypeTag.IDENTITY, false, "\\x" + Ascii.hex(child), decoded.fields());
     }
 }

@@ -57,4 +57,14 @@ final class IntegerCodec implements FieldCodec {
         out.put((tag == TypeTag.OID ? v[off] : v[off] ^ 0x80));
         out.putBytes(v, off + 1, width - 1);
     }
+
+    /** Decoding: the sign bit flipped back (oid is unsigned). */
+    static String render(TypeTag tag, IdentityReader in) {
+        return switch (tag) {
+            case INT2 -> Integer.toString((short) (in.un(2) ^ 0x8000));
+            case INT4 -> Integer.toString(in.i32());
+            case INT8 -> Long.toString(in.i64());
+            default -> Long.toString(in.un(4));
+        };
+    }
 }

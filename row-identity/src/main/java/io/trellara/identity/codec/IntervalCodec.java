@@ -1,6 +1,7 @@
 package io.trellara.identity.codec;
 
 import io.trellara.identity.TypeTag;
+import java.math.BigInteger;
 
 /**
  * interval: PostgreSQL's 128-bit interval_cmp_value (time + (months * 30 + days) * USECS_PER_DAY) with the
@@ -145,5 +146,47 @@ public final class IntervalCodec implements FieldCodec {
 
     private static int readInt(byte[] v, int p) {
         return (v[p] & 0xFF) << 24 | (v[p + 1] & 0xFF) << 16 | (v[p + 2] & 0xFF) << 8 | (v[p + 3] & 0xFF);
+    }
+
+    private static final BigInteger DAY_MICROS = BigInteger.valueOf(DateTimeCodec.USECS_PER_DAY);
+    private static final BigInteger INTERVAL_INFINITY = BigInteger.valueOf(Integer.MAX_VALUE * 31L)
+            .multiply(DAY_MICROS).add(BigInteger.valueOf(Long.MAX_VALUE));
+    private static final BigInteger INTERVAL_NEG_INFINITY = BigInteger.valueOf(Integer.MIN_VALUE * 31L)
+            .multiply(DAY_MICROS).add(BigInteger.valueOf(Long.MIN_VALUE));
+
+    /**
+     * Decoding: the comparison value as "[-]M mons [-]D days [-]HH:MM:SS.ffffff": months take whole 30-day
+     * units, so the rendering parses back to the same value (the original months/days split is not recoverable).
+     */
+    static String render(IdentityReader in) {
+        long hi = in.i64();
+        long lo = in.u64();
+        BigInteger span = BigInteger.valueOf(hi).shiftLeft(64).add(new BigInteger(Long.toUnsignedString(lo)));
+        if (span.equals(INTERVAL_INFINITY)) {
+            return "infinity";
+        }
+        if (span.equals(INTERVAL_NEG_INFINITY)) {
+            return "-infinity";
+        }
+        BigInteger[] dr = span.abs().divideAndRemainder(DAY_MICROS);
+        long totalDays = dr[0].longValueExact();
+        long months = Math.min(totalDays / 30, Integer.MAX_VALUE);
+        long days = totalDays - months * 30;
+        long micros = dr[1].longValueExact();
+        if (days > Integer.MAX_VALUE) {
+            micros = Math.addExact(Math.multiplyExact(days - Integer.MAX_VALUE, DateTimeCodec.USECS_PER_DAY), micros);
+            days = Integer.MAX_VALUE;
+        }
+        String sign = span.signum() < 0 ? "-" : "";
+        StringBuilder sb = new StringBuilder();
+        if (months != 0) {
+            sb.append(sign).append(months).append(" mons ");
+        }
+        if (days != 0) {
+            sb.append(sign).append(days).append(" days ");
+        }
+        sb.append(sign);
+        DateTimeCodec.appendTime(sb, micros);
+        return sb.toString();
     }
 }

@@ -3,6 +3,7 @@ package io.trellara.identity.codec;
 import io.trellara.identity.RowIdentityException;
 import io.trellara.identity.TypeTag;
 import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -317,5 +318,70 @@ public final class JsonbCodec implements FieldCodec {
             }
             return new Num(v, s, pos);
         }
+    }
+
+    /** Decoding: the node tree as jsonb prints it ({@code ", "} and {@code ": "} separators, keys in order). */
+    static String render(IdentityReader in, int depth) {
+        StringBuilder sb = new StringBuilder();
+        renderNode(in, sb, depth);
+        return sb.toString();
+    }
+
+    private static void renderNode(IdentityReader in, StringBuilder sb, int depth) {
+        int kind = in.u8();
+        switch (kind) {
+            case NULL -> sb.append("null");
+            case FALSE -> sb.append("false");
+            case TRUE -> sb.append("true");
+            case NUMBER -> sb.append(NumericCodec.render(in));
+            case STRING -> renderString(sb, in.unescaped());
+            case ARRAY -> {
+                int inner = Structural.enter(depth, "jsonb");
+                sb.append('[');
+                for (int i = 0; in.peek() != CONTAINER_END; i++) {
+                    sb.append(i == 0 ? "" : ", ");
+                    renderNode(in, sb, inner);
+                }
+                in.u8();
+                sb.append(']');
+            }
+            case OBJECT -> {
+                int inner = Structural.enter(depth, "jsonb");
+                sb.append('{');
+                for (int i = 0; objectMember(in); i++) {
+                    sb.append(i == 0 ? "" : ", ");
+                    renderString(sb, in.unescaped());
+                    sb.append(": ");
+                    renderNode(in, sb, inner);
+                }
+                sb.append('}');
+            }
+            default -> throw new RowIdentityException("invalid jsonb node kind " + kind);
+        }
+    }
+
+    /** True at a member marker, false at the object's end; anything else is malformed. */
+    private static boolean objectMember(IdentityReader in) {
+        int marker = in.u8();
+        if (marker != MEMBER && marker != CONTAINER_END) {
+            throw new RowIdentityException("invalid jsonb object marker " + marker);
+        }
+        return marker == MEMBER;
+    }
+
+    private static void renderString(StringBuilder sb, byte[] utf8) {
+        String s = new String(utf8, StandardCharsets.UTF_8);
+        sb.append('"');
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == '"' || c == '\\') {
+                sb.append('\\').append(c);
+            } else if (c < 0x20) {
+                Ascii.appendHex(sb.append("\\u00"), c);
+            } else {
+                sb.append(c);
+            }
+        }
+        sb.append('"');
     }
 }

@@ -1,6 +1,9 @@
 package io.trellara.identity.codec;
 
+import io.trellara.identity.DecodedField;
 import io.trellara.identity.TypeTag;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Multiranges: u32 BE byte length, range count u32, the ranges as framed range fields in the order
@@ -73,5 +76,19 @@ final class MultirangeCodec implements FieldCodec {
             }
         }
         throw c.invalid();
+    }
+
+    /** Decoding: the range count, then the ranges, rendered as "{range,range}". */
+    static DecodedField decode(FieldRenderer r, int depth) {
+        int count = r.count();
+        List<DecodedField> ranges = new ArrayList<>(count);
+        StringBuilder sb = new StringBuilder("{");
+        for (int i = 0; i < count; i++) {
+            DecodedField range = r.field(depth);
+            ranges.add(range);
+            sb.append(i == 0 ? "" : ",").append(range.value());
+        }
+        r.expectTupleEnd();
+        return new DecodedField(TypeTag.MULTIRANGE, false, sb.append('}').toString(), ranges);
     }
 }

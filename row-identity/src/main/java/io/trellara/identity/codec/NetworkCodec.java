@@ -1,5 +1,6 @@
 package io.trellara.identity.codec;
 
+import io.trellara.identity.RowIdentityException;
 import io.trellara.identity.TypeTag;
 
 /**
@@ -186,5 +187,46 @@ final class NetworkCodec implements FieldCodec {
         out.put(family);
         out.put(bits);
         out.putBytes(addr, 0, n);
+    }
+
+    /** Decoding: inet/cidr as dotted quad or eight hex groups (no :: compression), the prefix when not a full host; macs as xx:xx. */
+    static String render(TypeTag tag, IdentityReader in) {
+        return switch (tag) {
+            case MACADDR -> renderMac(in, 6);
+            case MACADDR8 -> renderMac(in, 8);
+            default -> renderInet(tag, in);
+        };
+    }
+
+    private static String renderInet(TypeTag tag, IdentityReader in) {
+        int family = in.u8();
+        int bits = in.u8();
+        int n = family == AF_INET ? 4 : family == AF_INET6 ? 16 : -1;
+        if (n < 0 || bits > n * 8) {
+            throw new RowIdentityException("invalid inet family/prefix " + family + "/" + bits);
+        }
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < n; i += n == 4 ? 1 : 2) {
+            if (n == 4) {
+                sb.append(i == 0 ? "" : ".").append(in.u8());
+            } else {
+                sb.append(i == 0 ? "" : ":").append(Integer.toHexString(in.u8() << 8 | in.u8()));
+            }
+        }
+        if (tag == TypeTag.CIDR || bits != n * 8) {
+            sb.append('/').append(bits);
+        }
+        return sb.toString();
+    }
+
+    private static String renderMac(IdentityReader in, int n) {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < n; i++) {
+            if (i > 0) {
+                sb.append(':');
+            }
+            Ascii.appendHex(sb, in.u8());
+        }
+        return sb.toString();
     }
 }

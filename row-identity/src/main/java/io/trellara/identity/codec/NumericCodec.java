@@ -1,6 +1,8 @@
 package io.trellara.identity.codec;
 
+import io.trellara.identity.RowIdentityException;
 import io.trellara.identity.TypeTag;
+import java.nio.charset.StandardCharsets;
 
 /**
  * numeric: class byte (00 -Inf, 01 negative, 02 zero, 03 positive, 04 +Inf, 05 NaN); finite non-zero
@@ -105,5 +107,58 @@ public final class NumericCodec implements FieldCodec {
         if (negative) {
             out.complementFrom(mark);
         }
+    }
+
+    /**
+     * Decoding, shared with jsonb numbers: the class byte, then for finite non-zero values the exponent and
+     * digits up to 00 00 (FF FF while still complemented), rendered as a plain decimal (scientific beyond
+     * exponent +-1000).
+     */
+    static String render(IdentityReader in) {
+        int cls = in.u8();
+        switch (cls) {
+            case NEG_INFINITY:
+                return "-Infinity";
+            case ZERO:
+                return "0";
+            case POS_INFINITY:
+                return "Infinity";
+            case NAN:
+                return "NaN";
+            case POSITIVE:
+            case NEGATIVE:
+                break;
+            default:
+                throw new RowIdentityException("invalid numeric class " + cls);
+        }
+        boolean negative = cls == NEGATIVE;
+        byte[] raw = in.upToPair(4, negative ? 0xFF : 0x00);
+        if (negative) {
+            for (int i = 0; i < raw.length; i++) {
+                raw[i] = (byte) ~raw[i];
+            }
+        }
+        int e = ((raw[0] & 0xFF) << 24 | (raw[1] & 0xFF) << 16 | (raw[2] & 0xFF) << 8 | (raw[3] & 0xFF)) ^ 0x80000000;
+        String digits = new String(raw, 4, raw.length - 4, StandardCharsets.US_ASCII);
+        if (digits.isEmpty() || !digits.chars().allMatch(ch -> ch >= '0' && ch <= '9')) {
+            throw new RowIdentityException("invalid numeric digits");
+        }
+        return (negative ? "-" : "") + plainDecimal(digits, e);
+    }
+
+    private static String plainDecimal(String digits, int e) {
+        if (e > 1000 || e < -1000) {
+            return digits.charAt(0) + (digits.length() > 1 ? "." + digits.substring(1) : "") + "e" + e;
+        }
+        StringBuilder sb = new StringBuilder();
+        if (e < 0) {
+            sb.append("0.");
+            sb.append("0".repeat(-e - 1)).append(digits);
+        } else if (digits.length() > e + 1) {
+            sb.append(digits, 0, e + 1).append('.').append(digits, e + 1, digits.length());
+        } else {
+            sb.append(digits).append("0".repeat(e + 1 - digits.length()));
+        }
+        return sb.toString();
     }
 }

@@ -1,8 +1,11 @@
 package io.trellara.identity.codec;
 
+import io.trellara.identity.DecodedField;
 import io.trellara.identity.RowIdentityException;
 import io.trellara.identity.TypeTag;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * Ranges: u32 BE byte length, then PostgreSQL's range flags (EMPTY 01, LB_INC 02, UB_INC 04, LB_INF 08,
@@ -141,5 +144,30 @@ final class RangeCodec implements FieldCodec {
             }
         }
         return true;
+    }
+
+    /** Decoding: the flags, then the finite bounds; "empty" for the empty range. */
+    static DecodedField decode(FieldRenderer r, int depth) {
+        int flags = r.in().u8();
+        List<DecodedField> bounds = new ArrayList<>(2);
+        if ((flags & EMPTY) != 0) {
+            r.expectTupleEnd();
+            return new DecodedField(TypeTag.RANGE, false, "empty", bounds);
+        }
+        String lower = "";
+        String upper = "";
+        if ((flags & LB_INF) == 0) {
+            DecodedField f = r.field(depth);
+            bounds.add(f);
+            lower = Structural.quote(f.value(), "()[],\"\\ ", false);
+        }
+        if ((flags & UB_INF) == 0) {
+            DecodedField f = r.field(depth);
+            bounds.add(f);
+            upper = Structural.quote(f.value(), "()[],\"\\ ", false);
+        }
+        r.expectTupleEnd();
+        String text = ((flags & LB_INC) != 0 ? "[" : "(") + lower + "," + upper + ((flags & UB_INC) != 0 ? "]" : ")");
+        return new DecodedField(TypeTag.RANGE, false, text, bounds);
     }
 }

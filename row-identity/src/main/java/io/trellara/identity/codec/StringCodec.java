@@ -1,6 +1,7 @@
 package io.trellara.identity.codec;
 
 import io.trellara.identity.TypeTag;
+import java.nio.charset.StandardCharsets;
 
 /**
  * text, varchar, enum labels: the database-encoding (UTF-8) bytes, escaped and ended by 00 00.
@@ -43,5 +44,10 @@ final class StringCodec implements FieldCodec {
     @Override
     public void encodeBinary(byte[] v, int off, int end, IdentityBuffer out) {
         encodeText(v, off, end, out, 0);
+    }
+
+    /** Decoding: the unescaped UTF-8 bytes (bpchar without the trailing spaces the encoding dropped). */
+    static String render(IdentityReader in) {
+        return new String(in.unescaped(), StandardCharsets.UTF_8);
     }
 }

@@ -137,4 +137,28 @@ public final class Structural {
             return s == 0 && e == b.length ? b : java.util.Arrays.copyOfRange(b, s, e);
         }
     }
+
+    /**
+     * The inverse of {@link Cursor#element}: {@code v} as a literal element, double-quoted (with {@code "}
+     * and {@code \} backslashed) when empty, when it holds a {@code specials} character or whitespace, or,
+     * for array elements, when it reads as the NULL word.
+     */
+    static String quote(String v, String specials, boolean quoteNullWord) {
+        boolean needs = v.isEmpty() || (quoteNullWord && v.equalsIgnoreCase("null"));
+        for (int i = 0; i < v.length() && !needs; i++) {
+            needs = specials.indexOf(v.charAt(i)) >= 0 || Character.isWhitespace(v.charAt(i));
+        }
+        if (!needs) {
+            return v;
+        }
+        StringBuilder sb = new StringBuilder("\"");
+        for (int i = 0; i < v.length(); i++) {
+            char c = v.charAt(i);
+            if (c == '"' || c == '\\') {
+                sb.append('\\');
+            }
+            sb.append(c);
+        }
+        return sb.append('"').toString();
+    }
 }

@@ -47,4 +47,16 @@ final class UuidCodec implements FieldCodec {
         }
         out.putBytes(v, off, 16);
     }
+
+    /** Decoding: the 16 bytes in the canonical 8-4-4-4-12 form. */
+    static String render(IdentityReader in) {
+        StringBuilder sb = new StringBuilder(36);
+        for (int i = 0; i < 16; i++) {
+            if (i == 4 || i == 6 || i == 8 || i == 10) {
+                sb.append('-');
+            }
+            Ascii.appendHex(sb, in.u8());
+        }
+        return sb.toString();
+    }
 }
