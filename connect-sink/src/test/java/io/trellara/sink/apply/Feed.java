@@ -36,15 +36,22 @@ final class Feed {
      * pipeline's rewinds as Kafka does after {@code context.offset}: delivery goes on from the record asked for.
      */
     static void oneByOne(ApplyPipeline p, List<ApplyPipeline.Input> inputs) {
-        deliver(p, inputs, 1);
+        deliver(p, inputs, 1, i -> { });
+    }
+
+    /** One record per batch; {@code afterDelivery} hears how many were delivered so far (a fault's moment). */
+    static void oneByOne(ApplyPipeline p, List<ApplyPipeline.Input> inputs,
+                         java.util.function.IntConsumer afterDelivery) {
+        deliver(p, inputs, 1, afterDelivery);
     }
 
     /** Delivers {@code inputs} in one batch, and what a rewind asks for again in the next. */
     static void batched(ApplyPipeline p, List<ApplyPipeline.Input> inputs) {
-        deliver(p, inputs, Integer.MAX_VALUE);
+        deliver(p, inputs, Integer.MAX_VALUE, i -> { });
     }
 
-    private static void deliver(ApplyPipeline p, List<ApplyPipeline.Input> inputs, int batch) {
+    private static void deliver(ApplyPipeline p, List<ApplyPipeline.Input> inputs, int batch,
+                                java.util.function.IntConsumer afterDelivery) {
         int i = 0;
         for (int delivered = 0; i < inputs.size(); delivered++) {
             if (delivered > 20 * inputs.size() + 100) {
@@ -52,6 +59,7 @@ final class Feed {
             }
             int end = (int) Math.min(inputs.size(), (long) i + batch);
             p.accept(inputs.subList(i, end));
+            afterDelivery.accept(delivered + 1);
             Map<TopicPartitionKey, Long> rewinds = p.takeRewinds();
             i = end;
             for (Map.Entry<TopicPartitionKey, Long> r : rewinds.entrySet()) {
