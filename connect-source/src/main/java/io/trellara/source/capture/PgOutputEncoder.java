@@ -21,8 +21,9 @@ import java.util.Arrays;
 
 /**
  * Writes parsed messages back into pgoutput wire bytes (the exact layout {@code PgOutputParser} reads, the
- * stream xid included when {@link Streamable#streamXid()} is not 0). The assembler uses it to spill when
- * the caller handed it a parsed message without its raw bytes; tests use it to build synthetic streams.
+ * stream xid included when {@link Streamable#streamXid()} is not 0). The assembler uses it only to spill a
+ * Truncate or DDL message it was handed without its raw bytes (a parsed Insert, Update or Delete keeps its
+ * wire bytes in its tuples); tests use it to build synthetic streams.
  * One instance reuses one growing buffer: {@link #encode} returns a view valid until the next call.
  */
 final class PgOutputEncoder {

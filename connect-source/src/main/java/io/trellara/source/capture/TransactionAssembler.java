@@ -51,7 +51,8 @@ import org.slf4j.LoggerFactory;
  * that would exceed it, the in-flight transaction holding the most memory is moved to its spill file
  * (repeatedly, until the change fits; the receiving transaction itself is spilled when nothing else
  * holds memory). A spilled transaction writes its buffered changes and every later change, as the raw
- * pgoutput message bytes, to a local-log spill file of its own ({@code trellara-spill-<xid>-<unique>.tlog} in the
+ * pgoutput message bytes (a buffered change keeps them: see {@link BufferedChange}; nothing is encoded back
+ * into pgoutput), to a local-log spill file of its own ({@code trellara-spill-<xid>-<unique>.tlog} in the
  * spill directory, {@code FsyncPolicy.NEVER}); at commit they are re-parsed. The file is deleted once the
  * transaction's handler returns, or when the transaction aborts, or on {@link #close()}. Spill files do not
  * survive a restart and need not: capture resumes from the slot, which re-sends uncommitted work.
@@ -100,8 +101,9 @@ public final class TransactionAssembler implements AutoCloseable {
   }
 
   /**
-   * Accepts one parsed message. When its transaction has to spill, the message is re-encoded into its
-   * pgoutput bytes; prefer {@link #accept(PgOutputMessage, ByteBuffer, long)} when the raw bytes are at hand.
+   * Accepts one parsed message. When its transaction has to spill, an Insert, Update or Delete is spilled
+   * from the wire bytes its tuples keep, a Truncate or DDL message is encoded back into pgoutput bytes; prefer
+   * {@link #accept(PgOutputMessage, ByteBuffer, long)} when the raw bytes are at hand.
    *
    * @param walStart the WAL position the stream reported for the message (XLogData dataStart), 0 if unknown
    */
@@ -352,9 +354,14 @@ public final class TransactionAssembler implements AutoCloseable {
       }
     }
     if (tx.spilling()) {
-      writeSpill(tx, m, raw, walStart, rels);
+      writeSpill(tx, m, raw != null ? raw : keptWire(m), walStart, rels);
     } else {
-      tx.memory.add(new BufferedChange(m, walStart, rels, size));
+      byte[] wire = null;
+      if (raw != null && keptWire(m) == null) { // a Truncate or DDL message: small and rare
+        wire = new byte[raw.remaining()];
+        raw.duplicate().get(wire);
+      }
+      tx.memory.add(new BufferedChange(m, walStart, rels, size, wire));
       tx.memoryBytes += size;
       memoryBytes += size;
       if (memoryBytes > peakMemoryBytes) {
@@ -387,8 +394,26 @@ public final class TransactionAssembler implements AutoCloseable {
     tx.memory.clear();
     tx.memoryBytes = 0;
     for (BufferedChange b : buffered) {
-      writeSpill(tx, b.message(), null, b.walStart(), b.relations());
+      writeSpill(tx, b.message(), b.wireBytes(), b.walStart(), b.relations());
     }
+  }
+
+  /**
+   * The wire bytes a parsed Insert, Update or Delete keeps (its tuples hold the whole message it was parsed
+   * from, see {@link TupleData#message()}), so spilling it never encodes it back; null for other messages.
+   */
+  static ByteBuffer keptWire(Streamable m) {
+    TupleData t = m instanceof Insert i ? i.newTuple() : m instanceof Update u ? u.newTuple()
+        : m instanceof Delete d ? d.oldTuple() : null;
+    if (t == null) {
+      return null;
+    }
+    ByteBuffer wire = t.message();
+    if (wire.get(0) != m.type()) {
+      throw new IllegalStateException("a '" + (char) m.type() + "' change holds the tuple of a '"
+          + (char) wire.get(0) + "' message");
+    }
+    return wire;
   }
 
   /**

@@ -16,13 +16,18 @@ final class MessageReader {
   private final int end;
   private int pos;
   private final byte type;
+  /** True when {@code data} is this reader's own copy of exactly the message (the buffer had no array). */
+  private final boolean ownsData;
+  /** The message's bytes as its tuples keep them: copied once, whatever the number of tuples. */
+  private byte[] kept;
 
-  private MessageReader(byte[] data, int start, int end) {
+  private MessageReader(byte[] data, int start, int end, boolean ownsData) {
     this.data = data;
     this.start = start;
     this.end = end;
     this.pos = start;
     this.type = end > start ? data[start] : 0;
+    this.ownsData = ownsData;
   }
 
   /** Reads {@code [position, limit)} of the buffer; copies only when the buffer has no accessible array. */
@@ -31,11 +36,11 @@ final class MessageReader {
     MessageReader reader;
     if (message.hasArray()) {
       int from = message.arrayOffset() + message.position();
-      reader = new MessageReader(message.array(), from, from + length);
+      reader = new MessageReader(message.array(), from, from + length, false);
     } else {
       byte[] copy = new byte[length];
       message.duplicate().get(copy);
-      reader = new MessageReader(copy, 0, length);
+      reader = new MessageReader(copy, 0, length, true);
     }
     if (length == 0) {
       throw reader.violation("empty message", "type");
@@ -149,13 +154,13 @@ final class MessageReader {
 
   // TupleData: Int16 number of columns | per column: Byte1 kind
   //            'n' (null) | 'u' (unchanged TOAST, no value) | 't' or 'b': Int32 length | Byte[length] value
-  // One pass validates and records offsets; one array copy then holds all values of the tuple.
+  // One pass validates and records offsets (from the message start); the tuple then shares the one copy of
+  // the whole message (see TupleData#message), which holds its values.
   TupleData tupleData(String field) {
     int count = uint16(field + ".column_count");
     requireRemaining(count, field + ".columns");
     byte[] kinds = new byte[count];
     int[] bounds = new int[2 * count];
-    int regionStart = pos;
     for (int i = 0; i < count; i++) {
       byte kind = int8(field + ".kind");
       kinds[i] = kind;
@@ -167,7 +172,7 @@ final class MessageReader {
             throw violationBefore(4, "negative value length " + length, field + ".length");
           }
           need(length, field + ".value");
-          bounds[2 * i] = pos - regionStart;
+          bounds[2 * i] = pos - start;
           bounds[2 * i + 1] = length;
           pos += length;
         }
@@ -175,7 +180,13 @@ final class MessageReader {
             field + ".kind");
       }
     }
-    byte[] region = Arrays.copyOfRange(data, regionStart, pos);
-    return new TupleData(region, kinds, bounds);
+    return new TupleData(keptMessage(), kinds, bounds);
+  }
+
+  private byte[] keptMessage() {
+    if (kept == null) {
+      kept = ownsData ? data : Arrays.copyOfRange(data, start, end);
+    }
+    return kept;
   }
 }

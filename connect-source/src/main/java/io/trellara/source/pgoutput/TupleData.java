@@ -9,7 +9,10 @@ import java.util.Arrays;
  * the value bytes.
  *
  * <p>Allocation is fixed per tuple, not per column: the value bytes of all columns live in one array (a
- * copy of the tuple region of the message), with one array of kinds and one array of offset/length pairs.
+ * copy of the whole message the tuple came in, shared by the old and new tuple of an Update), with one array
+ * of kinds and one array of offset/length pairs. Keeping the whole message costs a few header bytes and lets
+ * {@link #message()} hand back its wire bytes, so a buffered change that has to be spilled is written as it
+ * arrived instead of being encoded back into pgoutput.
  * Values stay bytes: text values are the server's UTF-8 text output, decoded once by later code (or by
  * {@link #textValue(int)} for diagnostics and tests). Instances are immutable.
  */
@@ -56,6 +59,14 @@ public final class TupleData {
     this.bytes = bytes;
     this.kinds = kinds;
     this.bounds = bounds;
+  }
+
+  /**
+   * The whole pgoutput message this tuple was parsed from, exactly as received (type byte, the stream xid when
+   * sent in a stream block, relation OID, every tuple): a read-only view, no copy.
+   */
+  public ByteBuffer message() {
+    return ByteBuffer.wrap(bytes).asReadOnlyBuffer();
   }
 
   /** Number of columns sent (pgoutput sends every live, non-generated column of the relation). */

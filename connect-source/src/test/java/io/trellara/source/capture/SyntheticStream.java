@@ -61,6 +61,13 @@ public final class SyntheticStream {
     }
   }
 
+  /** The message's pgoutput bytes, as the replication stream would deliver them alongside it. */
+  public static ByteBuffer wire(PgOutputMessage message) {
+    PgOutputEncoder encoder = new PgOutputEncoder();
+    int length = encoder.encode(message);
+    return ByteBuffer.wrap(java.util.Arrays.copyOf(encoder.buffer(), length));
+  }
+
   public static PgOutputMessage begin(long finalLsn, long xid) {
     return message(false, out -> {
       out.write('B');
