@@ -10,6 +10,15 @@ import org.junit.jupiter.api.Test;
 
 class LimitsTest {
 
+    /** A finite range bound encoded as NULL (only a flag may make a bound infinite) is malformed, not a crash. */
+    @Test
+    void aNullRangeBoundIsRejectedAsMalformed() {
+        // KEYLESS_ROW, 1 field: int4range, length 10, flags [lower inclusive, lower NULL, upper 5
+        byte[] bytes = Hex.parse("02 01 00000001 41 01 0000000a 02 03 00 03 01 80000005 ff ff");
+        assertThatThrownBy(() -> RowIdentityDecoder.decode(bytes)).isInstanceOf(RowIdentityException.class)
+                .hasMessageContaining("range lower bound").hasMessageContaining("NULL");
+    }
+
     @Test
     void rejectsMoreThan1024FieldsBeforeResolving() {
         List<ColumnType> cols = new ArrayList<>(Collections.nCopies(1025, ColumnType.of(23)));

@@ -157,17 +157,28 @@ final class RangeCodec implements FieldCodec {
         String lower = "";
         String upper = "";
         if ((flags & LB_INF) == 0) {
-            DecodedField f = r.field(depth);
+            DecodedField f = bound(r, depth, "lower");
             bounds.add(f);
             lower = Structural.quote(f.value(), "()[],\"\\ ", false);
         }
         if ((flags & UB_INF) == 0) {
-            DecodedField f = r.field(depth);
+            DecodedField f = bound(r, depth, "upper");
             bounds.add(f);
             upper = Structural.quote(f.value(), "()[],\"\\ ", false);
         }
         r.expectTupleEnd();
         String text = ((flags & LB_INC) != 0 ? "[" : "(") + lower + "," + upper + ((flags & UB_INC) != 0 ? "]" : ")");
         return new DecodedField(TypeTag.RANGE, false, text, bounds);
+    }
+
+    /** A finite bound is a value: a NULL there is malformed (the encoder writes an infinite bound as a flag). */
+    private static DecodedField bound(FieldRenderer r, int depth, String which) {
+        int at = r.in().position();
+        DecodedField f = r.field(depth);
+        if (f.isNull()) {
+            throw new io.trellara.identity.RowIdentityException("range " + which + " bound at byte " + at
+                    + " is NULL; a finite bound must carry a value");
+        }
+        return f;
     }
 }
