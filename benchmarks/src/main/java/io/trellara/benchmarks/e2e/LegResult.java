@@ -1,0 +1,13 @@
+package io.trellara.benchmarks.e2e;
+
+/**
+ * One leg's figures, in seconds unless named otherwise.
+ *
+ * @param bulkStartToEqual      bulk INSERT started on the source → the target holds every row
+ * @param bulkCommitToApplied   bulk COMMIT returned on the source → the transaction is visible on the target
+ * @param transfersConverged    first transfer started → the target equals the source
+ * @param transfersSource       the transfer workload's own time on the source (all its commits)
+ */
+record LegResult(String mode, double bulkStartToEqual, double bulkCommitToApplied, double transfersConverged,
+                 double transfersSource, double latencyP50Millis, double latencyP99Millis) {
+}

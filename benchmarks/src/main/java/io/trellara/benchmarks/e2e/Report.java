@@ -1,0 +1,47 @@
+package io.trellara.benchmarks.e2e;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.function.ToDoubleFunction;
+
+/** The run's final table: every leg's figures and, next to each, its ratio to native replication's. */
+final class Report {
+    private record Column(String heading, String unit, ToDoubleFunction<LegResult> value) {
+    }
+
+    private static final List<Column> COLUMNS = List.of(
+            new Column("bulk COMMIT → applied", "s", LegResult::bulkCommitToApplied),
+            new Column("bulk start → equal", "s", LegResult::bulkStartToEqual),
+            new Column("transfers converged", "s", LegResult::transfersConverged),
+            new Column("transfers on the source", "s", LegResult::transfersSource),
+            new Column("single-row p50", "ms", LegResult::latencyP50Millis),
+            new Column("single-row p99", "ms", LegResult::latencyP99Millis));
+
+    private Report() {
+    }
+
+    /** A markdown table; the ratio columns are empty when native did not run. */
+    static void print(List<LegResult> results, int bulkRows, int transfers) {
+        LegResult nativeResult = results.stream().filter(r -> r.mode().equals("native")).findFirst().orElse(null);
+        System.out.printf("%nsummary: %,d-row bulk transaction, %,d transfers; × = the leg's time / native's time%n",
+                bulkRows, transfers);
+        StringBuilder heading = new StringBuilder("| mode |");
+        StringBuilder rule = new StringBuilder("|---|");
+        for (Column column : COLUMNS) {
+            heading.append(' ').append(column.heading()).append(' ').append(column.unit()).append(" | × |");
+            rule.append("---|---|");
+        }
+        System.out.println(heading);
+        System.out.println(rule);
+        for (LegResult result : results) {
+            StringBuilder row = new StringBuilder("| ").append(result.mode()).append(" |");
+            for (Column column : COLUMNS) {
+                double value = column.value().applyAsDouble(result);
+                row.append(String.format(Locale.ROOT, column.unit().equals("s") ? " %.2f |" : " %.1f |", value));
+                row.append(nativeResult == null ? " |"
+                        : String.format(Locale.ROOT, " %.2f |", value / column.value().applyAsDouble(nativeResult)));
+            }
+            System.out.println(row);
+        }
+    }
+}

@@ -1,0 +1,172 @@
+package io.trellara.benchmarks.e2e;
+
+import io.trellara.testplatform.ConnectRestClient;
+import io.trellara.testplatform.ConnectorConfigs;
+import io.trellara.testplatform.PostgresDatabase;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Trellara pipeline in one boundary mode: the source and sink connectors POSTed as JSON to the run's
+ * worker, on fresh databases, topics, slot and publication of their own.
+ */
+final class TrellaraLeg implements Leg {
+    static final List<String> MODES = List.of("strict", "strict_chunked", "partitioned");
+    /** One 300k-row envelope is ~100 MB: every limit on its way is raised to 256 MiB. */
+    private static final String LARGE = Integer.toString(256 * 1024 * 1024);
+    private static final int LANES = 6;
+    /** Partitioned mode spreads the lanes over three sink tasks; the strict modes have one partition. */
+    private static final int PARTITIONED_SINK_TASKS = 3;
+    private static final Logger LOG = LoggerFactory.getLogger(TrellaraLeg.class);
+
+    private final String mode;
+    private final Platform platform;
+    private final String sourceConnector;
+    private final String sinkConnector;
+    private final String strictTopic;
+    private final String lanesTopic;
+    private final List<String> topics = new ArrayList<>();
+    private final List<String> connectors = new ArrayList<>();
+    private PostgresDatabase source;
+    private PostgresDatabase target;
+
+    TrellaraLeg(String mode, Platform platform) {
+        if (!MODES.contains(mode)) {
+            throw new IllegalArgumentException("boundary mode " + mode + " is not one of " + MODES);
+        }
+        this.mode = mode;
+        this.platform = platform;
+        this.sourceConnector = "bench-" + mode + "-source";
+        this.sinkConnector = "bench-" + mode + "-sink";
+        this.strictTopic = "bench." + mode + ".strict";
+        this.lanesTopic = "bench." + mode + ".lanes";
+    }
+
+    @Override
+    public String mode() {
+        return mode;
+    }
+
+    private boolean partitioned() {
+        return mode.equals("partitioned");
+    }
+
+    @Override
+    public void start() {
+        source = platform.sourceServer().createDatabase("bench_" + mode);
+        target = platform.targetServer().createDatabase("bench_" + mode);
+        Workloads.createTables(source);
+        Workloads.createTables(target);
+        createTopic(strictTopic, 1);
+        if (partitioned()) {
+            createTopic(lanesTopic, LANES);
+        }
+        ConnectRestClient rest = platform.worker().rest();
+        connectors.add(sourceConnector);
+        rest.createConnector(sourceConnector, sourceConfig());
+        rest.awaitRunning(sourceConnector);
+        connectors.add(sinkConnector);
+        rest.createConnector(sinkConnector, ConnectorConfigs.sink(target,
+                String.join(",", topics),
+                Map.of("apply.group.max.transactions", "200", "tasks.max", Integer.toString(sinkTasks()),
+                        "consumer.override.max.partition.fetch.bytes", LARGE,
+                        "consumer.override.fetch.max.bytes", LARGE)));
+        rest.awaitRunning(sinkConnector);
+        LOG.info("{}: connectors {} and {} running, {} → {}", mode, sourceConnector, sinkConnector, source, target);
+    }
+
+    private void createTopic(String topic, int partitions) {
+        platform.broker().createTopic(topic, partitions, Map.of("max.message.bytes", LARGE));
+        topics.add(topic);
+    }
+
+    private Map<String, String> sourceConfig() {
+        Map<String, String> c = new HashMap<>();
+        c.put("connector.class", ConnectorConfigs.SOURCE_CLASS);
+        c.put("tasks.max", "1");
+        c.put("database.hostname", source.host());
+        c.put("database.port", Integer.toString(source.port()));
+        c.put("database.dbname", source.name());
+        c.put("database.user", source.user());
+        c.put("database.password", source.password());
+        c.put("database.sslmode", "disable");
+        c.put("source.id", "bench-" + mode + "-src");
+        c.put("database.id", "bench-" + mode + "-db");
+        c.put("dataset.id", "bench-" + mode);
+        c.put("slot.name", slotName());
+        c.put("publication.name", "bench_" + mode + "_pub");
+        c.put("table.include.list", Workloads.TABLES);
+        c.put("topic.strict", strictTopic);
+        c.put("key.converter", "org.apache.kafka.connect.storage.StringConverter");
+        c.put("value.converter", ConnectorConfigs.CONVERTER_CLASS);
+        c.put("producer.override.max.request.size", LARGE);
+        c.put("producer.override.buffer.memory", Integer.toString(512 * 1024 * 1024));
+        c.put("producer.override.linger.ms", "0");
+        // the largest record is the envelope cap plus 16 KiB of record overhead: it must fit LARGE
+        c.put("dataset.strict.max_envelope_bytes", Integer.toString(Integer.parseInt(LARGE) - 16 * 1024));
+        c.put("kafka.bootstrap.servers", platform.broker().bootstrapServers());
+        if (partitioned()) {
+            c.putAll(Map.of("dataset.mode", "partitioned_scale_mode", "topic.partitioned", lanesTopic,
+                    "dataset.partitioned.partition_count", Integer.toString(LANES)));
+        } else if (mode.equals("strict_chunked")) {
+            c.put("dataset.strict_chunking.max_changes_per_chunk", "5000");
+        }
+        return c;
+    }
+
+    private int sinkTasks() {
+        return partitioned() ? PARTITIONED_SINK_TASKS : 1;
+    }
+
+    private String slotName() {
+        return "bench_" + mode + "_slot";
+    }
+
+    @Override
+    public PostgresDatabase source() {
+        return source;
+    }
+
+    @Override
+    public PostgresDatabase target() {
+        return target;
+    }
+
+    @Override
+    public Stages stages() {
+        return new Timeline(platform.broker(), topics, sourceConnector, sinkConnector, sinkTasks());
+    }
+
+    /** Connectors first (the source task releases its slot), then the slot, the databases and the topics. */
+    @Override
+    public void close() {
+        try {
+            for (int i = connectors.size() - 1; i >= 0; i--) { // the sink first: it stops reading the topics
+                platform.worker().rest().deleteAndAwait(connectors.get(i));
+            }
+            if (source != null) {
+                awaitSlotReleased();
+                source.dropReplicationSlots(slotName());
+                source.drop();
+            }
+            if (target != null) {
+                target.drop();
+            }
+            topics.forEach(platform.broker()::deleteTopic);
+            LOG.info("{}: connectors, slot, databases and topics removed", mode);
+        } catch (RuntimeException | InterruptedException e) {
+            LOG.warn("{}: teardown incomplete: {}", mode, e.getMessage());
+        }
+    }
+
+    private void awaitSlotReleased() throws InterruptedException {
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (source.activeReplicationSlots(slotName()) > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+    }
+}
