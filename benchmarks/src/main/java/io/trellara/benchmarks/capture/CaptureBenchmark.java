@@ -108,7 +108,7 @@ public class CaptureBenchmark {
         };
         Path spillDir = Files.createTempDirectory("capture-bench");
         settings = new SourceSettings(null, "bench", "db", "flow", "slot", "pub", false, List.of(), 1, false, 1000,
-                600_000, true, false, spillDir, spill ? 0 : 256L << 20, 256 << 20, 1024, 1L << 30, boundary,
+                600_000, 0, true, false, spillDir, spill ? 0 : 256L << 20, 256 << 20, 1024, 1L << 30, boundary,
                 CapturedTables.NONE);
     }
 

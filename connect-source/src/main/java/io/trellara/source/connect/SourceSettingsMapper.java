@@ -28,7 +28,7 @@ final class SourceSettingsMapper {
                 c.getString(SLOT_NAME), c.getString(PUBLICATION_NAME),
                 AUTOCREATE_FILTERED.equals(c.getString(PUBLICATION_AUTOCREATE)), c.getList(TABLE_INCLUDE_LIST),
                 c.getInt(PROTOCOL_VERSION), c.streaming(), c.getLong(STATUS_INTERVAL_MS),
-                c.getLong(RECONNECT_MAX_DURATION_MS), c.getBoolean(DDL_CAPTURE), c.getBoolean(DDL_INSTALL),
+                c.getLong(RECONNECT_MAX_DURATION_MS), c.getLong(HEARTBEAT_INTERVAL_MS), c.getBoolean(DDL_CAPTURE), c.getBoolean(DDL_INSTALL),
                 c.spillDirectory(), c.getLong(SPILL_THRESHOLD_BYTES), c.getInt(MAX_ENVELOPE_BYTES), c.getInt(QUEUE_MAX_RECORDS),
                 c.getLong(QUEUE_MAX_BYTES), c.boundary(), CapturedTables.NONE);
     }

@@ -50,6 +50,8 @@ public final class TrellaraSourceConfig extends AbstractConfig {
     public static final String STATUS_INTERVAL_MS = "replication.status.interval.ms";
     public static final String RECONNECT_MAX_DURATION_MS = "replication.reconnect.max.duration.ms";
     public static final String OFFSETS_ACCEPT_NEW_HISTORY = "offsets.accept.new.history";
+    public static final String HEARTBEAT_INTERVAL_MS = "heartbeat.interval.ms";
+    public static final String SLOT_DROP_ON_STOP = "slot.drop.on.stop";
 
     public static final String DATASET_MODE = "dataset.mode";
     public static final String MAX_ENVELOPE_BYTES = "dataset.strict.max_envelope_bytes";
@@ -186,6 +188,29 @@ public final class TrellaraSourceConfig extends AbstractConfig {
                         + " of the same system identifier (a promoted standby) is accepted with a WARN whatever"
                         + " this setting; offsets of older versions, without the identity, are accepted.",
                 GROUP_REPLICATION, ++o, Width.SHORT, "Accept a new WAL history");
+        d.define(HEARTBEAT_INTERVAL_MS, Type.LONG, 0L, ConfigDef.Range.atLeast(0), Importance.LOW,
+                "Every this many milliseconds the task writes a non-transactional logical message (prefix"
+                        + " trellara.heartbeat, empty) on the source database over an ordinary connection; it"
+                        + " comes back through the slot, is never published, and lets the task confirm the slot up"
+                        + " to it whenever nothing it published is still unacknowledged by Kafka. 0 (default, as in"
+                        + " Debezium): no heartbeat. Without one the slot still advances while only uncaptured"
+                        + " tables or other databases change, since the task also confirms the positions the"
+                        + " walsender's keepalives report; a heartbeat adds a position written on purpose, and"
+                        + " HeartbeatsSent/HeartbeatsReceived (JMX) show the whole path alive. It needs EXECUTE on"
+                        + " pg_logical_emit_message and a primary (a standby refuses it: a WARN, capture goes on).",
+                GROUP_REPLICATION, ++o, Width.SHORT, "Heartbeat interval (ms)");
+        d.define(SLOT_DROP_ON_STOP, Type.BOOLEAN, false, Importance.LOW,
+                "Drop the replication slot, and the publication when " + PUBLICATION_AUTOCREATE + "=filtered"
+                        + " (the connector's own), whenever the task stops, so a deleted connector leaves no slot"
+                        + " retaining WAL. Kafka Connect has no delete hook: a task stops alike when its connector"
+                        + " is deleted and on every rebalance, restart, reconfiguration, stop (PUT .../stop) or"
+                        + " worker shutdown (a pause keeps the task),"
+                        + " and each of those then loses every transaction committed until the next task creates"
+                        + " the slot again (logged as a WARN). For throwaway setups (tests, demos) only, as"
+                        + " Debezium's setting of the same name; in production drop the slot after deleting the"
+                        + " connector (SELECT pg_drop_replication_slot('<slot>')). Do not share the publication"
+                        + " with another connector when this is on. The DDL event triggers are never dropped.",
+                GROUP_REPLICATION, ++o, Width.SHORT, "Drop slot on stop");
 
         o = 0;
         d.define(DATASET_MODE, Type.STRING, MODE_STRICT, ConfigDef.ValidString.in(MODE_STRICT, MODE_PARTITIONED),

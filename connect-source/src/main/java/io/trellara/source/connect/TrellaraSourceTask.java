@@ -60,6 +60,7 @@ public class TrellaraSourceTask extends SourceTask {
     private String partitionedTopic;
     private Map<String, Object> lastOffset;
     private ServerIdentity server;
+    private boolean dropSlotOnStop;
 
     @Override
     public String version() {
@@ -79,6 +80,7 @@ public class TrellaraSourceTask extends SourceTask {
             throw new ConnectException("The source cannot start: " + problems.stream()
                     .map(p -> p.property() + ": " + p.message()).reduce((a, b) -> a + " | " + b).orElse(""));
         }
+        dropSlotOnStop = config.getBoolean(TrellaraSourceConfig.SLOT_DROP_ON_STOP);
         strictTopic = config.strictTopic();
         partitionedTopic = config.partitionedTopic();
         sourcePartition = Map.of("source_id", settings.sourceId(), "slot", settings.slotName());
@@ -107,7 +109,14 @@ public class TrellaraSourceTask extends SourceTask {
             default -> LOG.info(resume.message());
         }
         try {
-            SourceSetup.ensure(settings);
+            if (SourceSetup.ensure(settings) && resume.startLsn() != 0) {
+                // the server starts a new slot where WAL is now, whatever the offset asks: the gap is not captured
+                LOG.warn("Slot {} did not exist and was created now, although the offsets say the source had"
+                        + " captured up to {}: transactions committed after that and before now are not captured"
+                        + " (the slot was dropped, e.g. by {}=true or an administrator, or the server is another"
+                        + " one). Re-synchronise the target if they matter.", settings.slotName(),
+                        io.trellara.protocol.Lsn.format(resume.startLsn()), TrellaraSourceConfig.SLOT_DROP_ON_STOP);
+            }
         } catch (SQLException e) {
             throw new ConnectException("Cannot create the publication, slot or DDL trigger: " + e.getMessage()
                     + " (SQLSTATE " + e.getSQLState() + ")", e);
@@ -227,6 +236,12 @@ public class TrellaraSourceTask extends SourceTask {
         }
     }
 
+    /**
+     * Closes the engine, which releases the slot (see {@link CaptureEngine#close}). With {@code slot.drop.on.stop}
+     * the slot and the connector's own publication are then dropped: Kafka Connect calls stop() alike when the
+     * connector is deleted and when the task is rebalanced, restarted, reconfigured or the worker shuts down,
+     * so each of those loses what commits until a task creates the slot again (hence off by default).
+     */
     @Override
     public void stop() {
         LOG.info("Source task stopping");
@@ -235,6 +250,26 @@ public class TrellaraSourceTask extends SourceTask {
         }
         if (engine != null) {
             engine.close();
+            if (dropSlotOnStop) {
+                dropSlot(engine.settings());
+            }
+        }
+    }
+
+    private static void dropSlot(SourceSettings settings) {
+        try {
+            String dropped = SourceSetup.drop(settings);
+            LOG.warn("{}=true: dropped {}; transactions committed until a task creates the slot again are not"
+                    + " captured", TrellaraSourceConfig.SLOT_DROP_ON_STOP, dropped);
+        } catch (SQLException e) {
+            LOG.error("{}=true, but slot {} (or publication {}) could not be dropped: {} (SQLSTATE {}); drop it by"
+                            + " hand if the connector is gone, or it keeps retaining WAL",
+                    TrellaraSourceConfig.SLOT_DROP_ON_STOP, settings.slotName(), settings.publicationName(),
+                    e.getMessage(), e.getSQLState());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            LOG.error("Interrupted while dropping slot {}; drop it by hand if the connector is gone",
+                    settings.slotName());
         }
     }
 }

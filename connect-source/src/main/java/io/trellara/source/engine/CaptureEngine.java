@@ -4,6 +4,8 @@ import io.trellara.source.pgoutput.PgOutputMessage;
 import io.trellara.source.pgoutput.PgOutputParser;
 import java.nio.ByteBuffer;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,6 +16,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import io.trellara.protocol.Lsn;
+import io.trellara.source.pgoutput.PgOutputMessage.LogicalMessage;
 import org.postgresql.PGConnection;
 import org.postgresql.replication.LogSequenceNumber;
 import org.postgresql.replication.PGReplicationStream;
@@ -26,6 +29,10 @@ import org.slf4j.LoggerFactory;
  * the publisher has acknowledged (Kafka holds it) — or, when nothing is in flight or unacknowledged, the
  * position of the last message received, so an idle slot still advances. A lost replication connection is
  * regained by the engine itself (see {@link #run}).
+ *
+ * <p>That position comes from the stream: XLogData and the walsender's keepalives, which carry how far it has
+ * decoded whenever it waits for WAL. With {@code heartbeatIntervalMs} > 0 a {@link Heartbeat} also writes a
+ * logical message every interval, which the engine receives as data, counts and drops (never published).
  */
 public final class CaptureEngine implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(CaptureEngine.class);
@@ -45,6 +52,9 @@ public final class CaptureEngine implements AutoCloseable {
     private SQLException streamBroken;
     /** The current replication connection; close() aborts it so a thread blocked in socket I/O ends. */
     private volatile Connection connection;
+    /** The backend PID of that connection's walsender (0: none), which close() may have to terminate. */
+    private volatile int walsenderPid;
+    private Heartbeat heartbeat;
     private final Object closeSignal = new Object();
     static final long GRACE_MS = 2_000;
 
@@ -61,6 +71,10 @@ public final class CaptureEngine implements AutoCloseable {
         thread = new Thread(this::run, "trellara-capture-" + settings.slotName());
         thread.setDaemon(true);
         thread.start();
+        if (settings.heartbeatIntervalMs() > 0) {
+            heartbeat = new Heartbeat(settings.endpoint(), settings.slotName(), settings.heartbeatIntervalMs(), metrics);
+            heartbeat.start();
+        }
     }
 
     /** Records of committed transactions in publication order; waits up to {@code timeoutMs} for the first. */
@@ -179,6 +193,7 @@ public final class CaptureEngine implements AutoCloseable {
         try (Connection c = settings.endpoint().connectForReplication();
              TransactionPipeline pipeline = pipelineFactory.apply(numbered())) {
             connection = c;
+            walsenderPid = c.unwrap(PGConnection.class).getBackendPID();
             if (!running) {
                 return; // close() ran before it could see this connection
             }
@@ -199,7 +214,12 @@ public final class CaptureEngine implements AutoCloseable {
                 if (buffer != null) {
                     PgOutputMessage message = parser.parse(buffer);
                     metrics.messages.incrementAndGet();
-                    pipeline.accept(message, buffer, stream.getLastReceiveLSN().asLong());
+                    if (message instanceof LogicalMessage m && Heartbeat.isHeartbeat(m.transactional(), m.prefix())) {
+                        // outside any transaction: the idle flush in report() may confirm up to it
+                        metrics.heartbeatReceived(m.lsn() != 0 ? m.lsn() : stream.getLastReceiveLSN().asLong());
+                    } else {
+                        pipeline.accept(message, buffer, stream.getLastReceiveLSN().asLong());
+                    }
                     if (streamBroken != null) {
                         throw streamBroken; // the hand-over finished; now reconnect
                     }
@@ -215,6 +235,7 @@ public final class CaptureEngine implements AutoCloseable {
             stream.close();
         } finally {
             connection = null;
+            walsenderPid = 0;
         }
     }
 
@@ -319,16 +340,23 @@ public final class CaptureEngine implements AutoCloseable {
     }
 
     /**
-     * Stops capture and releases the slot: the capture thread normally ends its stream itself within a
-     * moment (it checks {@code running} at least every 500 ms); a thread still blocked after
+     * Stops capture and releases the slot, so a task started next on the same slot gets it at once: the capture
+     * thread normally ends its stream itself within a moment (it checks {@code running} at least every 500 ms;
+     * the walsender releases the slot when it answers the stream's CopyDone); a thread still blocked after
      * {@value #GRACE_MS} ms (socket I/O to a server that went silent) has its connection aborted, which closes
-     * the socket under it. A reconnect delay ends at once.
+     * the socket under it. PostgreSQL sees a closed socket at once, but not one whose packets are lost on the
+     * way (a NAT, firewall or proxy that dropped the flow): its walsender would hold the slot until
+     * wal_sender_timeout, so after an abort the engine also terminates that walsender, found by its PID, over an
+     * ordinary connection ({@link #terminateWalsender}). A reconnect delay ends at once.
      */
     @Override
     public void close() {
         running = false;
         synchronized (closeSignal) {
             closeSignal.notifyAll(); // ends a reconnect delay
+        }
+        if (heartbeat != null) {
+            heartbeat.close();
         }
         if (thread == null) {
             return;
@@ -337,6 +365,7 @@ public final class CaptureEngine implements AutoCloseable {
             thread.join(GRACE_MS);
             if (thread.isAlive()) {
                 Connection c = connection;
+                int pid = walsenderPid; // read first: the thread forgets it once the abort ends its stream
                 if (c != null) {
                     LOG.info("The capture thread of slot {} did not end within {} ms; aborting its replication"
                             + " connection", settings.slotName(), GRACE_MS);
@@ -345,6 +374,9 @@ public final class CaptureEngine implements AutoCloseable {
                     } catch (SQLException | RuntimeException e) {
                         LOG.debug("Aborting the replication connection of slot {}: {}", settings.slotName(),
                                 e.toString());
+                    }
+                    if (pid != 0) {
+                        terminateWalsender(pid);
                     }
                 }
                 thread.interrupt();
@@ -355,6 +387,41 @@ public final class CaptureEngine implements AutoCloseable {
         }
         if (thread.isAlive()) {
             LOG.warn("The capture thread of slot {} did not end after close", settings.slotName());
+        }
+    }
+
+    static final String TERMINATE_SQL = "SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots"
+            + " WHERE slot_name = ? AND active_pid = ?";
+    /** PostgreSQL 14+: waits (up to 5 s) for the walsender to exit, so the slot is free when close returns. */
+    static final String TERMINATE_AND_WAIT_SQL = "SELECT pg_terminate_backend(active_pid, 5000)"
+            + " FROM pg_replication_slots WHERE slot_name = ? AND active_pid = ?";
+
+    /**
+     * Ends the walsender {@code pid} if it still holds this engine's slot (only that one: a slot taken over by
+     * another walsender is left alone). A role may terminate its own backends. Failure is logged, not thrown:
+     * then the slot is released by wal_sender_timeout, and a task started meanwhile retries (SQLSTATE 55006 is a
+     * connection loss to it, see {@link ReplicationErrors}).
+     */
+    private void terminateWalsender(int pid) {
+        try (Connection c = settings.endpoint().connect()) {
+            String sql = c.getMetaData().getDatabaseMajorVersion() >= 14 ? TERMINATE_AND_WAIT_SQL : TERMINATE_SQL;
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
+                ps.setQueryTimeout(10);
+                ps.setString(1, settings.slotName());
+                ps.setInt(2, pid);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (rs.next()) {
+                        LOG.info("Terminated walsender {} that still held slot {} after its connection was aborted"
+                                + " ({})", pid, settings.slotName(), rs.getBoolean(1) ? "it exited" : "not yet exited");
+                    } else {
+                        LOG.debug("Walsender {} no longer holds slot {}", pid, settings.slotName());
+                    }
+                }
+            }
+        } catch (SQLException | RuntimeException e) {
+            LOG.warn("Could not terminate walsender {} of slot {} after aborting its connection: {}; the slot stays"
+                    + " active until PostgreSQL notices the lost connection (wal_sender_timeout)", pid,
+                    settings.slotName(), e.toString());
         }
     }
 }

@@ -23,6 +23,11 @@ public final class CaptureMetrics {
     private final AtomicReference<String> lastReplicationError = new AtomicReference<>();
     /** When the replication connection was lost (epoch ms); 0 while connected. */
     private final AtomicLong disconnectedSinceMs = new AtomicLong();
+    private final AtomicLong heartbeatsSent = new AtomicLong();
+    private final AtomicLong lastHeartbeatSentLsn = new AtomicLong();
+    private final AtomicLong heartbeatsReceived = new AtomicLong();
+    private final AtomicLong lastHeartbeatReceivedLsn = new AtomicLong();
+    private final AtomicReference<String> lastHeartbeatError = new AtomicReference<>();
 
     /** Called on the capture thread: copies the pipeline's gauges. */
     void sample(TransactionPipeline pipeline) {
@@ -104,5 +109,47 @@ public final class CaptureMetrics {
     public long disconnectedMillis(long nowMs) {
         long since = disconnectedSinceMs.get();
         return since == 0 ? 0 : Math.max(1, nowMs - since);
+    }
+
+    /** Called on the heartbeat thread: a heartbeat message was written at {@code lsn}. */
+    void heartbeatSent(long lsn) {
+        heartbeatsSent.incrementAndGet();
+        lastHeartbeatSentLsn.accumulateAndGet(lsn, Math::max);
+        lastHeartbeatError.set(null);
+    }
+
+    void heartbeatFailed(String cause) {
+        lastHeartbeatError.set(cause);
+    }
+
+    /** Called on the capture thread: a heartbeat message came back through the slot at {@code lsn}. */
+    void heartbeatReceived(long lsn) {
+        heartbeatsReceived.incrementAndGet();
+        lastHeartbeatReceivedLsn.accumulateAndGet(lsn, Math::max);
+    }
+
+    /** Heartbeat messages written on the source database since capture started. */
+    public long heartbeatsSent() {
+        return heartbeatsSent.get();
+    }
+
+    /** WAL position of the last heartbeat written; 0 none yet. */
+    public long lastHeartbeatSentLsn() {
+        return lastHeartbeatSentLsn.get();
+    }
+
+    /** Heartbeat messages decoded from the slot (by this engine: they are never published). */
+    public long heartbeatsReceived() {
+        return heartbeatsReceived.get();
+    }
+
+    /** WAL position of the last heartbeat decoded from the slot; 0 none yet. */
+    public long lastHeartbeatReceivedLsn() {
+        return lastHeartbeatReceivedLsn.get();
+    }
+
+    /** Why the last heartbeat could not be written; null when it was. */
+    public String lastHeartbeatError() {
+        return lastHeartbeatError.get();
     }
 }

@@ -8,6 +8,7 @@ import java.util.List;
  * What the capture engine needs, free of any Connect type. {@code capturedTables} is what the publication
  * covered when the task started ({@link PublishedTables}), for DDL filtering. {@code reconnectMaxDurationMs}: how
  * long the engine keeps reconnecting after it lost the replication connection (0: it fails at once).
+ * {@code heartbeatIntervalMs}: how often a {@link Heartbeat} message is written on the source database (0: never).
  */
 public record SourceSettings(
         PgEndpoint endpoint,
@@ -22,6 +23,7 @@ public record SourceSettings(
         boolean streaming,
         long statusIntervalMs,
         long reconnectMaxDurationMs,
+        long heartbeatIntervalMs,
         boolean ddlCapture,
         boolean ddlInstall,
         Path spillDirectory,
@@ -35,7 +37,7 @@ public record SourceSettings(
     public SourceSettings withCapturedTables(CapturedTables captured) {
         return new SourceSettings(endpoint, sourceId, databaseId, datasetId, slotName, publicationName,
                 autocreatePublication, tables, protocolVersion, streaming, statusIntervalMs, reconnectMaxDurationMs,
-                ddlCapture, ddlInstall, spillDirectory, spillThresholdBytes, maxEnvelopeBytes, queueMaxRecords,
+                heartbeatIntervalMs, ddlCapture, ddlInstall, spillDirectory, spillThresholdBytes, maxEnvelopeBytes, queueMaxRecords,
                 queueMaxBytes, boundary, captured);
     }
 }

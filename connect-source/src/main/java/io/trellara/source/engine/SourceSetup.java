@@ -12,7 +12,8 @@ import java.util.StringJoiner;
 
 /**
  * Creates what capture needs when it is absent: the publication, the slot, the DDL event triggers (installed
- * again when only the older single trigger exists, which upgrades it).
+ * again when only the older single trigger exists, which upgrades it); and, opted in, drops the slot and the
+ * publication again ({@link #drop}).
  */
 public final class SourceSetup {
     static final String DDL_SCRIPT = "/trellara-ddl-capture.sql";
@@ -20,7 +21,9 @@ public final class SourceSetup {
     private SourceSetup() {
     }
 
-    public static void ensure(SourceSettings s) throws SQLException {
+    /** Returns true when it created the slot (the slot did not exist). */
+    public static boolean ensure(SourceSettings s) throws SQLException {
+        boolean slotCreated = false;
         try (Connection c = s.endpoint().connect()) {
             c.setAutoCommit(true);
             if (s.autocreatePublication() && !exists(c, "SELECT 1 FROM pg_publication WHERE pubname = ?",
@@ -38,6 +41,7 @@ public final class SourceSetup {
                     ps.setString(1, s.slotName());
                     ps.execute();
                 }
+                slotCreated = true;
             }
             // the sql_drop trigger came with the relations field: without it the installed version is older
             if (s.ddlCapture() && s.ddlInstall()
@@ -46,6 +50,43 @@ public final class SourceSetup {
                 execute(c, ddlScript());
             }
         }
+        return slotCreated;
+    }
+
+    /** How long {@link #drop} waits for a walsender that still holds the slot to let it go. */
+    static final long DROP_WAIT_MS = 10_000;
+
+    /**
+     * Drops the slot and, when the connector manages the publication (auto-creation {@code filtered}), the
+     * publication: for {@code slot.drop.on.stop}, after capture stopped. The DDL event triggers stay (they are
+     * database-wide, shared by every connector on the database). A slot still active (its walsender not yet
+     * gone) is retried for up to {@value #DROP_WAIT_MS} ms. Returns what was dropped, for the log.
+     */
+    public static String drop(SourceSettings s) throws SQLException, InterruptedException {
+        StringJoiner dropped = new StringJoiner(" and ");
+        try (Connection c = s.endpoint().connect()) {
+            c.setAutoCommit(true);
+            long deadline = System.nanoTime() + DROP_WAIT_MS * 1_000_000L;
+            while (exists(c, "SELECT 1 FROM pg_replication_slots WHERE slot_name = ?", s.slotName())) {
+                try (PreparedStatement ps = c.prepareStatement("SELECT pg_drop_replication_slot(?)")) {
+                    ps.setString(1, s.slotName());
+                    ps.execute();
+                    dropped.add("slot " + s.slotName());
+                    break;
+                } catch (SQLException e) {
+                    if (!"55006".equals(e.getSQLState()) || System.nanoTime() > deadline) {
+                        throw e; // 55006: still active
+                    }
+                    Thread.sleep(100);
+                }
+            }
+            if (s.autocreatePublication() && exists(c, "SELECT 1 FROM pg_publication WHERE pubname = ?",
+                    s.publicationName())) {
+                execute(c, "DROP PUBLICATION " + PgNames.quoteIdentifier(s.publicationName()));
+                dropped.add("publication " + s.publicationName());
+            }
+        }
+        return dropped.length() == 0 ? "nothing (neither existed)" : dropped.toString();
     }
 
     static String ddlScript() {

@@ -54,7 +54,7 @@ class BarrierPipelineTest {
 
     private TransactionPipeline pipeline(BoundarySettings boundary, long spillThreshold) {
         SourceSettings s = new SourceSettings(null, "pg-test", "testdb", "flow", "slot", "pub", false, List.of(), 2,
-                true, 1000, 600_000, true, false, spill, spillThreshold, 1 << 20, 16, 1 << 20, boundary,
+                true, 1000, 600_000, 0, true, false, spill, spillThreshold, 1 << 20, 16, 1 << 20, boundary,
                 CapturedTables.NONE);
         return StrictPipeline.factory(s).apply(out::add);
     }

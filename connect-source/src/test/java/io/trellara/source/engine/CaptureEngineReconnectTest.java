@@ -30,7 +30,7 @@ class CaptureEngineReconnectTest {
         PgEndpoint endpoint = new PgEndpoint("127.0.0.1", port, "db", "u", "", "disable", "", "", "", "");
         BoundarySettings strict = BoundarySettings.strict();
         return new SourceSettings(endpoint, "src", "db", "flow", "slot", "pub", false, List.of(), 2, true, 1000,
-                reconnectMaxDurationMs, true, false, spill, 1 << 20, 1 << 20, 16, 1 << 20, strict,
+                reconnectMaxDurationMs, 0, true, false, spill, 1 << 20, 1 << 20, 16, 1 << 20, strict,
                 CapturedTables.NONE);
     }
 

@@ -270,4 +270,25 @@ public final class SourceTaskMetrics implements SourceTaskMetricsMXBean, AutoClo
     public long getDisconnectedMillis() {
         return capture.disconnectedMillis(System.currentTimeMillis());
     }
+
+    @Override
+    public long getHeartbeatsSent() {
+        return capture.heartbeatsSent();
+    }
+
+    @Override
+    public long getHeartbeatsReceived() {
+        return capture.heartbeatsReceived();
+    }
+
+    @Override
+    public String getLastHeartbeatLsn() {
+        long lsn = capture.lastHeartbeatSentLsn();
+        return lsn == 0 ? null : Lsn.format(lsn);
+    }
+
+    @Override
+    public String getLastHeartbeatError() {
+        return capture.lastHeartbeatError();
+    }
 }

@@ -102,4 +102,16 @@ public interface SourceTaskMetricsMXBean {
 
     /** 0 while connected; while reconnecting (or after giving up), milliseconds since the connection was lost. */
     long getDisconnectedMillis();
+
+    /** Heartbeat messages written on the source database (heartbeat.interval.ms > 0). */
+    long getHeartbeatsSent();
+
+    /** Heartbeat messages that came back through the slot (never published): the whole path is alive. */
+    long getHeartbeatsReceived();
+
+    /** WAL position of the last heartbeat written; null none yet. */
+    String getLastHeartbeatLsn();
+
+    /** Why the last heartbeat could not be written; null when it was. */
+    String getLastHeartbeatError();
 }
