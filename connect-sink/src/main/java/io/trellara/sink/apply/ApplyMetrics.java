@@ -93,4 +93,13 @@ public final class ApplyMetrics {
                 + " missingRowsIgnored=" + missingRowsIgnored + " retries=" + retries + " barriers=" + barriersApplied
                 + " chunksStaged=" + chunksStaged + " stagedBytes=" + stagedBytes + "]";
     }
+
+    /** Barriers applied outside the target (reassembled whole in memory and applied as envelopes). */
+    public void countBarriers(long n) {
+        barriersApplied.addAndGet(n);
+    }
+
+    public void countRetry() {
+        retries.incrementAndGet();
+    }
 }

@@ -57,7 +57,7 @@ public final class ApplyPipeline implements AutoCloseable {
     /** A barrier waiting this long is logged (once). */
     static final long WAIT_LOG_NANOS = 10_000_000_000L;
 
-    private final TransactionApplier applier;
+    private final Target applier;
     private final Listener listener;
     private final int maxQueuedTransactions;
     private final long maxQueuedBytes;
@@ -122,11 +122,11 @@ public final class ApplyPipeline implements AutoCloseable {
         }
     }
 
-    public ApplyPipeline(TransactionApplier applier, Listener listener) {
+    public ApplyPipeline(Target applier, Listener listener) {
         this(applier, listener, DEFAULT_MAX_QUEUED_TRANSACTIONS, DEFAULT_MAX_QUEUED_BYTES, DEFAULT_RECHECK_MILLIS);
     }
 
-    public ApplyPipeline(TransactionApplier applier, Listener listener, int maxQueuedTransactions,
+    public ApplyPipeline(Target applier, Listener listener, int maxQueuedTransactions,
                          long maxQueuedBytes, long recheckMillis) {
         this.applier = Objects.requireNonNull(applier, "applier");
         this.listener = listener == null ? new Listener() { } : listener;
@@ -411,7 +411,7 @@ public final class ApplyPipeline implements AutoCloseable {
         } else if (message instanceof TransactionManifest m) {
             if (ps.pendingManifest != null) {
                 TransactionManifest pending = ps.pendingManifest.manifest();
-                if (!TransactionApplier.boundaryKey(pending).equals(TransactionApplier.boundaryKey(m))) {
+                if (!FlowKey.boundaryKey(pending).equals(FlowKey.boundaryKey(m))) {
                     discardOrphan(ps, in, "manifest of " + key(m));
                 }
                 // else the same transaction published again (a source restart): the newer manifest replaces it
@@ -520,7 +520,7 @@ public final class ApplyPipeline implements AutoCloseable {
         if (assembled) {
             long barriers = run.stream().filter(e -> e.assembled && result.applied().contains(
                     new SourceTransaction(e.envelope, null, -1).key())).count();
-            applier.metrics().barriersApplied.addAndGet(barriers);
+            applier.metrics().countBarriers(barriers);
         }
         boundaryMode = assembled ? BoundaryVocabulary.STRICT_CHUNKED : BoundaryVocabulary.STRICT;
         listener.envelopesApplied(batch, result);

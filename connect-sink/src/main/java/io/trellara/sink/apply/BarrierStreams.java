@@ -39,10 +39,10 @@ final class BarrierStreams {
         void orphanDiscarded();
     }
 
-    private final TransactionApplier applier;
+    private final Target applier;
     private final Host host;
 
-    BarrierStreams(TransactionApplier applier, Host host) {
+    BarrierStreams(Target applier, Host host) {
         this.applier = applier;
         this.host = host;
     }
@@ -80,7 +80,7 @@ final class BarrierStreams {
 
     /** Feeds the step to the partition's stream; false when it does not continue the stream. */
     boolean feed(PartitionQueues.PartitionState ps, ApplyPipeline.Step step) {
-        StreamedBarrier b = ps.stream;
+        TargetStream b = ps.stream;
         try {
             if (step.chunk() != null && step.poison() == null && b.continuesWith(step.chunk())) {
                 b.write(step.chunk());
@@ -120,7 +120,7 @@ final class BarrierStreams {
      * manifest): the transaction is delivered again and goes the staged way, whose checks name the rule.
      */
     boolean abandon(PartitionQueues.PartitionState ps, ApplyPipeline.Step step) {
-        StreamedBarrier b = ps.stream;
+        TargetStream b = ps.stream;
         TransactionBoundaryKey key = b.key();
         if (step.poison() != null) { // a record that failed verification: it stops the partition here
             long first = ps.streamFirstOffset;
@@ -180,7 +180,7 @@ final class BarrierStreams {
         }
         ps.streamBackoffMillis = backoff;
         LOG.warn("{}; rolled back, delivering it again from {}@{} in {} ms", e.getMessage(), ps.tp, first, backoff);
-        applier.metrics().retries.incrementAndGet();
+        applier.metrics().countRetry();
         applier.pause(backoff);
         host.rewind(ps, first);
     }

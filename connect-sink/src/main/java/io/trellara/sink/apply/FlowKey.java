@@ -32,6 +32,12 @@ public record FlowKey(String datasetId, TransactionBoundaryKey transaction) {
                 k.getSourceCommitLsn(), k.getTransactionId()));
     }
 
+    /** The manifest's transaction, as the dedup table names it. */
+    public static TransactionBoundaryKey boundaryKey(TransactionManifest m) {
+        return new TransactionBoundaryKey(m.getSourceId(), m.getDatabaseId(), m.getSourceCommitLsn(),
+                m.getTransactionId());
+    }
+
     /** The flow: {@code source_id/dataset_id}, whose commit LSNs only grow in strict order. */
     public Flow flow() {
         return new Flow(transaction.sourceId(), datasetId);

@@ -26,7 +26,7 @@ final class PartitionQueues {
         boolean poisoned;
         long queuedBytes;
         /** The strict-chunked transaction being applied as its chunks arrive, or null. */
-        StreamedBarrier stream;
+        TargetStream stream;
         /** The stream's manifest once it arrived (until its marker commits). */
         io.trellara.protocol.v1.TransactionManifest pendingStreamManifest;
         /** The offset of the stream's first chunk: durable up to there until it commits. */

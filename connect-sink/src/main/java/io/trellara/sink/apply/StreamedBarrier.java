@@ -26,7 +26,7 @@ import java.util.Set;
  * {@link TransientFailure} means the target connection failed and the transaction must be delivered again from
  * its first chunk; {@link ApplyException} and {@link ProtocolViolationException} stop apply naming the cause.
  */
-public final class StreamedBarrier {
+public final class StreamedBarrier implements TargetStream {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(StreamedBarrier.class);
     /** A transaction still open after this long is logged with its progress, again every as long. */
     static final long PROGRESS_LOG_NANOS = 10_000_000_000L;
@@ -82,32 +82,35 @@ public final class StreamedBarrier {
         writer.begin(first.getSourceId(), first.getDatasetId(), first.getCommitLsn(), first.getTransactionId());
     }
 
+    @Override
     public TransactionBoundaryKey key() {
         return key;
     }
 
-    /** The chunk index the next chunk must carry. */
+    @Override
     public int nextIndex() {
         return nextIndex;
     }
 
+    @Override
     public boolean manifestSeen() {
         return manifest != null;
     }
 
-    /** True when this chunk continues the transaction (same identity, the next index, before the manifest). */
+    @Override
     public boolean continuesWith(PartitionChunk c) {
         return manifest == null && c.getPartitionId() == nextIndex && c.getTransactionId().equals(key.transactionId())
                 && c.getCommitLsn().equals(key.commitLsn()) && c.getSourceId().equals(key.sourceId());
     }
 
-    /** True when {@code m} is this transaction's manifest, due now. */
+    @Override
     public boolean isManifest(TransactionManifest m) {
         return manifest == null && nextIndex > 0 && m.getTransactionId().equals(key.transactionId())
                 && m.getSourceCommitLsn().equals(key.commitLsn()) && m.getSourceId().equals(key.sourceId());
     }
 
     /** Writes one chunk's events (the chunk is verified and validated on its own). */
+    @Override
     public void write(PartitionChunk c) {
         verifier.chunk(c);
         nextIndex++;
@@ -136,6 +139,7 @@ public final class StreamedBarrier {
     }
 
     /** Takes the manifest; it is checked against the chunks once its marker binds it (as the staged path does). */
+    @Override
     public void manifest(TransactionManifest m) {
         manifest = m;
     }
@@ -144,6 +148,7 @@ public final class StreamedBarrier {
      * The marker: verified against the manifest, then the dedup record, {@code positions} and COMMIT. After this
      * the transaction is visible whole.
      */
+    @Override
     public BarrierResult commit(TransactionCommitMarker k, Map<TopicPartitionKey, Long> positions) {
         BarrierVerifier.verifyMarker(manifest, k);
         verifier.manifest(manifest);
@@ -174,6 +179,7 @@ public final class StreamedBarrier {
     }
 
     /** Rolls back whatever was written; nothing of the transaction is visible. Idempotent. */
+    @Override
     public void rollback() {
         if (open) {
             open = false;

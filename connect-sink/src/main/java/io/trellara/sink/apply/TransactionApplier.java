@@ -37,7 +37,7 @@ import java.util.Set;
  *
  * <p>Not thread-safe: one applier per sink task.
  */
-public final class TransactionApplier implements AutoCloseable {
+public final class TransactionApplier implements Target {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(TransactionApplier.class);
     private final ConnectionFactory connections;
     private final RelationMapper mapper;
@@ -75,10 +75,12 @@ public final class TransactionApplier implements AutoCloseable {
         this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
     }
 
+    @Override
     public ApplyMetrics metrics() {
         return metrics;
     }
 
+    @Override
     public ApplyOptions options() {
         return options;
     }
@@ -94,6 +96,7 @@ public final class TransactionApplier implements AutoCloseable {
      * {@link StreamedBarrier}), on the stream's own session: the dedup check and the commit-order check run now.
      * Throws {@link StreamedBarrier.TransientFailure} when the target cannot be reached.
      */
+    @Override
     public StreamedBarrier openStream(PartitionChunk first) {
         try {
             if (streamSession == null) {
@@ -166,6 +169,7 @@ public final class TransactionApplier implements AutoCloseable {
      * which case the groups before the failing one are committed (see the result of earlier calls) and the
      * failing group left nothing behind.
      */
+    @Override
     public ApplyResult apply(List<SourceTransaction> transactions) {
         List<TransactionBoundaryKey> applied = new ArrayList<>();
         List<TransactionBoundaryKey> duplicates = new ArrayList<>();
@@ -200,6 +204,7 @@ public final class TransactionApplier implements AutoCloseable {
      * applied, is a no-op), the watermarks of their lanes, and {@code positions} (progress of the partitions
      * whose every record up to there is now durable in the target). Returns the chunks newly staged.
      */
+    @Override
     public int stage(List<StagedChunk> chunks, Map<TopicPartitionKey, Long> positions) {
         if (chunks.isEmpty() && positions.isEmpty()) {
             return 0;
@@ -230,6 +235,7 @@ public final class TransactionApplier implements AutoCloseable {
      * {@code MISSING_CHUNK}, or, when another version of the chunk is staged, the rule its verification against
      * the manifest breaks (transaction id, identity, checksum).
      */
+    @Override
     public BarrierState.Verdict checkBarrier(TransactionManifest m) {
         String key = boundaryKey(m).display();
         return retrying(key, (s, a) -> {
@@ -271,6 +277,7 @@ public final class TransactionApplier implements AutoCloseable {
      * the removal of the dataset's staged chunks up to this commit. Any protocol violation rolls everything back
      * and is thrown as it is.
      */
+    @Override
     public BarrierResult applyBarrier(TransactionManifest m, Map<TopicPartitionKey, Long> positions) {
         TransactionBoundaryKey key = boundaryKey(m);
         FlowKey flowKey = FlowKey.of(m);
@@ -327,6 +334,7 @@ public final class TransactionApplier implements AutoCloseable {
     }
 
     /** True when the transaction is recorded as applied (one query in its own read-only transaction). */
+    @Override
     public boolean isApplied(FlowKey key) {
         return retrying(key.display(), (s, a) -> {
             boolean present = !CheckpointStore.findApplied(s, List.of(key)).isEmpty();
@@ -355,9 +363,8 @@ public final class TransactionApplier implements AutoCloseable {
         return m.getSourceId() + ':' + m.getSourceCommitLsn() + ':' + m.getTransactionId();
     }
 
-    static TransactionBoundaryKey boundaryKey(TransactionManifest m) {
-        return new TransactionBoundaryKey(m.getSourceId(), m.getDatabaseId(), m.getSourceCommitLsn(),
-                m.getTransactionId());
+    private static TransactionBoundaryKey boundaryKey(TransactionManifest m) {
+        return FlowKey.boundaryKey(m);
     }
 
     // ---- retries ----------------------------------------------------------------------------------------
@@ -540,7 +547,8 @@ public final class TransactionApplier implements AutoCloseable {
                 "apply failed: " + e, e);
     }
 
-    void pause(long millis) {
+    @Override
+    public void pause(long millis) {
         try {
             sleeper.sleep(millis);
         } catch (InterruptedException ie) {

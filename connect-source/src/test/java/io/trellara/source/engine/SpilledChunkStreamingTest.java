@@ -61,7 +61,7 @@ class SpilledChunkStreamingTest {
 
     private SourceSettings settings(BoundarySettings boundary, long spillThreshold) {
         return new SourceSettings(null, "pg-test", "testdb", "flow", "slot", "pub", false, List.of(), 2, true, 1000,
-                600_000, true, false, spill, spillThreshold, 1 << 30, 16, 1 << 20, boundary, CapturedTables.NONE);
+                600_000, 0, true, false, spill, spillThreshold, 1 << 30, 16, 1 << 20, boundary, CapturedTables.NONE);
     }
 
     /** As the engine feeds it: each parsed message with the bytes it was parsed from. */
