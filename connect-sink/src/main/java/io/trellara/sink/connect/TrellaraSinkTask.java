@@ -1,38 +1,27 @@
 package io.trellara.sink.connect;
 
-import com.google.protobuf.Message;
 import io.trellara.connect.common.PluginVersion;
-import io.trellara.protocol.MessageKind;
-import io.trellara.protocol.codec.KindDetector;
-import io.trellara.protocol.v1.PartitionChunk;
-import io.trellara.protocol.v1.TransactionCommitMarker;
-import io.trellara.protocol.v1.TransactionEnvelope;
-import io.trellara.protocol.v1.TransactionManifest;
 import io.trellara.protocol.validation.ProtocolViolationException;
 import io.trellara.sink.apply.ApplyException;
 import io.trellara.sink.apply.ApplyOptions;
 import io.trellara.sink.apply.ApplyPipeline;
 import io.trellara.sink.apply.CheckpointStore;
+import io.trellara.sink.apply.FlowControl;
 import io.trellara.sink.apply.JdbcConnectionFactory;
 import io.trellara.sink.apply.TopicPartitionKey;
 import io.trellara.sink.apply.TransactionApplier;
 import io.trellara.sink.connect.metrics.SinkTaskMetrics;
-import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.HashSet;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.errors.DataException;
-import org.apache.kafka.connect.header.Header;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.kafka.connect.sink.SinkTask;
 
@@ -52,10 +41,7 @@ public class TrellaraSinkTask extends SinkTask {
     private SinkTaskMetrics metrics;
     private CheckpointStore checkpoints;
     private String sinkName;
-    /** Partitions this task paused (a long queue behind a waiting barrier, or a poison). */
-    private final Set<TopicPartition> paused = new HashSet<>();
-    /** Paused when they were revoked: resumed if they come back (their queue is gone). */
-    private final Set<TopicPartition> pausedWhenRevoked = new HashSet<>();
+    private final FlowControl flow = new FlowControl();
 
     @Override
     public String version() {
@@ -106,7 +92,6 @@ public class TrellaraSinkTask extends SinkTask {
             throw new ConnectException("Cannot read the sink's checkpoints from the target: " + e.getMessage(), e);
         }
         List<TopicPartitionKey> keys = new ArrayList<>(partitions.size());
-        List<TopicPartition> resume = new ArrayList<>();
         for (TopicPartition tp : partitions) {
             TopicPartitionKey key = key(tp);
             keys.add(key);
@@ -118,14 +103,9 @@ public class TrellaraSinkTask extends SinkTask {
                 LOG.info("Sink {} has no progress recorded for {}: it starts where the consumer's committed offset"
                         + " or auto.offset.reset says", sinkName, tp);
             }
-            if (pausedWhenRevoked.remove(tp)) {
-                resume.add(tp);
-            }
         }
         pipeline.open(keys);
-        if (!resume.isEmpty()) {
-            context.resume(resume.toArray(new TopicPartition[0])); // nothing is queued for them any more
-        }
+        resume(flow.assigned(keys)); // nothing is queued for them any more
     }
 
     /** Revoked partitions: what was queued for them is re-read by their next owner from the target's progress. */
@@ -134,13 +114,8 @@ public class TrellaraSinkTask extends SinkTask {
         if (pipeline == null) {
             return;
         }
-        List<TopicPartitionKey> keys = new ArrayList<>(partitions.size());
-        for (TopicPartition tp : partitions) {
-            keys.add(key(tp));
-            if (paused.remove(tp)) {
-                pausedWhenRevoked.add(tp);
-            }
-        }
+        List<TopicPartitionKey> keys = partitions.stream().map(TrellaraSinkTask::key).toList();
+        flow.revoked(keys);
         pipeline.close(keys);
     }
 
@@ -150,7 +125,7 @@ public class TrellaraSinkTask extends SinkTask {
         DataException rejected = null;
         for (SinkRecord r : records) {
             try {
-                inputs.add(input(r));
+                inputs.add(RecordInputs.input(r));
             } catch (DataException e) {
                 rejected = e; // what came before the bad record is whole and verified: take it, then stop
                 break;
@@ -170,36 +145,25 @@ public class TrellaraSinkTask extends SinkTask {
         if (rejected != null) {
             throw rejected;
         }
-        pipeline.takeRewinds().forEach((k, offset) -> context.offset(new TopicPartition(k.topic(), k.partition()), offset));
+        pipeline.takeRewinds().forEach((k, offset) -> context.offset(partition(k), offset));
         flowControl();
     }
 
     /** Pauses partitions whose records queue behind a waiting barrier; asks to be called again while one waits. */
     private void flowControl() {
-        Set<TopicPartitionKey> backlogged = pipeline.backlogged();
-        List<TopicPartition> pause = new ArrayList<>();
-        for (TopicPartitionKey k : backlogged) {
-            TopicPartition tp = new TopicPartition(k.topic(), k.partition());
-            if (paused.add(tp)) {
-                pause.add(tp);
-            }
+        FlowControl.Decision d = flow.after(pipeline);
+        if (!d.pause().isEmpty()) {
+            context.pause(d.pause().stream().map(TrellaraSinkTask::partition).toArray(TopicPartition[]::new));
         }
-        if (!pause.isEmpty()) {
-            context.pause(pause.toArray(new TopicPartition[0]));
-        }
-        List<TopicPartition> resume = new ArrayList<>();
-        for (Iterator<TopicPartition> it = paused.iterator(); it.hasNext(); ) {
-            TopicPartition tp = it.next();
-            if (!backlogged.contains(key(tp))) {
-                it.remove();
-                resume.add(tp);
-            }
-        }
-        if (!resume.isEmpty()) {
-            context.resume(resume.toArray(new TopicPartition[0]));
-        }
-        if (pipeline.waiting()) {
+        resume(d.resume());
+        if (d.recheckSoon()) {
             context.timeout(ApplyPipeline.DEFAULT_RECHECK_MILLIS); // put() again soon, records or not
+        }
+    }
+
+    private void resume(List<TopicPartitionKey> keys) {
+        if (!keys.isEmpty()) {
+            context.resume(keys.stream().map(TrellaraSinkTask::partition).toArray(TopicPartition[]::new));
         }
     }
 
@@ -220,49 +184,12 @@ public class TrellaraSinkTask extends SinkTask {
         return out;
     }
 
-    /** The record as the pipeline's input: the verified message, or its bytes (verified by the pipeline). */
-    private static ApplyPipeline.Input input(SinkRecord r) {
-        TopicPartitionKey tp = new TopicPartitionKey(r.topic(), r.kafkaPartition());
-        Object value = r.value();
-        if (value instanceof byte[] bytes) { // ByteArrayConverter: verified in the pipeline
-            MessageKind kind;
-            try {
-                kind = kind(r, bytes);
-            } catch (IllegalArgumentException e) {
-                throw new DataException(where(r) + ": Trellara message rejected: " + e.getMessage(), e);
-            }
-            return ApplyPipeline.Input.raw(tp, r.kafkaOffset(), kind, bytes, where(r));
-        }
-        if (value instanceof Message m && isTrellara(m)) {
-            return ApplyPipeline.Input.decoded(tp, r.kafkaOffset(), m, where(r));
-        }
-        throw new DataException(where(r) + ": expected a Trellara message (envelope, chunk, manifest or commit"
-                + " marker), got " + (value == null ? "null" : value.getClass().getName()) + ". Use "
-                + "io.trellara.converter.TrellaraConverter (render=protobuf) or ByteArrayConverter as"
-                + " value.converter.");
-    }
-
-    private static boolean isTrellara(Message m) {
-        return m instanceof TransactionEnvelope || m instanceof PartitionChunk || m instanceof TransactionManifest
-                || m instanceof TransactionCommitMarker;
-    }
-
-    private static MessageKind kind(SinkRecord r, byte[] bytes) {
-        Header h = r.headers().lastWithName(MessageKind.HEADER);
-        if (h != null && h.value() != null) {
-            Object v = h.value();
-            return MessageKind.fromWireName(v instanceof byte[] b ? new String(b, StandardCharsets.UTF_8)
-                    : v.toString());
-        }
-        return KindDetector.detect(bytes).orElse(MessageKind.ENVELOPE);
-    }
-
-    private static String where(SinkRecord r) {
-        return r.topic() + "-" + r.kafkaPartition() + "@" + r.kafkaOffset() + " key " + r.key();
-    }
-
     private static TopicPartitionKey key(TopicPartition tp) {
         return new TopicPartitionKey(tp.topic(), tp.partition());
+    }
+
+    private static TopicPartition partition(TopicPartitionKey k) {
+        return new TopicPartition(k.topic(), k.partition());
     }
 
     @Override
