@@ -67,7 +67,7 @@ final class BarrierStreams {
         ps.streamFirstOffset = step.in().offset();
         try {
             ps.stream = applier.openStream(step.chunk());
-        } catch (StreamedBarrier.TransientFailure e) {
+        } catch (TargetStream.TransientFailure e) {
             retryLater(ps, e);
             return;
         } catch (ApplyException | ProtocolViolationException e) {
@@ -100,9 +100,9 @@ final class BarrierStreams {
             } else {
                 return false;
             }
-        } catch (StreamedBarrier.TransientFailure e) {
+        } catch (TargetStream.TransientFailure e) {
             retryLater(ps, e);
-        } catch (StreamedBarrier.CannotStream e) {
+        } catch (TargetStream.CannotStream e) {
             LOG.info("Applying {} the staged way: {}", b.key().display(), e.getMessage());
             stageInstead(ps, b.key());
         } catch (ProtocolViolationException | ApplyException e) {
@@ -158,7 +158,7 @@ final class BarrierStreams {
     }
 
     /** Rolls back and asks for the transaction again after a backoff, within the retry time. */
-    private void retryLater(PartitionQueues.PartitionState ps, StreamedBarrier.TransientFailure e) {
+    private void retryLater(PartitionQueues.PartitionState ps, TargetStream.TransientFailure e) {
         long first = ps.streamFirstOffset;
         if (ps.stream != null) {
             ps.stream.rollback();

@@ -23,27 +23,13 @@ import java.util.Set;
  *
  * <p>Runs on a session of its own (the task's other work, such as staging lane chunks or applying another
  * flow's envelopes, commits on the main session while this transaction stays open). Failures: a
- * {@link TransientFailure} means the target connection failed and the transaction must be delivered again from
+ * {@link TargetStream.TransientFailure} means the target connection failed and the transaction must be delivered again from
  * its first chunk; {@link ApplyException} and {@link ProtocolViolationException} stop apply naming the cause.
  */
 public final class StreamedBarrier implements TargetStream {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(StreamedBarrier.class);
     /** A transaction still open after this long is logged with its progress, again every as long. */
     static final long PROGRESS_LOG_NANOS = 10_000_000_000L;
-
-    /** The target connection failed mid-transaction: rolled back; deliver the transaction again. */
-    public static final class TransientFailure extends RuntimeException {
-        TransientFailure(String message, Throwable cause) {
-            super(message, cause);
-        }
-    }
-
-    /** The chunks do not continue the total order as published: apply it the staged way (which merges). */
-    public static final class CannotStream extends RuntimeException {
-        CannotStream(String message) {
-            super(message);
-        }
-    }
 
     private final TransactionApplier applier;
     private final TargetSession session;
@@ -122,7 +108,7 @@ public final class StreamedBarrier implements TargetStream {
         long first = Math.min(cs.isEmpty() ? Long.MAX_VALUE : cs.get(0).getTotalOrder(),
                 ds.isEmpty() ? Long.MAX_VALUE : ds.get(0).getTotalOrder());
         if (first != Long.MAX_VALUE && first <= lastOrder) {
-            throw new CannotStream("chunk " + c.getPartitionId() + " of " + key.display() + " starts at total_order "
+            throw new TargetStream.CannotStream("chunk " + c.getPartitionId() + " of " + key.display() + " starts at total_order "
                     + first + ", not after " + lastOrder);
         }
         run(() -> writer.write(c.getSchemaVersionsList(), cs, ds));
@@ -222,7 +208,7 @@ public final class StreamedBarrier implements TargetStream {
         boolean transientFailure = applier.isTransient(session, e) || (recording && "23505".equals(SqlStates.of(e)));
         rollback();
         if (transientFailure) {
-            return new TransientFailure("transient failure applying " + eventKey + " (SQLSTATE " + SqlStates.of(e)
+            return new TargetStream.TransientFailure("transient failure applying " + eventKey + " (SQLSTATE " + SqlStates.of(e)
                     + "): " + e.getMessage(), e);
         }
         return new ApplyException(ApplyException.Reason.DATABASE_ERROR, relation, eventKey, SqlStates.of(e),

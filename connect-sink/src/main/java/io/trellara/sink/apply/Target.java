@@ -40,7 +40,7 @@ public interface Target extends AutoCloseable {
 
     /**
      * Opens the target transaction of a strict-chunked transaction whose first chunk is {@code first}: its chunks
-     * are written as they arrive and it commits at its marker. Throws {@link StreamedBarrier.TransientFailure}
+     * are written as they arrive and it commits at its marker. Throws {@link TargetStream.TransientFailure}
      * when the target cannot be reached now.
      */
     TargetStream openStream(PartitionChunk first);

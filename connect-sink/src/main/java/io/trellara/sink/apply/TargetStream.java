@@ -8,11 +8,25 @@ import java.util.Map;
 
 /**
  * One strict-chunked transaction being applied as its chunks arrive (see {@link Target#openStream}): nothing is
- * visible until {@link #commit}. {@link #write} and {@link #commit} throw {@link StreamedBarrier.TransientFailure}
- * (rolled back; deliver the transaction again), {@link StreamedBarrier.CannotStream} (rolled back; apply it the
+ * visible until {@link #commit}. {@link #write} and {@link #commit} throw {@link TransientFailure}
+ * (rolled back; deliver the transaction again), {@link CannotStream} (rolled back; apply it the
  * staged way), or the {@link ApplyException} / {@code ProtocolViolationException} that stops apply.
  */
 public interface TargetStream {
+    /** The target connection failed mid-transaction: rolled back; deliver the transaction again. */
+    final class TransientFailure extends RuntimeException {
+        public TransientFailure(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    /** The chunks do not continue the total order as published: rolled back; apply it the staged way. */
+    final class CannotStream extends RuntimeException {
+        public CannotStream(String message) {
+            super(message);
+        }
+    }
+
     TransactionBoundaryKey key();
 
     /** The chunk index the next chunk must carry. */

@@ -94,7 +94,7 @@ public final class TransactionApplier implements Target {
     /**
      * Opens the target transaction of a strict-chunked transaction whose first chunk is {@code first} (see
      * {@link StreamedBarrier}), on the stream's own session: the dedup check and the commit-order check run now.
-     * Throws {@link StreamedBarrier.TransientFailure} when the target cannot be reached.
+     * Throws {@link TargetStream.TransientFailure} when the target cannot be reached.
      */
     @Override
     public StreamedBarrier openStream(PartitionChunk first) {
@@ -108,7 +108,7 @@ public final class TransactionApplier implements Target {
             boolean transientFailure = streamSession == null || isTransient(streamSession, e);
             rolledBack(streamSession);
             if (transientFailure) {
-                throw new StreamedBarrier.TransientFailure("cannot open the target transaction of "
+                throw new TargetStream.TransientFailure("cannot open the target transaction of "
                         + first.getSourceId() + ':' + first.getCommitLsn() + ':' + first.getTransactionId()
                         + " (SQLSTATE " + state + "): " + e.getMessage(), e);
             }

@@ -125,7 +125,7 @@ class ApplyPipelineTest {
         ApplyPipeline p = new ApplyPipeline(new InMemoryTarget() {
             @Override
             public TargetStream openStream(io.trellara.protocol.v1.PartitionChunk first) {
-                throw new StreamedBarrier.TransientFailure("target down", null);
+                throw new TargetStream.TransientFailure("target down", null);
             }
 
             @Override

@@ -358,7 +358,7 @@ class InMemoryTarget implements Target {
             if (streamWritesLeft-- <= 0) {
                 streamWritesLeft = Integer.MAX_VALUE;
                 rollback();
-                throw new StreamedBarrier.TransientFailure("connection cut (in-memory target)", null);
+                throw new TargetStream.TransientFailure("connection cut (in-memory target)", null);
             }
             verifier.chunk(c);
             next++;
@@ -366,7 +366,7 @@ class InMemoryTarget implements Target {
             List<Long> these = InMemoryTarget.orders(c.getChangesList(), c.getDdlEventsList());
             if (!these.isEmpty() && these.get(0) <= last) {
                 rollback();
-                throw new StreamedBarrier.CannotStream("out of total order");
+                throw new TargetStream.CannotStream("out of total order");
             }
             orders.addAll(these);
         }
