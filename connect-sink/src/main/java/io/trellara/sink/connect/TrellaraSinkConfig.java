@@ -1,12 +1,12 @@
 package io.trellara.sink.connect;
 
-import io.trellara.sink.apply.ApplyOptions;
-import io.trellara.sink.apply.DdlPolicy;
-import io.trellara.sink.apply.DropColumnsPolicy;
-import io.trellara.sink.apply.InsertConflictPolicy;
-import io.trellara.sink.apply.MissingRowPolicy;
-import io.trellara.sink.apply.RelationMapper;
-import io.trellara.sink.apply.SchemaEvolutionMode;
+import io.trellara.sink.engine.ApplyOptions;
+import io.trellara.sink.engine.DdlPolicy;
+import io.trellara.sink.engine.DropColumnsPolicy;
+import io.trellara.sink.engine.InsertConflictPolicy;
+import io.trellara.sink.engine.MissingRowPolicy;
+import io.trellara.sink.target.RelationMapper;
+import io.trellara.sink.engine.SchemaEvolutionMode;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;

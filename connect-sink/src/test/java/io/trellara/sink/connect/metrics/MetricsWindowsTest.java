@@ -53,8 +53,8 @@ class MetricsWindowsTest {
     @Test
     void aStoppingPredecessorDoesNotUnregisterItsSuccessor() throws Exception {
         ObjectName name = TaskMBeans.name("sink-task", "restarted", "0");
-        SinkTaskMetrics first = new SinkTaskMetrics("restarted", "0", new io.trellara.sink.apply.ApplyMetrics());
-        SinkTaskMetrics second = new SinkTaskMetrics("restarted", "0", new io.trellara.sink.apply.ApplyMetrics());
+        SinkTaskMetrics first = new SinkTaskMetrics("restarted", "0", new io.trellara.sink.engine.ApplyMetrics());
+        SinkTaskMetrics second = new SinkTaskMetrics("restarted", "0", new io.trellara.sink.engine.ApplyMetrics());
         first.start();
         second.start();
         first.close();

@@ -1,0 +1,57 @@
+package io.trellara.sink.engine;
+
+import io.trellara.protocol.v1.PartitionChunk;
+import io.trellara.protocol.v1.TransactionManifest;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The target port: what {@link ApplyPipeline} needs from the database it applies to. Every call is one target
+ * transaction (or, for {@link #openStream}, opens one) holding the rows, the dedup records and the progress
+ * positions together, so what it reports is durable when it returns. {@link TransactionApplier} is the
+ * PostgreSQL implementation (retries, sessions, COPY); tests drive the pipeline against an in-memory one.
+ */
+public interface Target extends AutoCloseable {
+
+    /**
+     * Applies consecutive whole transactions in order (grouped per {@link ApplyOptions#groupMaxTransactions()});
+     * one already applied is skipped and reported as a duplicate. Throws {@link ApplyException} or the
+     * {@code ProtocolViolationException} that stops apply; the groups before the failing one are committed.
+     */
+    ApplyResult apply(List<SourceTransaction> transactions);
+
+    /**
+     * Stages verified chunks (a replay is a no-op) with their lanes' watermarks and {@code positions}, in one
+     * target transaction; returns how many were newly staged.
+     */
+    int stage(List<StagedChunk> chunks, Map<TopicPartitionKey, Long> positions);
+
+    /**
+     * Where the barrier of {@code m} stands: applied already, ready, or waiting; a chunk that can no longer
+     * arrive throws the rule it breaks ({@code MISSING_CHUNK}, or the rule another staged version breaks).
+     */
+    BarrierState.Verdict checkBarrier(TransactionManifest m);
+
+    /** Applies the ready barrier of {@code m} from its staged chunks, with its dedup record and {@code positions}. */
+    BarrierResult applyBarrier(TransactionManifest m, Map<TopicPartitionKey, Long> positions);
+
+    /** True when the transaction is recorded as applied. */
+    boolean isApplied(FlowKey key);
+
+    /**
+     * Opens the target transaction of a strict-chunked transaction whose first chunk is {@code first}: its chunks
+     * are written as they arrive and it commits at its marker. Throws {@link TargetStream.TransientFailure}
+     * when the target cannot be reached now.
+     */
+    TargetStream openStream(PartitionChunk first);
+
+    ApplyOptions options();
+
+    ApplyMetrics metrics();
+
+    /** Waits {@code millis} before a retry (the implementation's sleeper, replaceable in tests). */
+    void pause(long millis);
+
+    @Override
+    void close();
+}

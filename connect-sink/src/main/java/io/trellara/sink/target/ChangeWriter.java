@@ -1,0 +1,458 @@
+package io.trellara.sink.target;
+
+import io.trellara.sink.engine.ApplyException;
+import io.trellara.sink.engine.ApplyOptions;
+import io.trellara.sink.engine.InsertConflictPolicy;
+import io.trellara.sink.engine.MissingRowPolicy;
+import io.trellara.protocol.v1.ChangeRecord;
+import io.trellara.protocol.v1.ColumnState;
+import io.trellara.protocol.v1.ColumnValue;
+import io.trellara.protocol.v1.DdlEvent;
+import io.trellara.protocol.v1.Operation;
+import io.trellara.protocol.v1.RelationId;
+import io.trellara.protocol.v1.RowImage;
+import io.trellara.protocol.v1.SchemaVersion;
+import io.trellara.protocol.v1.TransactionEnvelope;
+import io.trellara.protocol.v1.TruncateSpec;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Types;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import org.postgresql.copy.CopyIn;
+
+/**
+ * Writes the events of one or more source transactions into the open target transaction, in source order.
+ * Consecutive row changes of one relation, operation and shape are collected into a run and written
+ * set-based: COPY for long insert runs, multi-row INSERT otherwise, JDBC batches for updates and deletes.
+ * Counts are kept locally and published only after the commit.
+ *
+ * <p>Events arrive whole ({@link #write(TransactionEnvelope)}) or one at a time ({@link #begin}, then
+ * {@link #change} and {@link #ddl} in total order, as a barrier's merge produces them). A run is written once it
+ * holds {@value #MAX_RUN_ROWS} rows or about {@value #MAX_RUN_BYTES} bytes of row images, so the writer holds a
+ * bounded number of changes whatever the size of the transaction: splitting a run into consecutive statements
+ * in the same order changes nothing observable.
+ */
+final class ChangeWriter {
+    /** Rows per multi-row INSERT statement (bounded by the 32767 bind parameters of a statement). */
+    private static final int MAX_INSERT_ROWS = 256;
+    private static final int COPY_FLUSH_BYTES = 1 << 20;
+    private static final int MAX_PARAMETERS = 32_767;
+    /** A run is written at this many rows... */
+    static final int MAX_RUN_ROWS = 20_000;
+    /** ...or at this many bytes of encoded row changes, whichever comes first. */
+    static final int MAX_RUN_BYTES = 4 << 20;
+
+    private final TargetSession session;
+    private final RelationMapper mapper;
+    private final ApplyOptions options;
+    private final TargetTables tables;
+    private final SchemaEvolution evolution;
+    private final DdlApplier ddl;
+    private final CopyTextEncoder copy = new CopyTextEncoder();
+    private final List<ChangeRecord> run = new ArrayList<>();
+    private long runBytes;
+    private RowShape shape;
+    /** The schema version the current run's rows were prepared for. */
+    private SchemaVersion shapeVersion;
+    private String sourceId;
+    private String datasetId;
+    private String commitLsn;
+    private String transactionId;
+    private RelationId lastSource;
+    private QualifiedName lastTarget;
+    private List<SchemaVersion> lastSchemas;
+    private SchemaVersion lastVersion;
+
+    long inserted;
+    long updated;
+    long deleted;
+    long truncates;
+    long missingRowsIgnored;
+    /** The longest run written (rows), for tests of the memory bound. */
+    int longestRun;
+
+    ChangeWriter(TargetSession session, RelationMapper mapper, ApplyOptions options) {
+        this.session = session;
+        this.mapper = mapper;
+        this.options = options;
+        this.tables = new TargetTables(session, options.createMissingTables());
+        this.evolution = new SchemaEvolution(session, tables, options);
+        this.ddl = new DdlApplier(session, mapper, options);
+    }
+
+    /**
+     * Names the transaction whose events follow (its flow for schema evolution, its identity for DDL event keys);
+     * the run may continue across transactions.
+     */
+    void begin(String sourceId, String datasetId, String commitLsn, String transactionId) {
+        this.sourceId = sourceId;
+        this.datasetId = datasetId;
+        this.commitLsn = commitLsn;
+        this.transactionId = transactionId;
+    }
+
+    /** Writes every change and DDL event of {@code e} in total order (the run may continue into the next). */
+    void write(TransactionEnvelope e) throws SQLException {
+        begin(e.getSourceId(), e.getDatasetId(), e.getCommitLsn(), e.getTransactionId());
+        write(e.getSchemaVersionsList(), e.getChangesList(), e.getDdlEventsList());
+    }
+
+    /**
+     * Writes changes and DDL events of the transaction named by {@link #begin} in total order ({@code schemas}:
+     * the schema versions of the envelope or chunk that carries them).
+     */
+    void write(List<SchemaVersion> schemas, List<ChangeRecord> changes, List<DdlEvent> ddl) throws SQLException {
+        if (!ascending(changes)) {
+            changes = new ArrayList<>(changes);
+            changes.sort(Comparator.comparingLong(ChangeRecord::getTotalOrder));
+        }
+        if (ddl.size() > 1) {
+            ddl = new ArrayList<>(ddl);
+            ddl.sort(Comparator.comparingLong(DdlEvent::getTotalOrder));
+        }
+        int d = 0;
+        for (ChangeRecord c : changes) {
+            while (d < ddl.size() && Long.compareUnsigned(ddl.get(d).getTotalOrder(), c.getTotalOrder()) < 0) {
+                ddl(ddl.get(d++));
+            }
+            change(c, schemas);
+        }
+        while (d < ddl.size()) {
+            ddl(ddl.get(d++));
+        }
+    }
+
+    private static boolean ascending(List<ChangeRecord> changes) {
+        long prev = 0;
+        for (ChangeRecord c : changes) {
+            if (Long.compareUnsigned(c.getTotalOrder(), prev) <= 0) {
+                return false;
+            }
+            prev = c.getTotalOrder();
+        }
+        return true;
+    }
+
+    /**
+     * Writes one row change (after every event of lower total order of its transaction); {@code schemas} are the
+     * schema versions of the envelope or chunk that carries it. When the change's schema version is not the one
+     * its target table was last prepared for, the run is written and the table is prepared first (see
+     * {@link SchemaEvolution}).
+     */
+    void change(ChangeRecord c, List<SchemaVersion> schemas) throws SQLException {
+        if (c.getOperation() == Operation.OPERATION_TRUNCATE) {
+            flush();
+            truncate(c, schemas);
+            return;
+        }
+        QualifiedName target = target(c.getRelation(), c.getIdempotencyKey());
+        SchemaVersion version = versionOf(c.getRelation(), schemas);
+        if (shape != null && shape.target.equals(target) && sameVersion(version, shapeVersion) && shape.matches(c)) {
+            if (run.size() >= MAX_RUN_ROWS || runBytes >= MAX_RUN_BYTES) {
+                RowShape same = shape;
+                SchemaVersion sameVersion = shapeVersion;
+                flush(); // the run is full: write it and continue with the same statement shape
+                shape = same;
+                shapeVersion = sameVersion;
+            }
+            add(c);
+            return;
+        }
+        flush();
+        TargetTable table = prepared(target, version, c.getIdempotencyKey());
+        shape = RowShape.of(c, table);
+        shapeVersion = version;
+        add(c);
+    }
+
+    /** The same schema version: usually the very same message (one per envelope or chunk), else equal fingerprints. */
+    private static boolean sameVersion(SchemaVersion a, SchemaVersion b) {
+        return a == b || (a != null && b != null && a.getFingerprint().equals(b.getFingerprint()));
+    }
+
+    /** The target table ready for rows of {@code version}. */
+    private TargetTable prepared(QualifiedName target, SchemaVersion version, String eventKey) throws SQLException {
+        String fingerprint = version == null ? "" : version.getFingerprint();
+        if (fingerprint.equals(session.preparedFingerprints.get(target))) {
+            return tables.ensure(target, version, eventKey); // described once per session
+        }
+        TargetTable t = evolution.prepare(target, version, sourceId, datasetId, eventKey);
+        session.preparedFingerprints.put(target, fingerprint);
+        return t;
+    }
+
+    /** The schema version of {@code relation} among {@code schemas} (the last lookup is remembered). */
+    private SchemaVersion versionOf(RelationId relation, List<SchemaVersion> schemas) {
+        if (schemas == lastSchemas && lastVersion != null && lastVersion.getRelation().equals(relation)) {
+            return lastVersion;
+        }
+        for (SchemaVersion v : schemas) {
+            RelationId r = v.getRelation();
+            if (r.getTable().equals(relation.getTable()) && r.getSchema().equals(relation.getSchema())) {
+                lastSchemas = schemas;
+                lastVersion = v;
+                return v;
+            }
+        }
+        return null;
+    }
+
+    private void add(ChangeRecord c) {
+        run.add(c);
+        runBytes += c.getSerializedSize();
+    }
+
+    private QualifiedName target(RelationId source, String eventKey) {
+        if (source != lastSource && !source.equals(lastSource)) {
+            lastTarget = mapper.target(source, eventKey);
+            lastSource = source;
+        }
+        return lastTarget;
+    }
+
+    /** Writes the pending run. */
+    void flush() throws SQLException {
+        if (run.isEmpty()) {
+            return;
+        }
+        try {
+            switch (shape.operation) {
+                case OPERATION_INSERT -> insertRun();
+                case OPERATION_UPDATE, OPERATION_DELETE -> keyedRun();
+                default -> throw new IllegalStateException(shape.operation.toString());
+            }
+        } finally {
+            longestRun = Math.max(longestRun, run.size());
+            run.clear();
+            runBytes = 0;
+            shape = null;
+            shapeVersion = null;
+        }
+    }
+
+    // ---- inserts --------------------------------------------------------------------------------------
+
+    private void insertRun() throws SQLException {
+        session.at(shape.target.quoted(), range());
+        boolean upsert = options.insertConflict() == InsertConflictPolicy.UPSERT;
+        if (!upsert && run.size() >= options.copyThreshold()) {
+            copyRun();
+            return;
+        }
+        int perStatement = Math.max(1, Math.min(MAX_INSERT_ROWS, MAX_PARAMETERS / Math.max(1, shape.columns.length)));
+        int done = 0;
+        int full = run.size() / perStatement;
+        if (full > 0) {
+            PreparedStatement ps = session.prepare(shape.insertSql(perStatement, upsert, shape.target.quoted(),
+                    run.get(0).getIdempotencyKey()));
+            for (int s = 0; s < full; s++) {
+                bindInsertRows(ps, done, perStatement);
+                ps.addBatch();
+                done += perStatement;
+            }
+            for (int n : ps.executeBatch()) {
+                inserted += Math.max(n, 0);
+            }
+        }
+        // the remainder in power-of-two statements, so a bounded set of statement shapes is prepared
+        while (done < run.size()) {
+            int rows = Integer.highestOneBit(run.size() - done);
+            PreparedStatement ps = session.prepare(shape.insertSql(rows, upsert, shape.target.quoted(),
+                    run.get(done).getIdempotencyKey()));
+            bindInsertRows(ps, done, rows);
+            inserted += Math.max(ps.executeUpdate(), 0);
+            done += rows;
+        }
+    }
+
+    private void bindInsertRows(PreparedStatement ps, int from, int rows) throws SQLException {
+        int p = 1;
+        for (int r = from; r < from + rows; r++) {
+            RowImage after = run.get(r).getAfter();
+            for (int idx : shape.columnIndex) {
+                bind(ps, p++, after.getColumns(idx));
+            }
+        }
+    }
+
+    private void copyRun() throws SQLException {
+        CopyIn in = session.copyManager().copyIn(shape.copySql());
+        try {
+            copy.reset();
+            for (ChangeRecord c : run) {
+                RowImage after = c.getAfter();
+                int[] idx = shape.columnIndex;
+                for (int i = 0; i < idx.length; i++) {
+                    if (i > 0) {
+                        copy.delimiter();
+                    }
+                    ColumnValue v = after.getColumns(idx[i]);
+                    if (v.getState() == ColumnState.COLUMN_STATE_NULL) {
+                        copy.nullValue();
+                    } else {
+                        copy.value(v.getText());
+                    }
+                }
+                copy.endRow();
+                if (copy.length() >= COPY_FLUSH_BYTES) {
+                    in.writeToCopy(copy.buffer(), 0, copy.length());
+                    copy.reset();
+                }
+            }
+            if (copy.length() > 0) {
+                in.writeToCopy(copy.buffer(), 0, copy.length());
+            }
+            inserted += in.endCopy();
+        } finally {
+            if (in.isActive()) {
+                try {
+                    in.cancelCopy();
+                } catch (SQLException ignored) {
+                    // the original failure is what matters
+                }
+            }
+        }
+    }
+
+    // ---- updates and deletes --------------------------------------------------------------------------
+
+    private void keyedRun() throws SQLException {
+        boolean update = shape.operation == Operation.OPERATION_UPDATE;
+        session.at(shape.target.quoted(), range());
+        PreparedStatement ps = session.prepare(update ? shape.updateSql() : shape.deleteSql());
+        for (ChangeRecord c : run) {
+            int p = 1;
+            if (update) {
+                RowImage after = c.getAfter();
+                for (int idx : shape.columnIndex) {
+                    bind(ps, p++, after.getColumns(idx));
+                }
+            }
+            RowImage keyImage = shape.keyFromBefore ? c.getBefore() : c.getAfter();
+            for (int k = 0; k < shape.keyIndex.length; k++) {
+                if (!shape.keyIsNull[k]) {
+                    bind(ps, p++, keyImage.getColumns(shape.keyIndex[k]));
+                }
+            }
+            if (run.size() == 1) {
+                checkMatched(ps.executeUpdate(), c, update);
+                return;
+            }
+            ps.addBatch();
+        }
+        int[] counts = ps.executeBatch();
+        for (int i = 0; i < counts.length; i++) {
+            checkMatched(counts[i], run.get(i), update);
+        }
+    }
+
+    private void checkMatched(int count, ChangeRecord c, boolean update) {
+        if (count == 0) {
+            if (options.missingRow() == MissingRowPolicy.IGNORE) {
+                missingRowsIgnored++;
+                return;
+            }
+            throw new ApplyException(ApplyException.Reason.ROW_NOT_FOUND, shape.target.quoted(),
+                    c.getIdempotencyKey(), (update ? "update" : "delete") + " matched no row on the target: the"
+                            + " target diverged from the source (" + describeKey(c) + ")");
+        }
+        if (count > 1) { // the transaction rolls back: nothing of it is visible
+            throw new ApplyException(ApplyException.Reason.MULTIPLE_ROWS_MATCHED, shape.target.quoted(),
+                    c.getIdempotencyKey(), (update ? "update" : "delete") + " matched " + count + " rows on the"
+                            + " target instead of one (" + describeKey(c) + ")");
+        }
+        if (update) {
+            updated += count;
+        } else {
+            deleted += count;
+        }
+    }
+
+    private String describeKey(ChangeRecord c) {
+        RowImage keyImage = shape.keyFromBefore ? c.getBefore() : c.getAfter();
+        StringBuilder b = new StringBuilder(shape.fullIdentity ? "old row " : "key ");
+        for (int k = 0; k < shape.keyIndex.length; k++) {
+            ColumnValue v = keyImage.getColumns(shape.keyIndex[k]);
+            b.append(k == 0 ? "" : ", ").append(v.getName()).append('=')
+                    .append(v.getState() == ColumnState.COLUMN_STATE_NULL ? "NULL" : v.getText());
+        }
+        return b.toString();
+    }
+
+    private static void bind(PreparedStatement ps, int p, ColumnValue v) throws SQLException {
+        if (v.getState() == ColumnState.COLUMN_STATE_NULL) {
+            ps.setNull(p, Types.OTHER);
+        } else {
+            ps.setObject(p, v.getText(), Types.OTHER);
+        }
+    }
+
+    private String range() {
+        String first = run.get(0).getIdempotencyKey();
+        return run.size() == 1 ? first : first + " .. " + run.get(run.size() - 1).getIdempotencyKey()
+                + " (" + run.size() + " rows)";
+    }
+
+    // ---- truncate and DDL -----------------------------------------------------------------------------
+
+    private void truncate(ChangeRecord c, List<SchemaVersion> schemas) throws SQLException {
+        TruncateSpec spec = c.getTruncate();
+        List<RelationId> relations = spec.getRelationsCount() > 0 ? spec.getRelationsList() : List.of(c.getRelation());
+        List<QualifiedName> targets = new ArrayList<>(relations.size());
+        for (RelationId r : relations) {
+            QualifiedName t = mapper.target(r, c.getIdempotencyKey());
+            tables.ensure(t, versionOf(r, schemas), c.getIdempotencyKey());
+            targets.add(t);
+        }
+        StringBuilder sql = new StringBuilder("TRUNCATE TABLE ");
+        for (int i = 0; i < targets.size(); i++) {
+            sql.append(i == 0 ? "" : ", ").append(targets.get(i).quoted());
+        }
+        session.at(sql.substring("TRUNCATE TABLE ".length()), c.getIdempotencyKey());
+        if (spec.getRestartIdentity()) {
+            sql.append(" RESTART IDENTITY");
+        }
+        if (spec.getCascade()) {
+            for (QualifiedName dependent : tables.referencing(targets)) {
+                if (!mapper.allows(dependent)) {
+                    throw new ApplyException(ApplyException.Reason.RELATION_REFUSED, dependent.quoted(),
+                            c.getIdempotencyKey(), "TRUNCATE ... CASCADE of " + targets + " would also empty "
+                                    + dependent.quoted() + ", which is not on the sink's allowlist; nothing of the"
+                                    + " transaction is applied");
+                }
+            }
+            sql.append(" CASCADE");
+        }
+        try (Statement s = session.connection.createStatement()) {
+            s.execute(sql.toString());
+        }
+        truncates++;
+    }
+
+    /** Handles one DDL event at its place in the transaction (after every event of lower total order). */
+    void ddl(DdlEvent d) throws SQLException {
+        flush();
+        if (ddl.apply(d, envelopeKey(d.getTotalOrder()))) {
+            lastSource = null; // statements ran: mapping checks and table descriptions start again
+        }
+    }
+
+    long ddlReplayed() {
+        return ddl.replayed;
+    }
+
+    long ddlSkipped() {
+        return ddl.skipped;
+    }
+
+    long schemaChanges() {
+        return evolution.changes;
+    }
+
+    private String envelopeKey(long totalOrder) {
+        return io.trellara.protocol.EventKey.of(sourceId, commitLsn, transactionId, totalOrder);
+    }
+}

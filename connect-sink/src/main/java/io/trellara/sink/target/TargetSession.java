@@ -1,0 +1,147 @@
+package io.trellara.sink.target;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.postgresql.PGConnection;
+import org.postgresql.copy.CopyManager;
+
+/**
+ * One target connection with its session settings, its prepared statements (cached by SQL text, which
+ * encodes relation and statement shape) and the target tables already verified to exist.
+ */
+final class TargetSession implements AutoCloseable {
+    private static final int MAX_STATEMENTS = 256;
+
+    final Connection connection;
+    /** Target tables as the catalog described them (see {@link TargetTables#describe}). */
+    final Map<QualifiedName, TargetTable> tables = new HashMap<>();
+    /** Per target table, the fingerprint of the schema version its rows were last prepared for. */
+    final Map<QualifiedName, String> preparedFingerprints = new HashMap<>();
+    private final LinkedHashMap<String, PreparedStatement> statements = new LinkedHashMap<>(64, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, PreparedStatement> eldest) {
+            if (size() > MAX_STATEMENTS) {
+                closeQuietly(eldest.getValue());
+                return true;
+            }
+            return false;
+        }
+    };
+    private CopyManager copyManager;
+
+    /** What the statement in flight is about, for error messages. */
+    String relation;
+    String eventKey;
+
+    private TargetSession(Connection connection) {
+        this.connection = connection;
+    }
+
+    /**
+     * The search_path of every sink session: names the sink resolves (types by {@code to_regtype}) never depend
+     * on the role's or the database's setting, and nothing a user can create shadows the catalog. Every
+     * function the sink calls is schema-qualified as well.
+     */
+    static final String SEARCH_PATH = "pg_catalog, public";
+
+    /**
+     * Opens a connection with the session settings the wire's text values assume (UTC, ISO dates, postgres
+     * intervals) and the pinned search_path, then turns auto-commit off.
+     */
+    static TargetSession open(ConnectionFactory factory) throws SQLException {
+        Connection c = factory.open();
+        try {
+            c.setAutoCommit(true);
+            try (Statement s = c.createStatement()) {
+                s.execute("SET search_path = " + SEARCH_PATH + "; SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD';"
+                        + " SET IntervalStyle = 'postgres'; SET extra_float_digits = 3; SET bytea_output = 'hex'");
+            }
+            c.setAutoCommit(false);
+            return new TargetSession(c);
+        } catch (SQLException | RuntimeException e) {
+            try {
+                c.close();
+            } catch (SQLException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+    }
+
+    void at(String relation, String eventKey) {
+        this.relation = relation;
+        this.eventKey = eventKey;
+    }
+
+    PreparedStatement prepare(String sql) throws SQLException {
+        PreparedStatement ps = statements.get(sql);
+        if (ps == null) {
+            ps = connection.prepareStatement(sql);
+            statements.put(sql, ps);
+        }
+        return ps;
+    }
+
+    CopyManager copyManager() throws SQLException {
+        if (copyManager == null) {
+            copyManager = connection.unwrap(PGConnection.class).getCopyAPI();
+        }
+        return copyManager;
+    }
+
+    /** After DDL: cached statements and table descriptions may no longer hold. */
+    void invalidate() {
+        statements.values().forEach(TargetSession::closeQuietly);
+        statements.clear();
+        forgetTables();
+    }
+
+    /** After the sink altered {@code target}: describe it again, prepare its statements again. */
+    void forget(QualifiedName target) {
+        statements.values().forEach(TargetSession::closeQuietly);
+        statements.clear();
+        tables.remove(target);
+        preparedFingerprints.remove(target);
+    }
+
+    /** After a rollback: a table created or altered by the rolled-back transaction is as it was. */
+    void forgetTables() {
+        tables.clear();
+        preparedFingerprints.clear();
+    }
+
+    boolean rollbackQuietly() {
+        try {
+            if (!connection.isClosed()) {
+                connection.rollback();
+                return true;
+            }
+        } catch (SQLException ignored) {
+            // the connection is unusable; the caller discards the session
+        }
+        return false;
+    }
+
+    @Override
+    public void close() {
+        invalidate();
+        try {
+            connection.close();
+        } catch (SQLException ignored) {
+            // closing a broken connection
+        }
+    }
+
+    private static void closeQuietly(Statement s) {
+        try {
+            s.close();
+        } catch (SQLException ignored) {
+            // a statement of a broken connection
+        }
+    }
+}

@@ -1,0 +1,28 @@
+package io.trellara.sink.target;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A target table as the target's catalog describes it, read once per session and again after the sink alters
+ * it: its columns with their types, and its primary key. Update and delete match rows on this primary key, never
+ * on what a record flags as key.
+ *
+ * @param name       the table
+ * @param columns    column name to its type as {@code format_type} spells it, in column order
+ * @param primaryKey the primary key's columns in key order; empty when the table has none
+ */
+record TargetTable(QualifiedName name, Map<String, String> columns, List<String> primaryKey) {
+    TargetTable {
+        columns = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(columns));
+        primaryKey = List.copyOf(primaryKey);
+    }
+
+    boolean hasColumn(String column) {
+        return columns.containsKey(column);
+    }
+
+    boolean isKey(String column) {
+        return primaryKey.contains(column);
+    }
+}
