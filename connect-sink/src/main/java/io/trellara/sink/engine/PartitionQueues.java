@@ -85,8 +85,12 @@ final class PartitionQueues {
     record PendingManifest(TransactionManifest manifest, long offset) {
     }
 
-    /** Something queued at {@code firstOffset}: the partition is durable up to there until it is applied. */
-    abstract static class Item {
+    /**
+     * What the buffer hands on, in arrival order: a whole envelope (or a whole barrier reassembled into one), a
+     * barrier (manifest bound to its marker, ready once its chunks are staged), a marker without its manifest,
+     * or a poison. Queued at {@code firstOffset}: the partition is durable up to there until it is applied.
+     */
+    abstract static sealed class Item permits EnvelopeItem, BarrierItem, OrphanMarkerItem, PoisonItem {
         final long firstOffset;
 
         Item(long firstOffset) {

@@ -339,6 +339,16 @@ public final class CheckpointStore {
         ps.setArray(p++, c.createArrayOf("text", topics));
         ps.setArray(p++, c.createArrayOf("int4", partitions));
         ps.setArray(p, c.createArrayOf("int8", offsets));
-        ps.executeQuery().close();
+        try {
+            ps.executeQuery().close();
+        } catch (SQLException e) {
+            if ("23505".equals(e.getSQLState())) {
+                // a dedup record another task committed after this transaction's dedup check: it applied the same
+                // transaction concurrently; a serialization failure, retried, and then found a duplicate
+                throw new SQLException("a transaction of this group was recorded as applied concurrently by another"
+                        + " task: " + e.getMessage(), "40001", e);
+            }
+            throw e;
+        }
     }
 }

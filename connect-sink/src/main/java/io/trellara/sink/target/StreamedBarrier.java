@@ -52,8 +52,6 @@ public final class StreamedBarrier implements TargetStream {
     private int nextIndex;
     private TransactionManifest manifest;
     private boolean open = true;
-    /** Writing the dedup record: a unique violation there means another task applied it concurrently. */
-    private boolean recording;
 
     StreamedBarrier(TransactionApplier applier, TargetSession session, PartitionChunk first, CommitOrder.Pending order)
             throws SQLException {
@@ -146,7 +144,6 @@ public final class StreamedBarrier implements TargetStream {
         run(() -> {
             writer.flush();
             session.at(null, key.display());
-            recording = true;
             List<AppliedTransaction> records = alreadyApplied ? List.of()
                     : List.of(AppliedTransaction.of(manifest, changes, ddlEvents));
             CheckpointStore.record(session, applier.options().sinkName(), records, positions,
@@ -210,7 +207,7 @@ public final class StreamedBarrier implements TargetStream {
     private RuntimeException fail(SQLException e) {
         String relation = session.relation;
         String eventKey = session.eventKey == null ? key.display() : session.eventKey;
-        boolean transientFailure = applier.isTransient(session, e) || (recording && "23505".equals(SqlStates.of(e)));
+        boolean transientFailure = applier.isTransient(session, e);
         rollback();
         if (transientFailure) {
             return new TargetStream.TransientFailure("transient failure applying " + eventKey + " (SQLSTATE " + SqlStates.of(e)

@@ -55,10 +55,8 @@ public final class TransactionApplier implements Target {
     private final RelationMapper mapper;
     private final ApplyOptions options;
     private final ApplyMetrics metrics = new ApplyMetrics();
-    private final Sleeper sleeper;
-    private final java.util.function.LongSupplier nanoClock;
     private final CommitOrder order = new CommitOrder();
-    private TargetSession session;
+    private final RetryingExecutor executor;
     /** The session of the streamed barrier in progress (kept open across them); see {@link StreamedBarrier}. */
     private TargetSession streamSession;
 
@@ -80,11 +78,10 @@ public final class TransactionApplier implements Target {
     /** With a clock for the retry budget (tests advance it with their sleeper). */
     public TransactionApplier(ConnectionFactory connections, RelationMapper mapper, ApplyOptions options,
                               Sleeper sleeper, java.util.function.LongSupplier nanoClock) {
-        this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
         this.connections = Objects.requireNonNull(connections, "connections");
         this.mapper = Objects.requireNonNull(mapper, "mapper");
         this.options = Objects.requireNonNull(options, "options");
-        this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
+        this.executor = new RetryingExecutor(connections, options, metrics, sleeper, nanoClock, order);
     }
 
     @Override
@@ -124,7 +121,7 @@ public final class TransactionApplier implements Target {
                         + first.getSourceId() + ':' + first.getCommitLsn() + ':' + first.getTransactionId()
                         + " (SQLSTATE " + state + "): " + e.getMessage(), e);
             }
-            throw translate(e, null, first.getSourceId() + ':' + first.getCommitLsn() + ':' + first.getTransactionId());
+            throw RetryingExecutor.translate(e, null, first.getSourceId() + ':' + first.getCommitLsn() + ':' + first.getTransactionId());
         } catch (RuntimeException e) {
             rolledBack(streamSession);
             throw e;
@@ -160,14 +157,7 @@ public final class TransactionApplier implements Target {
     }
 
     boolean isTransient(TargetSession s, Exception e) {
-        if (SqlStates.isTransient(e)) {
-            return true;
-        }
-        try {
-            return e instanceof SQLException && s != null && s.connection.isClosed();
-        } catch (SQLException closedCheck) {
-            return true;
-        }
+        return RetryingExecutor.isTransient(s, e);
     }
 
     /** Applies one transaction (in its own target transaction). */
@@ -206,7 +196,7 @@ public final class TransactionApplier implements Target {
     }
 
     private GroupOutcome applyGroup(List<SourceTransaction> group) {
-        return retrying(group.get(0).key().display(), (s, a) -> applyOnce(s, group, a));
+        return executor.run(group.get(0).key().display(), (s, a) -> applyOnce(s, group, a));
     }
 
     // ---- barriers ---------------------------------------------------------------------------------------
@@ -222,13 +212,11 @@ public final class TransactionApplier implements Target {
             return 0;
         }
         String where = chunks.isEmpty() ? null : chunks.get(0).describe();
-        boolean[] inserted = retrying(where, (s, a) -> {
+        boolean[] inserted = executor.run(where, (s, a) -> {
             s.at(null, where);
             boolean[] rows = chunks.isEmpty() ? new boolean[0] : StagingStore.stage(s, options.sinkName(), chunks);
             CheckpointStore.record(s, options.sinkName(), List.of(), positions, options.synchronousCommitOff());
-            a.committing = true;
-            s.connection.commit();
-            return rows;
+            return RetryingExecutor.Done.of(rows);
         });
         int staged = 0;
         for (int i = 0; i < inserted.length; i++) {
@@ -250,7 +238,7 @@ public final class TransactionApplier implements Target {
     @Override
     public BarrierState.Verdict checkBarrier(TransactionManifest m) {
         String key = boundaryKey(m).display();
-        return retrying(key, (s, a) -> {
+        return executor.run(key, (s, a) -> {
             s.at(null, key);
             BarrierState state = StagingStore.state(s, options.sinkName(), m);
             BarrierState.Verdict v = state.evaluate(m);
@@ -277,8 +265,7 @@ public final class TransactionApplier implements Target {
                                 : "lane " + Integer.toUnsignedString(p.getId()) + " has been staged past commit "
                                         + m.getSourceCommitLsn()));
             }
-            s.connection.commit(); // read only: end the snapshot
-            return v;
+            return RetryingExecutor.Done.of(v); // read only: the commit ends the snapshot
         });
     }
 
@@ -293,25 +280,25 @@ public final class TransactionApplier implements Target {
     public BarrierResult applyBarrier(TransactionManifest m, Map<TopicPartitionKey, Long> positions) {
         TransactionBoundaryKey key = boundaryKey(m);
         FlowKey flowKey = FlowKey.of(m);
-        BarrierResult r = retrying(key.display(), (s, a) -> {
+        BarrierResult r = executor.run(key.display(), (s, a) -> {
             s.at(null, key.display());
             boolean present = !CheckpointStore.findApplied(s, List.of(flowKey)).isEmpty();
             if (present) {
                 CheckpointStore.record(s, options.sinkName(), List.of(), positions, options.synchronousCommitOff());
                 StagingStore.sweep(s, options.sinkName(), m);
-                a.committing = true;
-                s.connection.commit();
-                boolean ours = a.commitUnknown.contains(flowKey); // our earlier attempt did commit it
-                metrics.targetCommits.incrementAndGet();
-                if (ours) {
-                    metrics.transactionsApplied.incrementAndGet();
-                    metrics.barriersApplied.incrementAndGet();
-                } else {
-                    metrics.duplicatesSkipped.incrementAndGet();
-                }
-                return new BarrierResult(key, !ours, 0, 0, 0, 0, a.number);
+                boolean ours = a.commitUnknown().contains(flowKey); // our earlier attempt did commit it
+                return new RetryingExecutor.Done<>(new BarrierResult(key, !ours, 0, 0, 0, 0, a.number()), Set.of(),
+                        () -> {
+                            metrics.targetCommits.incrementAndGet();
+                            if (ours) {
+                                metrics.transactionsApplied.incrementAndGet();
+                                metrics.barriersApplied.incrementAndGet();
+                            } else {
+                                metrics.duplicatesSkipped.incrementAndGet();
+                            }
+                        });
             }
-            a.order.admit(s, flowKey);
+            a.order().admit(s, flowKey);
             ChangeWriter writer = new ChangeWriter(s, mapper, options);
             writer.begin(m.getSourceId(), m.getDatasetId(), m.getSourceCommitLsn(), m.getTransactionId());
             BarrierMerge merge = new BarrierMerge();
@@ -328,19 +315,15 @@ public final class TransactionApplier implements Target {
             });
             writer.flush();
             s.at(null, key.display());
-            a.recording = true;
             CheckpointStore.record(s, options.sinkName(),
                     List.of(AppliedTransaction.of(m, merge.changes(), merge.ddlEvents())), positions,
                     options.synchronousCommitOff());
             StagingStore.sweep(s, options.sinkName(), m);
-            a.toApply = Set.of(flowKey);
-            a.committing = true;
-            s.connection.commit();
-            order.committed(a.order);
-            publish(writer, 1, 0);
-            metrics.barriersApplied.incrementAndGet();
-            return new BarrierResult(key, false, merge.changes(), merge.ddlEvents(), merge.chunksRead(),
-                    merge.peakOpenChunks(), a.number);
+            return new RetryingExecutor.Done<>(new BarrierResult(key, false, merge.changes(), merge.ddlEvents(),
+                    merge.chunksRead(), merge.peakOpenChunks(), a.number()), Set.of(flowKey), () -> {
+                        publish(writer, 1, 0);
+                        metrics.barriersApplied.incrementAndGet();
+                    });
         });
         return r;
     }
@@ -348,11 +331,8 @@ public final class TransactionApplier implements Target {
     /** True when the transaction is recorded as applied (one query in its own read-only transaction). */
     @Override
     public boolean isApplied(FlowKey key) {
-        return retrying(key.display(), (s, a) -> {
-            boolean present = !CheckpointStore.findApplied(s, List.of(key)).isEmpty();
-            s.connection.commit();
-            return present;
-        });
+        return executor.run(key.display(), (s, a) -> RetryingExecutor.Done.of(
+                !CheckpointStore.findApplied(s, List.of(key)).isEmpty()));
     }
 
     private PartitionChunk readChunk(TargetSession s, TransactionManifest m, ManifestPartition entry)
@@ -379,81 +359,9 @@ public final class TransactionApplier implements Target {
         return FlowKey.boundaryKey(m);
     }
 
-    // ---- retries ----------------------------------------------------------------------------------------
-
-    /** One attempt of a unit of work in one target transaction. */
-    @FunctionalInterface
-    private interface Work<T> {
-        T run(TargetSession session, Attempt attempt) throws SQLException;
-    }
-
-    /**
-     * Runs {@code work} until it succeeds, retrying transient failures on a fresh connection with bounded
-     * exponential backoff; anything else rolls back and is thrown (protocol violations as they are, everything
-     * else as an {@link ApplyException}).
-     */
-    private <T> T retrying(String what, Work<T> work) {
-        Set<FlowKey> commitUnknown = Set.of();
-        long backoff = Math.max(1, options.initialBackoff().toMillis());
-        long started = nanoClock.getAsLong();
-        long budgetMillis = options.maxRetryDuration().toMillis();
-        for (int attempt = 1; ; attempt++) {
-            Attempt a = new Attempt(attempt, commitUnknown, order);
-            try {
-                return work.run(session(), a);
-            } catch (SQLException | RuntimeException e) {
-                boolean transientFailure = !(e instanceof ApplyException) && !(e instanceof ProtocolViolationException)
-                        && (isTransient(e) || (a.recording && "23505".equals(SqlStates.of(e))));
-                String relation = lastRelation();
-                String eventKey = lastEventKey() == null ? what : lastEventKey();
-                discardOrRollback(transientFailure);
-                if (!transientFailure) {
-                    throw translate(e, relation, eventKey);
-                }
-                if (a.committing) {
-                    commitUnknown = a.toApply;
-                }
-                long elapsedMillis = (nanoClock.getAsLong() - started) / 1_000_000L;
-                if (elapsedMillis + backoff > budgetMillis) {
-                    LOG.error("Giving up on {} after {} ms and {} attempts: transient failures persisted (SQLSTATE {})",
-                            eventKey, elapsedMillis, attempt, SqlStates.of(e));
-                    throw new ApplyException(ApplyException.Reason.RETRIES_EXHAUSTED, relation, eventKey,
-                            SqlStates.of(e), "transient failure persisted for " + elapsedMillis + " ms through "
-                                    + attempt + " attempts (retry.max.duration.ms " + budgetMillis + "): "
-                                    + e.getMessage(), e);
-                }
-                LOG.warn("Transient failure applying {} (SQLSTATE {}, attempt {}, {} ms so far); retrying on a fresh"
-                        + " connection in {} ms: {}", eventKey, SqlStates.of(e), attempt, elapsedMillis, backoff,
-                        e.getMessage());
-                metrics.retries.incrementAndGet();
-                pause(backoff);
-                backoff = Math.min(backoff * 2, Math.max(1, options.maxBackoff().toMillis()));
-            }
-        }
-    }
-
-    /** State of one attempt that the failure handling needs. */
-    private static final class Attempt {
-        final int number;
-        /** Transactions an earlier attempt was committing when it failed: found applied now means it committed. */
-        final Set<FlowKey> commitUnknown;
-        /** The commit order this attempt admits, made known to the applier only once it commits. */
-        final CommitOrder.Pending order;
-        boolean committing;
-        /** Writing the dedup records: a unique violation there means another task applied it concurrently. */
-        boolean recording;
-        Set<FlowKey> toApply = Set.of();
-
-        Attempt(int number, Set<FlowKey> commitUnknown, CommitOrder order) {
-            this.number = number;
-            this.commitUnknown = commitUnknown;
-            this.order = order.pending();
-        }
-    }
-
-    private GroupOutcome applyOnce(TargetSession s, List<SourceTransaction> group, Attempt attempt)
-            throws SQLException {
-        Set<FlowKey> commitUnknown = attempt.commitUnknown;
+    private RetryingExecutor.Done<GroupOutcome> applyOnce(TargetSession s, List<SourceTransaction> group,
+                                                          RetryingExecutor.Attempt attempt) throws SQLException {
+        Set<FlowKey> commitUnknown = attempt.commitUnknown();
         List<FlowKey> keys = new ArrayList<>(group.size());
         Map<TopicPartitionKey, Long> positions = new LinkedHashMap<>();
         for (SourceTransaction t : group) {
@@ -479,7 +387,7 @@ public final class TransactionApplier implements Target {
                 applied.add(k.transaction()); // our earlier attempt did commit it
                 toApply.add(k);
             } else {
-                attempt.order.admit(s, k);
+                attempt.order().admit(s, k);
                 writer.write(t.envelope());
                 records.add(AppliedTransaction.of(t.envelope()));
                 applied.add(k.transaction());
@@ -488,14 +396,9 @@ public final class TransactionApplier implements Target {
         }
         writer.flush();
         s.at(null, group.get(0).key().display());
-        attempt.recording = true;
         CheckpointStore.record(s, options.sinkName(), records, positions, options.synchronousCommitOff());
-        attempt.toApply = toApply;
-        attempt.committing = true;
-        s.connection.commit();
-        order.committed(attempt.order);
-        publish(writer, applied.size(), duplicates.size());
-        return new GroupOutcome(applied, duplicates, positions, attempt.number);
+        return new RetryingExecutor.Done<>(new GroupOutcome(applied, duplicates, positions, attempt.number()), toApply,
+                () -> publish(writer, applied.size(), duplicates.size()));
     }
 
     private void publish(ChangeWriter w, int applied, int duplicates) {
@@ -512,62 +415,9 @@ public final class TransactionApplier implements Target {
         metrics.missingRowsIgnored.addAndGet(w.missingRowsIgnored);
     }
 
-    private TargetSession session() throws SQLException {
-        if (session == null) {
-            session = TargetSession.open(connections);
-        }
-        return session;
-    }
-
-    private boolean isTransient(Exception e) {
-        return isTransient(session, e);
-    }
-
-    private void discardOrRollback(boolean discard) {
-        if (session == null) {
-            return;
-        }
-        order.forget(); // re-read from the target: another task may have applied meanwhile
-        if (discard || !session.rollbackQuietly()) {
-            session.close();
-            session = null;
-        } else {
-            session.forgetTables(); // a table created or altered by the rolled-back transaction is as it was
-        }
-    }
-
-    private String lastRelation() {
-        return session == null ? null : session.relation;
-    }
-
-    private String lastEventKey() {
-        return session == null ? null : session.eventKey;
-    }
-
-    private static RuntimeException translate(Exception e, String relation, String eventKey) {
-        if (e instanceof ApplyException ae) {
-            return ae;
-        }
-        if (e instanceof ProtocolViolationException pve) {
-            return pve;
-        }
-        if (e instanceof SQLException) {
-            return new ApplyException(ApplyException.Reason.DATABASE_ERROR, relation, eventKey, SqlStates.of(e),
-                    "the target refused the change: " + e.getMessage(), e);
-        }
-        return new ApplyException(ApplyException.Reason.UNSUPPORTED_CHANGE, relation, eventKey, null,
-                "apply failed: " + e, e);
-    }
-
     @Override
     public void pause(long millis) {
-        try {
-            sleeper.sleep(millis);
-        } catch (InterruptedException ie) {
-            Thread.currentThread().interrupt();
-            throw new ApplyException(ApplyException.Reason.RETRIES_EXHAUSTED, null, null, null,
-                    "interrupted while waiting to retry", ie);
-        }
+        executor.pause(millis);
     }
 
     @Override
@@ -577,10 +427,6 @@ public final class TransactionApplier implements Target {
             streamSession.close();
             streamSession = null;
         }
-        if (session != null) {
-            session.rollbackQuietly();
-            session.close();
-            session = null;
-        }
+        executor.close();
     }
 }
