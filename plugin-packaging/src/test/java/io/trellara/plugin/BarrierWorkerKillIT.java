@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.trellara.testplatform.ConnectRestClient;
-import io.trellara.testplatform.ConnectWorker;
 import io.trellara.testplatform.ConnectWorkerProcess;
 import io.trellara.testplatform.ConnectorConfigs;
 import io.trellara.testplatform.ConnectorStatus;
@@ -99,14 +98,8 @@ class BarrierWorkerKillIT {
             target.execute(TABLE);
             String strict = scope.createTopic("strict", 1);
             String lanes = scope.createTopic("lanes", 6);
-            ConnectWorkerProcess worker = ConnectWorker.builder(stack.broker())
-                    .groupId(scope.prefix() + "-barrier-kill")
-                    .pluginPath(pluginPath)
-                    .pluginDiscovery("service_load")
-                    .set("session.timeout.ms", "6000")
-                    .set("heartbeat.interval.ms", "1000")
-                    .jvmArg("-Xmx512m")
-                    .buildProcess();
+            ConnectWorkerProcess worker = PluginWorker.killableWorker(stack, scope.prefix() + "-barrier-kill",
+                    pluginPath, "512m");
             String sourceName = scope.connectorName("source");
             String sinkName = scope.connectorName("sink");
             List<String> xids = new ArrayList<>(); // every committed non-empty source transaction

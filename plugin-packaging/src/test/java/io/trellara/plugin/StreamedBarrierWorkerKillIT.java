@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.trellara.testplatform.ConnectRestClient;
-import io.trellara.testplatform.ConnectWorker;
 import io.trellara.testplatform.ConnectWorkerProcess;
 import io.trellara.testplatform.ConnectorConfigs;
 import io.trellara.testplatform.PostgresDatabase;
@@ -47,14 +46,8 @@ class StreamedBarrierWorkerKillIT {
             source.execute(TABLE);
             target.execute(TABLE);
             String strict = scope.createTopic("strict", 1);
-            ConnectWorkerProcess worker = ConnectWorker.builder(stack.broker())
-                    .groupId(scope.prefix() + "-stream-kill")
-                    .pluginPath(pluginPath)
-                    .pluginDiscovery("service_load")
-                    .set("session.timeout.ms", "6000")
-                    .set("heartbeat.interval.ms", "1000")
-                    .jvmArg("-Xmx512m")
-                    .buildProcess();
+            ConnectWorkerProcess worker = PluginWorker.killableWorker(stack, scope.prefix() + "-stream-kill",
+                    pluginPath, "512m");
             String sourceName = scope.connectorName("source");
             String sinkName = scope.connectorName("sink");
             Partials reader = new Partials(target);

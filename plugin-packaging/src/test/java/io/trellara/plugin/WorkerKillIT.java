@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.trellara.testplatform.ConnectRestClient;
-import io.trellara.testplatform.ConnectWorker;
 import io.trellara.testplatform.ConnectWorkerProcess;
 import io.trellara.testplatform.ConnectorConfigs;
 import io.trellara.testplatform.KafkaRecord;
@@ -52,14 +51,8 @@ class WorkerKillIT {
             db.execute("CREATE TABLE t (id int PRIMARY KEY, v int)", "CREATE TABLE counter (id int PRIMARY KEY, n int)",
                     "INSERT INTO counter VALUES (1, 0)");
             String topic = scope.createTopic("strict", 1);
-            ConnectWorkerProcess worker = ConnectWorker.builder(stack.broker())
-                    .groupId(scope.prefix() + "-kill-group")
-                    .pluginPath(pluginPath)
-                    .pluginDiscovery("service_load")
-                    .set("session.timeout.ms", "6000")
-                    .set("heartbeat.interval.ms", "1000")
-                    .jvmArg("-Xmx384m")
-                    .buildProcess();
+            ConnectWorkerProcess worker = PluginWorker.killableWorker(stack, scope.prefix() + "-kill-group",
+                    pluginPath, "384m");
             String name = scope.connectorName("source");
             // number -> committed source xid (32-bit, as pgoutput and the record key carry it)
             ConcurrentSkipListMap<Integer, String> committed = new ConcurrentSkipListMap<>();
