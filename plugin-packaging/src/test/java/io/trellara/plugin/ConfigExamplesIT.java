@@ -370,6 +370,16 @@ class ConfigExamplesIT {
             assertThat(c).as("%s: chunks fit the consumer's default fetch size", what)
                     .doesNotContainKey("consumer.override.max.partition.fetch.bytes");
         }
+        // a lost worker's partitions go to another task within seconds, not after the default 45 s session
+        // timeout (docs/operations.md, "Losing a worker"): static membership where one task, else a short session
+        if (example.tasksMax() == 1) {
+            assertThat(c).as("%s: static membership", what)
+                    .containsEntry("consumer.override.group.instance.id", example.name());
+        } else {
+            assertThat(c).as("%s: static membership needs tasks.max=1", what)
+                    .doesNotContainKey("consumer.override.group.instance.id")
+                    .containsEntry("consumer.override.session.timeout.ms", "6000");
+        }
     }
 
     @TestFactory

@@ -8,14 +8,24 @@ import java.util.Map;
 
 /**
  * The sink's cross-field rules, written once: {@code validate()} reports them as errors on their keys, and the
- * connector and its tasks refuse to start with them. Each is a setting that would let data be lost silently or
- * let a topic writer reach further than the operator allowed.
+ * connector and its tasks refuse to start with them. Each is a setting that would let data be lost silently, let
+ * a topic writer reach further than the operator allowed, or make tasks fail (at start, or after a worker is
+ * lost) where nothing restarts them. {@link #warnings} are safe settings that are slow to recover.
  */
 final class SinkConfigRules {
     static final String ERRORS_TOLERANCE = "errors.tolerance";
     static final String VALUE_CONVERTER = "value.converter";
     static final String AUTO_CREATE = "consumer.override.allow.auto.create.topics";
     static final String OFFSET_RESET = "consumer.override.auto.offset.reset";
+    static final String TASKS_MAX = "tasks.max";
+    static final String INSTANCE_ID = "consumer.override.group.instance.id";
+    static final String GROUP_PROTOCOL = "consumer.override.group.protocol";
+    static final String SESSION_TIMEOUT = "consumer.override.session.timeout.ms";
+    /** Kafka's default consumer session timeout (classic protocol) and broker-side one (consumer protocol). */
+    static final long DEFAULT_SESSION_TIMEOUT_MS = 45_000;
+    /** Consumer settings the consumer group protocol (KIP-848) refuses: the broker decides them. */
+    private static final List<String> CLASSIC_ONLY = List.of(SESSION_TIMEOUT,
+            "consumer.override.heartbeat.interval.ms", "consumer.override.partition.assignment.strategy");
     /** Lives in connect-runtime, which the plugin does not compile against. */
     static final String BYTE_ARRAY_CONVERTER = "org.apache.kafka.connect.converters.ByteArrayConverter";
 
@@ -55,6 +65,7 @@ final class SinkConfigRules {
                     + " transaction before it. Remove it (Connect's default for sinks is 'earliest'): the sink resumes"
                     + " from its progress in the target wherever it has one."));
         }
+        checkGroupMembership(props, out);
         TrellaraSinkConfig config;
         try {
             config = new TrellaraSinkConfig(props);
@@ -79,6 +90,75 @@ final class SinkConfigRules {
                     + TrellaraSinkConfig.DDL_REPLAY_TRUST + "=true to say so, or use the default 'structured'."));
         }
         return out;
+    }
+
+    /**
+     * Static membership and the consumer group protocol, checked before any task joins: a setting that makes
+     * every task fail at start, or that leaves a task FAILED after the loss of a worker until someone restarts it.
+     */
+    private static void checkGroupMembership(Map<String, String> props, List<Problem> out) {
+        String instanceId = props.getOrDefault(INSTANCE_ID, "").trim();
+        boolean consumerProtocol = "consumer".equalsIgnoreCase(props.getOrDefault(GROUP_PROTOCOL, "").trim());
+        if (!instanceId.isEmpty() && tasksMax(props) > 1) {
+            out.add(new Problem(INSTANCE_ID, INSTANCE_ID + " applies to every task of the connector, and tasks.max is "
+                    + tasksMax(props) + ": its tasks would join the sink's group with the same static member id"
+                    + " and fence each other (FencedInstanceIdException). Static membership needs tasks.max=1; with"
+                    + " more tasks remove it and shorten " + SESSION_TIMEOUT + " instead (docs/operations.md,"
+                    + " \"Losing a worker\")."));
+        }
+        if (!instanceId.isEmpty() && consumerProtocol) {
+            out.add(new Problem(INSTANCE_ID, "With " + GROUP_PROTOCOL + "=consumer a static member that vanished"
+                    + " without leaving (a worker killed or lost) keeps its instance id until the broker's session"
+                    + " timeout: the task that takes its place fails with UnreleasedInstanceIdException and stays"
+                    + " FAILED. Use static membership with the classic protocol (remove " + GROUP_PROTOCOL + ")."));
+        }
+        if (consumerProtocol) {
+            for (String key : CLASSIC_ONLY) {
+                if (props.containsKey(key)) {
+                    out.add(new Problem(key, key + " is refused by the consumer with " + GROUP_PROTOCOL
+                            + "=consumer (the broker's group.consumer.* settings decide it), so every task would"
+                            + " fail at start. Remove one of the two."));
+                }
+            }
+        }
+    }
+
+    /**
+     * Settings that are safe but slow to recover from the loss of a worker, for a WARN at start: without static
+     * membership a task's partitions wait out the dead consumer's session timeout before another task gets them.
+     */
+    static List<String> warnings(Map<String, String> props) {
+        if (!props.getOrDefault(INSTANCE_ID, "").trim().isEmpty()) {
+            return List.of();
+        }
+        boolean consumerProtocol = "consumer".equalsIgnoreCase(props.getOrDefault(GROUP_PROTOCOL, "").trim());
+        long session = DEFAULT_SESSION_TIMEOUT_MS;
+        try {
+            session = Long.parseLong(props.getOrDefault(SESSION_TIMEOUT, Long.toString(session)).trim());
+        } catch (NumberFormatException e) {
+            return List.of(); // the consumer itself refuses it
+        }
+        if (!consumerProtocol && session < DEFAULT_SESSION_TIMEOUT_MS) {
+            return List.of();
+        }
+        String timeout = consumerProtocol ? "the broker's group.consumer.session.timeout.ms (45 s by default, and"
+                + " no less than group.consumer.min.session.timeout.ms)" : "the consumer session timeout ("
+                + session / 1000 + " s)";
+        String remedy = tasksMax(props) == 1
+                ? "set " + INSTANCE_ID + "=<a name unique to this connector> (static membership, tasks.max=1 only)"
+                : "set " + SESSION_TIMEOUT + "=6000 and consumer.override.heartbeat.interval.ms=2000";
+        return List.of("When the worker running a task of this sink is lost (killed, or its host gone), its"
+                + " partitions are applied again only after " + timeout + ": to resume within seconds, " + remedy
+                + (consumerProtocol ? " with the classic group protocol" : "") + ". See docs/operations.md, \"Losing"
+                + " a worker\". (A worker-wide consumer.session.timeout.ms is invisible to the connector.)");
+    }
+
+    private static int tasksMax(Map<String, String> props) {
+        try {
+            return Integer.parseInt(props.getOrDefault(TASKS_MAX, "1").trim());
+        } catch (NumberFormatException e) {
+            return 1; // Connect's own validation reports it
+        }
     }
 
     /** The message of every broken rule, for a start that must refuse. */

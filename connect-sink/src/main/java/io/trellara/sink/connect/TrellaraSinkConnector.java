@@ -11,12 +11,15 @@ import org.apache.kafka.common.config.ConfigValue;
 import org.apache.kafka.connect.connector.Task;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.sink.SinkConnector;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Applies each source transaction to PostgreSQL as one target transaction, verified, exactly once.
  * {@code validate()} refuses settings that would lose data silently.
  */
 public class TrellaraSinkConnector extends SinkConnector {
+    private static final Logger LOG = LoggerFactory.getLogger(TrellaraSinkConnector.class);
     private Map<String, String> props;
 
     @Override
@@ -24,6 +27,9 @@ public class TrellaraSinkConnector extends SinkConnector {
         List<SinkConfigRules.Problem> problems = SinkConfigRules.check(props);
         if (!problems.isEmpty()) {
             throw new ConnectException(SinkConfigRules.describe(problems));
+        }
+        for (String warning : SinkConfigRules.warnings(props)) {
+            LOG.warn("Sink {}: {}", props.get("name"), warning);
         }
         this.props = Map.copyOf(props);
     }

@@ -84,6 +84,59 @@ class SinkConfigRulesTest {
     }
 
     @Test
+    void refusesStaticMembershipForMoreThanOneTask() {
+        Map<String, String> c = valid();
+        c.put("consumer.override.group.instance.id", "s");
+        assertThat(errorsOf(c, "consumer.override.group.instance.id")).isEmpty();
+        c.put("tasks.max", "3");
+        assertThat(errorsOf(c, "consumer.override.group.instance.id")).singleElement().asString()
+                .contains("fence each other").contains("tasks.max=1");
+    }
+
+    @Test
+    void refusesStaticMembershipUnderTheConsumerGroupProtocol() {
+        Map<String, String> c = valid();
+        c.put("consumer.override.group.protocol", "consumer");
+        assertThat(errorsOf(c, "consumer.override.group.protocol")).isEmpty();
+        c.put("consumer.override.group.instance.id", "s");
+        assertThat(errorsOf(c, "consumer.override.group.instance.id")).singleElement().asString()
+                .contains("UnreleasedInstanceIdException");
+    }
+
+    @Test
+    void refusesClassicOnlyConsumerSettingsUnderTheConsumerGroupProtocol() {
+        Map<String, String> c = valid();
+        c.put("consumer.override.session.timeout.ms", "6000");
+        c.put("consumer.override.heartbeat.interval.ms", "2000");
+        assertThat(SinkConfigRules.check(c)).isEmpty();
+        c.put("consumer.override.group.protocol", "CONSUMER");
+        assertThat(errorsOf(c, "consumer.override.session.timeout.ms")).singleElement().asString()
+                .contains("refused by the consumer");
+        assertThat(errorsOf(c, "consumer.override.heartbeat.interval.ms")).hasSize(1);
+    }
+
+    @Test
+    void warnsWhenALostWorkersPartitionsWouldWaitOutTheDefaultSessionTimeout() {
+        Map<String, String> c = valid();
+        assertThat(SinkConfigRules.warnings(c)).singleElement().asString().contains("45 s")
+                .contains("consumer.override.group.instance.id");
+        c.put("consumer.override.group.instance.id", "s");
+        assertThat(SinkConfigRules.warnings(c)).isEmpty();
+
+        c.remove("consumer.override.group.instance.id");
+        c.put("tasks.max", "3");
+        assertThat(SinkConfigRules.warnings(c)).singleElement().asString()
+                .contains("consumer.override.session.timeout.ms=6000");
+        c.put("consumer.override.session.timeout.ms", "6000");
+        assertThat(SinkConfigRules.warnings(c)).isEmpty();
+
+        c.remove("consumer.override.session.timeout.ms");
+        c.put("consumer.override.group.protocol", "consumer");
+        assertThat(SinkConfigRules.warnings(c)).singleElement().asString()
+                .contains("group.consumer.session.timeout.ms").contains("classic group protocol");
+    }
+
+    @Test
     void theConnectorRefusesToStartOnTheSameRules() {
         Map<String, String> c = valid();
         c.remove("relation.allowlist");

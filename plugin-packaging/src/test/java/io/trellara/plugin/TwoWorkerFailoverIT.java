@@ -1,0 +1,450 @@
+package io.trellara.plugin;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.trellara.testplatform.ConnectRestClient;
+import io.trellara.testplatform.ConnectWorker;
+import io.trellara.testplatform.ConnectWorkerProcess;
+import io.trellara.testplatform.ConnectorConfigs;
+import io.trellara.testplatform.ConnectorStatus;
+import io.trellara.testplatform.PostgresDatabase;
+import io.trellara.testplatform.TestScope;
+import io.trellara.testplatform.TrellaraStack;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * A two-worker Connect cluster (two JVMs in one group, plugin.path = the unpacked component archive) runs the
+ * source and the sink while a writer commits a steady stream of bank transfers; the worker that runs the sink
+ * task (task 0) is killed with SIGKILL and never started again. The other worker must take the tasks over by
+ * itself: every committed transaction reaches the target exactly once, the target ends equal to the source, and
+ * a reader polling the target the whole time never sees a partial transaction.
+ *
+ * <p>The test prints kill → sink task assigned to the survivor → RUNNING → first new rows on the target →
+ * converged (every transaction committed before the first new rows applied); it asserts no timing. The settings
+ * are those docs/operations.md ("Losing a worker") recommends; {@code -Dtrellara.failover.settings=stock} runs
+ * Kafka Connect's own defaults instead ({@code scheduled.rebalance.max.delay.ms} 5 min, worker session 10 s,
+ * sink consumer session 45 s), {@code no-delay} the same with {@code scheduled.rebalance.max.delay.ms=0};
+ * {@code -Dtrellara.failover.worker=k=v,...} and {@code -Dtrellara.failover.sink=k=v,...} add worker and sink
+ * settings ({@code {sink}} stands for the sink's name), {@code -Dtrellara.failover.sinkTasks=N} sets the sink's
+ * tasks.max and {@code -Dtrellara.failover.modes=strict} picks the modes.
+ *
+ * <p>Transfer {@code n} moves money between two accounts, pays a fee of 1 into account 0 and inserts ledger row
+ * {@code n}: sum(balance) never changes and account 0 always holds as many as the ledger has rows, in every
+ * complete state.
+ */
+class TwoWorkerFailoverIT {
+
+    private static final String SETTINGS = System.getProperty("trellara.failover.settings", "recommended");
+    private static final int ACCOUNTS = 20;
+    private static final long OPENING = 1000;
+    private static final long TOTAL = ACCOUNTS * OPENING;
+    private static final int LANES = 4;
+    private static final Duration WAIT = Duration.ofSeconds(120);
+
+    static Stream<String> modes() {
+        return Arrays.stream(System.getProperty("trellara.failover.modes", "strict,partitioned").split(","))
+                .map(String::trim).filter(s -> !s.isEmpty());
+    }
+
+    /** Worker and sink settings under test, and the sink's tasks.max. */
+    record Settings(String name, Map<String, String> worker, Map<String, String> sink, int sinkTasks) {
+
+        static Settings of(String profile, String mode, String sinkName) {
+            int tasks = Integer.getInteger("trellara.failover.sinkTasks", "strict".equals(mode) ? 1 : 2);
+            Map<String, String> worker = new LinkedHashMap<>();
+            Map<String, String> sink = new LinkedHashMap<>();
+            switch (profile) {
+                case "stock" -> {
+                    // Connect's defaults (the platform's worker uses 0 so restarted workers resume at once);
+                    // offset.flush.interval.ms as docker/connect-distributed.properties ships it
+                    worker.put("scheduled.rebalance.max.delay.ms", "300000");
+                    worker.put("offset.flush.interval.ms", "10000");
+                }
+                case "no-delay" -> worker.put("scheduled.rebalance.max.delay.ms", "0");
+                case "recommended" -> { // as docker/connect-distributed.properties and config-examples/ set them
+                    worker.put("scheduled.rebalance.max.delay.ms", "0");
+                    worker.put("session.timeout.ms", "6000");
+                    worker.put("heartbeat.interval.ms", "2000");
+                    if (tasks == 1) {
+                        sink.put("consumer.override.group.instance.id", sinkName);
+                    } else {
+                        sink.put("consumer.override.session.timeout.ms", "6000");
+                        sink.put("consumer.override.heartbeat.interval.ms", "2000");
+                    }
+                }
+                default -> throw new IllegalArgumentException("trellara.failover.settings: stock, no-delay or"
+                        + " recommended,"
+                        + " not " + profile);
+            }
+            worker.putAll(pairs(System.getProperty("trellara.failover.worker", "")));
+            sink.putAll(pairs(System.getProperty("trellara.failover.sink", "").replace("{sink}", sinkName)));
+            return new Settings(profile, worker, sink, tasks);
+        }
+
+        private static Map<String, String> pairs(String text) {
+            Map<String, String> out = new LinkedHashMap<>();
+            for (String pair : text.split(",")) {
+                int eq = pair.indexOf('=');
+                if (eq > 0) {
+                    out.put(pair.substring(0, eq).trim(), pair.substring(eq + 1).trim());
+                }
+            }
+            return out;
+        }
+
+        long rebalanceDelayMs() {
+            return Long.parseLong(worker.getOrDefault("scheduled.rebalance.max.delay.ms", "300000"));
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("modes")
+    void theSurvivingWorkerTakesTheTasksOverAndNothingIsLostOrAppliedTwice(String mode) throws Exception {
+        long testStarted = System.nanoTime();
+        TrellaraStack stack = TrellaraStack.get();
+        Path pluginPath = PluginWorker.unpackArchive("it-plugin-path-failover");
+        try (TestScope scope = stack.newScope("failover_" + mode)) {
+            PostgresDatabase source = scope.sourceDatabase();
+            PostgresDatabase target = scope.targetDatabase();
+            for (PostgresDatabase db : List.of(source, target)) {
+                db.execute("CREATE TABLE account (id int PRIMARY KEY, balance bigint NOT NULL)",
+                        "CREATE TABLE ledger (n int PRIMARY KEY, from_id int NOT NULL, to_id int NOT NULL,"
+                                + " amount int NOT NULL)");
+            }
+            String strict = scope.createTopic("strict", 1);
+            String lanes = "partitioned".equals(mode) ? scope.createTopic("lanes", LANES) : null;
+            String sourceName = scope.connectorName("source");
+            String sinkName = scope.connectorName("sink");
+            Settings settings = Settings.of(SETTINGS, mode, sinkName);
+            List<ConnectWorkerProcess> workers = new ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                ConnectWorker.Builder builder = ConnectWorker.builder(stack.broker())
+                        .groupId(scope.prefix() + "-cluster")
+                        .pluginPath(pluginPath)
+                        .pluginDiscovery("service_load")
+                        .jvmArg("-Xmx384m");
+                settings.worker().forEach(builder::set);
+                workers.add(builder.buildProcess());
+            }
+            ConcurrentSkipListMap<Integer, String> committed = new ConcurrentSkipListMap<>(); // n -> xid
+            AtomicBoolean writing = new AtomicBoolean(true);
+            AtomicReference<Throwable> writerFailure = new AtomicReference<>();
+            Thread writer = null;
+            Reader reader = new Reader(target);
+            Thread readerThread = new Thread(reader, "failover-reader");
+            readerThread.setDaemon(true);
+            ConnectWorkerProcess killed = null;
+            ConnectWorkerProcess survivor = null;
+            try {
+                workers.forEach(ConnectWorkerProcess::start); // both in the group before anything is assigned
+                ConnectRestClient rest = workers.get(0).rest();
+                Map<String, String> src = new HashMap<>(ConnectorConfigs.source(scope, source, strict,
+                        "public.account,public.ledger", Map.of()));
+                if (lanes != null) {
+                    src.putAll(Map.of("dataset.mode", "partitioned_scale_mode",
+                            "topic.partitioned", lanes,
+                            "dataset.partitioned.partition_count", Integer.toString(LANES)));
+                }
+                rest.createConnector(sourceName, src);
+                Map<String, String> sink = new HashMap<>(ConnectorConfigs.sink(target,
+                        lanes == null ? strict : strict + "," + lanes, Map.of()));
+                sink.put("tasks.max", Integer.toString(settings.sinkTasks()));
+                sink.putAll(settings.sink());
+                rest.createConnector(sinkName, sink);
+                rest.awaitRunning(sourceName, 1, WAIT);
+                rest.awaitRunning(sinkName, settings.sinkTasks(), WAIT);
+                String slotActive = "SELECT count(*) FROM pg_replication_slots WHERE active AND slot_name = '"
+                        + scope.slotName() + "'";
+                await("slot " + scope.slotName() + " active").atMost(WAIT)
+                        .until(() -> source.queryLong(slotActive) == 1);
+
+                String seed = transaction(source, "INSERT INTO account SELECT g, " + OPENING
+                        + " FROM generate_series(1, " + ACCOUNTS + ") g", "INSERT INTO account VALUES (0, 0)");
+                await("seed applied").atMost(WAIT).pollInterval(Duration.ofMillis(100))
+                        .until(() -> target.queryLong("SELECT count(*) FROM account") == ACCOUNTS + 1);
+                readerThread.start();
+                writer = new Thread(() -> write(source, committed, writing, writerFailure), "failover-writer");
+                writer.setDaemon(true);
+                writer.start();
+                await("transfers applied before the kill").atMost(WAIT).pollInterval(Duration.ofMillis(100))
+                        .until(() -> target.queryLong("SELECT count(*) FROM ledger") >= 100);
+
+                // kill the worker that runs sink task 0; the other one is never stopped
+                ConnectorStatus sinkBefore = rest.status(sinkName);
+                ConnectorStatus sourceBefore = rest.status(sourceName);
+                String sinkWorker = sinkBefore.tasks().get(0).workerId();
+                killed = workers.stream().filter(w -> sinkWorker.endsWith(":" + w.restUrl().getPort()))
+                        .findFirst().orElseThrow(() -> new AssertionError("no worker runs " + sinkBefore));
+                survivor = workers.get(killed == workers.get(0) ? 1 : 0);
+                String survivorId = "127.0.0.1:" + survivor.restUrl().getPort();
+                String placement = "sink tasks " + placement(sinkBefore) + ", source task "
+                        + placement(sourceBefore) + ", killed " + sinkWorker;
+                killed.kill();
+                long killedAt = System.nanoTime();
+                long maxAtKill = target.queryLong("SELECT coalesce(max(n), 0) FROM ledger");
+                int committedAtKill = committed.size();
+
+                ConnectRestClient survivorRest = survivor.rest();
+                long assignedAt = 0;
+                long runningAt = 0;
+                long firstRowsAt = 0;
+                long convergedAt = 0;
+                int resumeN = 0;
+                long lastStatus = 0;
+                // the delay holds the tasks back, and the writer's backlog grows meanwhile
+                long deadline = killedAt + WAIT.toNanos() + 2 * settings.rebalanceDelayMs() * 1_000_000L;
+                while (convergedAt == 0) {
+                    long now = System.nanoTime();
+                    if (now > deadline) {
+                        throw new AssertionError("no takeover within " + (deadline - killedAt) / 1_000_000_000L
+                                + " s of the kill (" + placement + "; first new rows " + since(firstRowsAt, killedAt)
+                                + "); sink " + survivorRest.status(sinkName));
+                    }
+                    if (now - lastStatus > 200_000_000L) {
+                        lastStatus = now;
+                        ConnectorStatus status = survivorRest.status(sinkName);
+                        if (status.isFailed()) {
+                            throw new AssertionError("sink FAILED after the kill: " + status + "\n"
+                                    + status.firstTrace());
+                        }
+                        ConnectorStatus.TaskStatus task0 = status.tasks().isEmpty() ? null : status.tasks().get(0);
+                        if (runningAt == 0 && task0 != null && survivorId.equals(task0.workerId())) {
+                            assignedAt = assignedAt == 0 ? now : assignedAt;
+                            if ("RUNNING".equals(task0.state())) {
+                                runningAt = now;
+                            }
+                        }
+                    }
+                    if (firstRowsAt == 0) {
+                        if (target.queryLong("SELECT coalesce(max(n), 0) FROM ledger") > maxAtKill) {
+                            firstRowsAt = now;
+                            resumeN = committed.isEmpty() ? 0 : committed.lastKey();
+                        }
+                    } else if (target.queryLong("SELECT count(*) FROM ledger WHERE n <= " + resumeN) == resumeN) {
+                        convergedAt = now;
+                    }
+                    LockSupport.parkNanos(50_000_000L);
+                }
+                int backlog = resumeN - committedAtKill;
+
+                LockSupport.parkNanos(2_000_000_000L); // transfers go on a while after the takeover
+                writing.set(false);
+                writer.join(10_000);
+                assertThat(writerFailure.get()).as("writer failure").isNull();
+                int transfers = committed.size();
+
+                String fingerprint = "SELECT (SELECT count(*) || ':' || md5(string_agg(a::text, ',' ORDER BY id))"
+                        + " FROM account a) || '/' || (SELECT count(*) || ':' || md5(string_agg(l::text, ','"
+                        + " ORDER BY n)) FROM ledger l)";
+                String expected = source.queryString(fingerprint);
+                await("target equals source").atMost(WAIT).pollInterval(Duration.ofMillis(250))
+                        .until(() -> expected.equals(target.queryString(fingerprint)));
+                reader.stop();
+                readerThread.join(10_000);
+
+                // nothing lost, nothing twice: every committed transaction recorded once, nothing else
+                List<String> appliedIds = target.query("SELECT transaction_id FROM trellara_sink.applied_transactions")
+                        .stream().map(r -> (String) r.get(0)).toList();
+                Set<String> xids = new HashSet<>(committed.values());
+                xids.add(seed);
+                assertThat(xids).as("distinct source transactions").hasSize(transfers + 1);
+                assertThat(appliedIds).as("applied transactions").hasSize(xids.size())
+                        .containsExactlyInAnyOrderElementsOf(xids);
+                assertThat(target.query("SELECT n FROM ledger ORDER BY n"))
+                        .as("ledger rows").isEqualTo(source.query("SELECT n FROM ledger ORDER BY n"));
+                assertThat(target.queryLong("SELECT sum(balance) FROM account")).isEqualTo(TOTAL);
+                assertThat(reader.violation.get()).as("the reader saw a partial transaction").isNull();
+                assertThat(reader.reads.get()).as("reads of the target").isGreaterThan(100);
+                ConnectorStatus sinkAfter = survivorRest.status(sinkName);
+                ConnectorStatus sourceAfter = survivorRest.status(sourceName);
+                assertThat(sinkAfter.isRunning(settings.sinkTasks())).as("sink " + sinkAfter).isTrue();
+                assertThat(sourceAfter.isRunning(1)).as("source " + sourceAfter).isTrue();
+                assertThat(Stream.concat(sinkAfter.tasks().stream(), sourceAfter.tasks().stream())
+                        .map(ConnectorStatus.TaskStatus::workerId)).as("every task on the survivor")
+                        .containsOnly(survivorId);
+
+                System.out.printf(Locale.ROOT, "TwoWorkerFailoverIT[%s, %s]: %s; kill -> sink task 0 assigned to"
+                                + " the survivor %s -> RUNNING %s -> first new rows %.2f s -> converged %.2f s"
+                                + " (%d transfers committed before the kill, backlog %d); %d transfers in all, each"
+                                + " applied once, target equals source; reader %d reads, no partial state; worker %s,"
+                                + " sink tasks.max=%d %s; test %.1f s%n",
+                        mode, settings.name(), placement, since(assignedAt, killedAt), since(runningAt, killedAt),
+                        (firstRowsAt - killedAt) / 1e9, (convergedAt - killedAt) / 1e9, committedAtKill, backlog,
+                        transfers, reader.reads.get(), settings.worker(), settings.sinkTasks(), settings.sink(),
+                        (System.nanoTime() - testStarted) / 1e9);
+            } catch (Throwable t) {
+                for (ConnectWorkerProcess w : workers) {
+                    System.out.println("TwoWorkerFailoverIT " + w + " log tail:\n" + w.logTail());
+                }
+                throw t;
+            } finally {
+                writing.set(false);
+                if (writer != null) {
+                    writer.join(10_000);
+                }
+                reader.stop();
+                readerThread.join(10_000);
+                try {
+                    for (ConnectWorkerProcess w : workers) {
+                        if (w.isRunning()) {
+                            ConnectRestClient rest = w.rest();
+                            for (String name : List.of(sinkName, sourceName)) {
+                                if (rest.connectors().contains(name)) {
+                                    rest.deleteAndAwait(name);
+                                }
+                            }
+                            break;
+                        }
+                    }
+                } finally {
+                    for (int i = 0; i < workers.size(); i++) {
+                        keepLog(workers.get(i), pluginPath.getParent().resolve("failover-" + mode + "-worker-" + i
+                                + (workers.get(i) == killed ? "-killed" : "") + ".log"));
+                        workers.get(i).close();
+                    }
+                }
+            }
+        }
+    }
+
+    private static String placement(ConnectorStatus status) {
+        Map<Integer, String> byTask = new TreeMap<>();
+        status.tasks().forEach(t -> byTask.put(t.id(), t.workerId()));
+        return byTask.toString();
+    }
+
+    private static String since(long at, long from) {
+        return at == 0 ? "(not seen)" : String.format(Locale.ROOT, "%.2f s", (at - from) / 1e9);
+    }
+
+    /** Transfers 1..N, one every ~20 ms, every 25th a larger one of 30 moves; records each committed xid. */
+    private static void write(PostgresDatabase db, Map<Integer, String> committed, AtomicBoolean writing,
+                              AtomicReference<Throwable> failure) {
+        Random random = new Random(14);
+        try (Connection c = db.connect(); Statement s = c.createStatement()) {
+            c.setAutoCommit(false);
+            for (int n = 1; writing.get(); n++) {
+                int moves = n % 25 == 0 ? 30 : 1;
+                int from = 0;
+                int to = 0;
+                int amount = 0;
+                for (int m = 0; m < moves; m++) {
+                    from = 1 + random.nextInt(ACCOUNTS);
+                    to = 1 + (from + random.nextInt(ACCOUNTS - 1)) % ACCOUNTS;
+                    amount = 1 + random.nextInt(20);
+                    s.executeUpdate("UPDATE account SET balance = balance - " + amount + " WHERE id = " + from);
+                    s.executeUpdate("UPDATE account SET balance = balance + " + amount + " WHERE id = " + to);
+                }
+                s.executeUpdate("UPDATE account SET balance = balance - 1 WHERE id = " + from);
+                s.executeUpdate("UPDATE account SET balance = balance + 1 WHERE id = 0");
+                s.executeUpdate("INSERT INTO ledger VALUES (" + n + ", " + from + ", " + to + ", " + amount + ")");
+                String xid;
+                try (ResultSet rs = s.executeQuery("SELECT (txid_current() % 4294967296)::text")) {
+                    rs.next();
+                    xid = rs.getString(1);
+                }
+                c.commit();
+                committed.put(n, xid);
+                LockSupport.parkNanos(20_000_000L); // paces the writer; waits for nothing
+            }
+        } catch (SQLException | RuntimeException e) {
+            failure.set(e);
+        }
+    }
+
+    /** Runs the statements as one source transaction and returns its 32-bit xid (as the record key carries it). */
+    private static String transaction(PostgresDatabase db, String... statements) throws SQLException {
+        try (Connection c = db.connect(); Statement s = c.createStatement()) {
+            c.setAutoCommit(false);
+            for (String sql : statements) {
+                s.execute(sql);
+            }
+            String xid;
+            try (ResultSet rs = s.executeQuery("SELECT (txid_current() % 4294967296)::text")) {
+                rs.next();
+                xid = rs.getString(1);
+            }
+            c.commit();
+            return xid;
+        }
+    }
+
+    private static void keepLog(ConnectWorkerProcess worker, Path copy) {
+        try {
+            Files.copy(worker.logFile(), copy, StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            System.out.println("TwoWorkerFailoverIT: could not keep the worker log: " + e);
+        }
+    }
+
+    /**
+     * Polls the target in one statement (one snapshot): sum(balance) is the opening total and account 0 holds one
+     * fee per ledger row, or a transfer is partly visible.
+     */
+    private static final class Reader implements Runnable {
+        private final PostgresDatabase target;
+        private final AtomicBoolean running = new AtomicBoolean(true);
+        final AtomicReference<String> violation = new AtomicReference<>();
+        final AtomicLong reads = new AtomicLong();
+
+        Reader(PostgresDatabase target) {
+            this.target = target;
+        }
+
+        void stop() {
+            running.set(false);
+        }
+
+        @Override
+        public void run() {
+            String sql = "SELECT (SELECT coalesce(sum(balance), 0) FROM account),"
+                    + " (SELECT balance FROM account WHERE id = 0), (SELECT count(*) FROM ledger)";
+            try (Connection c = target.connect(); Statement s = c.createStatement()) {
+                while (running.get() && violation.get() == null) {
+                    try (ResultSet rs = s.executeQuery(sql)) {
+                        rs.next();
+                        long sum = rs.getLong(1);
+                        long fees = rs.getLong(2);
+                        long ledger = rs.getLong(3);
+                        reads.incrementAndGet();
+                        if (sum != TOTAL || fees != ledger) {
+                            violation.set("sum(balance) " + sum + " (expected " + TOTAL + "), account 0 " + fees
+                                    + ", ledger rows " + ledger);
+                        }
+                    }
+                    LockSupport.parkNanos(10_000_000L);
+                }
+            } catch (SQLException | RuntimeException e) {
+                violation.compareAndSet(null, "reader failed: " + e);
+            }
+        }
+    }
+}
