@@ -20,7 +20,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -137,7 +136,7 @@ class BarrierWorkerKillIT {
                 readerThread.start();
 
                 // before: the seed (the bank row and 60 small accounts) and 10 transfers, all applied
-                xids.add(transaction(source,
+                xids.add(SourceTransactions.commit(source,
                         "INSERT INTO account VALUES (0, 0, " + BANK_START + ")",
                         "INSERT INTO account SELECT t, i, 1000 FROM generate_series(1, " + SMALL_TENANTS + ") t,"
                                 + " generate_series(1, " + SMALL_IDS + ") i"));
@@ -410,29 +409,12 @@ class BarrierWorkerKillIT {
         }
     }
 
-    /** Runs the statements as one source transaction and returns its 32-bit xid (as the record key carries it). */
-    private static String transaction(PostgresDatabase db, String... statements) throws SQLException {
-        try (Connection c = db.connect(); Statement s = c.createStatement()) {
-            c.setAutoCommit(false);
-            for (String sql : statements) {
-                s.execute(sql);
-            }
-            String xid;
-            try (ResultSet rs = s.executeQuery("SELECT (txid_current() % 4294967296)::text")) {
-                rs.next();
-                xid = rs.getString(1);
-            }
-            c.commit();
-            return xid;
-        }
-    }
-
     /**
      * {@link #ROWS} new accounts in tenants {@code base .. base + 599} (so every lane gets many chunks), paid for
      * by the bank row: sum(balance) holds only when the transaction is applied whole.
      */
     private static String large(PostgresDatabase db, int base) throws SQLException {
-        return transaction(db,
+        return SourceTransactions.commit(db,
                 "INSERT INTO account SELECT " + base + " + g % " + BIG_TENANTS + ", g, 1 + g % 5"
                         + " FROM generate_series(1, " + ROWS + ") g",
                 "UPDATE account SET balance = balance - (SELECT sum(balance) FROM account WHERE tenant >= " + base
@@ -458,7 +440,7 @@ class BarrierWorkerKillIT {
             from = "tenant = 0 AND id = 0";
             to = "tenant = " + ((into == 1 ? A_BASE : B_BASE) + g % BIG_TENANTS) + " AND id = " + g;
         }
-        return transaction(db, "UPDATE account SET balance = balance - " + amount + " WHERE " + from,
+        return SourceTransactions.commit(db, "UPDATE account SET balance = balance - " + amount + " WHERE " + from,
                 "UPDATE account SET balance = balance + " + amount + " WHERE " + to);
     }
 

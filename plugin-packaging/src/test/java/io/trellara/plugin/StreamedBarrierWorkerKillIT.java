@@ -67,11 +67,11 @@ class StreamedBarrierWorkerKillIT {
                 rest.createConnector(sinkName, sink);
                 rest.awaitRunning(sourceName);
                 rest.awaitRunning(sinkName, 1, WAIT);
-                transaction(source, "INSERT INTO item VALUES (0, 'warm-up')");
+                SourceTransactions.commit(source, "INSERT INTO item VALUES (0, 'warm-up')");
                 await("warm-up applied").atMost(WAIT).until(() -> target.queryLong("SELECT count(*) FROM item") == 1);
                 readerThread.start();
 
-                String xid = transaction(source, "INSERT INTO item SELECT g, repeat('n', 40) || g FROM"
+                String xid = SourceTransactions.commit(source, "INSERT INTO item SELECT g, repeat('n', 40) || g FROM"
                         + " generate_series(1, " + ROWS + ") g");
                 // kill once the sink's own transaction on the target has written rows of it (xid assigned)
                 String writing = "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
@@ -93,7 +93,7 @@ class StreamedBarrierWorkerKillIT {
                 await("the transaction applied after the restart").atMost(WAIT).pollInterval(Duration.ofMillis(50))
                         .until(() -> target.queryLong("SELECT count(*) FROM item") == ROWS + 1);
                 long appliedAt = System.nanoTime();
-                transaction(source, "INSERT INTO item VALUES (-1, 'after')");
+                SourceTransactions.commit(source, "INSERT INTO item VALUES (-1, 'after')");
                 await("a later transaction applied").atMost(WAIT)
                         .until(() -> target.queryLong("SELECT count(*) FROM item") == ROWS + 2);
                 reader.stop();
@@ -115,20 +115,6 @@ class StreamedBarrierWorkerKillIT {
                 reader.stop();
                 worker.stop();
             }
-        }
-    }
-
-    private static String transaction(PostgresDatabase db, String sql) throws SQLException {
-        try (Connection c = db.connect(); Statement s = c.createStatement()) {
-            c.setAutoCommit(false);
-            s.execute(sql);
-            String xid;
-            try (ResultSet rs = s.executeQuery("SELECT (txid_current() % 4294967296)::text")) {
-                rs.next();
-                xid = rs.getString(1);
-            }
-            c.commit();
-            return xid;
         }
     }
 

@@ -186,7 +186,7 @@ class TwoWorkerFailoverIT {
                 await("slot " + scope.slotName() + " active").atMost(WAIT)
                         .until(() -> source.queryLong(slotActive) == 1);
 
-                String seed = transaction(source, "INSERT INTO account SELECT g, " + OPENING
+                String seed = SourceTransactions.commit(source, "INSERT INTO account SELECT g, " + OPENING
                         + " FROM generate_series(1, " + ACCOUNTS + ") g", "INSERT INTO account VALUES (0, 0)");
                 await("seed applied").atMost(WAIT).pollInterval(Duration.ofMillis(100))
                         .until(() -> target.queryLong("SELECT count(*) FROM account") == ACCOUNTS + 1);
@@ -377,23 +377,6 @@ class TwoWorkerFailoverIT {
             }
         } catch (SQLException | RuntimeException e) {
             failure.set(e);
-        }
-    }
-
-    /** Runs the statements as one source transaction and returns its 32-bit xid (as the record key carries it). */
-    private static String transaction(PostgresDatabase db, String... statements) throws SQLException {
-        try (Connection c = db.connect(); Statement s = c.createStatement()) {
-            c.setAutoCommit(false);
-            for (String sql : statements) {
-                s.execute(sql);
-            }
-            String xid;
-            try (ResultSet rs = s.executeQuery("SELECT (txid_current() % 4294967296)::text")) {
-                rs.next();
-                xid = rs.getString(1);
-            }
-            c.commit();
-            return xid;
         }
     }
 

@@ -88,11 +88,10 @@ final class BarrierStreams {
             } else if (step.message() instanceof TransactionManifest m && b.isManifest(m)) {
                 b.manifest(m);
                 ps.seen(step.in().offset());
-                ps.pendingStreamManifest = m;
             } else if (step.message() instanceof TransactionCommitMarker k && b.manifestSeen()) {
                 ps.seen(step.in().offset());
                 BarrierResult result = b.commit(k, Map.of(ps.tp, ps.next));
-                TransactionManifest m = ps.pendingStreamManifest;
+                TransactionManifest m = b.manifest();
                 end(ps);
                 ps.streamFailingSince = 0;
                 ps.streamBackoffMillis = 0;
@@ -188,7 +187,6 @@ final class BarrierStreams {
     private static void end(PartitionQueues.PartitionState ps) {
         ps.stream = null;
         ps.streamFirstOffset = -1;
-        ps.pendingStreamManifest = null;
     }
 
     private static TransactionBoundaryKey key(PartitionChunk c) {

@@ -27,8 +27,6 @@ final class PartitionQueues {
         long queuedBytes;
         /** The strict-chunked transaction being applied as its chunks arrive, or null. */
         TargetStream stream;
-        /** The stream's manifest once it arrived (until its marker commits). */
-        io.trellara.protocol.v1.TransactionManifest pendingStreamManifest;
         /** The offset of the stream's first chunk: durable up to there until it commits. */
         long streamFirstOffset = -1;
         /** Records before this offset are skipped (the consumer was asked to deliver again from it); -1 none. */

@@ -32,6 +32,9 @@ public interface TargetStream {
     /** The chunk index the next chunk must carry. */
     int nextIndex();
 
+    /** The transaction's manifest once it arrived, else null. */
+    io.trellara.protocol.v1.TransactionManifest manifest();
+
     boolean manifestSeen();
 
     /** True when this chunk continues the transaction (same identity, the next index, before the manifest). */

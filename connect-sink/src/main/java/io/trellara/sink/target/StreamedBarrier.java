@@ -17,7 +17,6 @@ import io.trellara.protocol.validation.StreamingBarrierVerifier;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * A strict-chunked transaction applied as its chunks arrive: one target transaction opened at the first chunk,
@@ -79,6 +78,11 @@ public final class StreamedBarrier implements TargetStream {
     @Override
     public int nextIndex() {
         return nextIndex;
+    }
+
+    @Override
+    public TransactionManifest manifest() {
+        return manifest;
     }
 
     @Override
@@ -156,7 +160,7 @@ public final class StreamedBarrier implements TargetStream {
             throw fail(e);
         }
         open = false;
-        applier.committed(this, writer, order, alreadyApplied);
+        applier.committed(writer, order, alreadyApplied);
         long ms = (System.nanoTime() - started) / 1_000_000L;
         if (ms >= PROGRESS_LOG_NANOS / 1_000_000L) {
             LOG.info("Applied {} as its chunks arrived: {} chunk(s), {} change(s), {} ms from first chunk to commit",
@@ -173,18 +177,6 @@ public final class StreamedBarrier implements TargetStream {
             open = false;
             applier.rolledBack(session);
         }
-    }
-
-    public boolean isOpen() {
-        return open;
-    }
-
-    FlowKey flowKey() {
-        return flowKey;
-    }
-
-    Set<FlowKey> keys() {
-        return Set.of(flowKey);
     }
 
     @FunctionalInterface
@@ -207,7 +199,7 @@ public final class StreamedBarrier implements TargetStream {
     private RuntimeException fail(SQLException e) {
         String relation = session.relation;
         String eventKey = session.eventKey == null ? key.display() : session.eventKey;
-        boolean transientFailure = applier.isTransient(session, e);
+        boolean transientFailure = RetryingExecutor.isTransient(session, e);
         rollback();
         if (transientFailure) {
             return new TargetStream.TransientFailure("transient failure applying " + eventKey + " (SQLSTATE " + SqlStates.of(e)

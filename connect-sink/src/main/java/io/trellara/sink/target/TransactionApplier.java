@@ -114,7 +114,7 @@ public final class TransactionApplier implements Target {
             return new StreamedBarrier(this, streamSession, first, order.pending());
         } catch (SQLException e) {
             String state = SqlStates.of(e);
-            boolean transientFailure = streamSession == null || isTransient(streamSession, e);
+            boolean transientFailure = streamSession == null || RetryingExecutor.isTransient(streamSession, e);
             rolledBack(streamSession);
             if (transientFailure) {
                 throw new TargetStream.TransientFailure("cannot open the target transaction of "
@@ -129,7 +129,7 @@ public final class TransactionApplier implements Target {
     }
 
     /** A streamed barrier committed: its commit order becomes known, its rows count. */
-    void committed(StreamedBarrier b, ChangeWriter writer, CommitOrder.Pending admitted, boolean duplicate) {
+    void committed(ChangeWriter writer, CommitOrder.Pending admitted, boolean duplicate) {
         order.committed(admitted);
         if (duplicate) {
             metrics.targetCommits.incrementAndGet();
@@ -154,10 +154,6 @@ public final class TransactionApplier implements Target {
         } else {
             s.forgetTables();
         }
-    }
-
-    boolean isTransient(TargetSession s, Exception e) {
-        return RetryingExecutor.isTransient(s, e);
     }
 
     /** Applies one transaction (in its own target transaction). */

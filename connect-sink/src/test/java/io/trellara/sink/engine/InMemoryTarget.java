@@ -336,6 +336,11 @@ class InMemoryTarget implements Target {
         }
 
         @Override
+        public TransactionManifest manifest() {
+            return manifest;
+        }
+
+        @Override
         public boolean manifestSeen() {
             return manifest != null;
         }

@@ -59,18 +59,14 @@ class LargeChunkedTransactionIT {
 
             MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
             AtomicLong peakHeap = new AtomicLong();
-            Thread sampler = new Thread(() -> {
-                while (!Thread.currentThread().isInterrupted()) {
-                    peakHeap.accumulateAndGet(memory.getHeapMemoryUsage().getUsed(), Math::max);
-                    try {
-                        Thread.sleep(50);
-                    } catch (InterruptedException e) {
-                        return;
-                    }
-                }
-            }, "heap-sampler");
-            sampler.setDaemon(true);
-            sampler.start();
+            java.util.concurrent.ScheduledExecutorService sampler =
+                    java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+                        Thread t = new Thread(r, "heap-sampler");
+                        t.setDaemon(true);
+                        return t;
+                    });
+            sampler.scheduleAtFixedRate(() -> peakHeap.accumulateAndGet(memory.getHeapMemoryUsage().getUsed(),
+                    Math::max), 0, 50, java.util.concurrent.TimeUnit.MILLISECONDS);
 
             db.execute("INSERT INTO bulk SELECT g, g % 1000, md5(g::text), g / 100.0, now() FROM generate_series(1, "
                     + ROWS + ") g");
@@ -81,7 +77,7 @@ class LargeChunkedTransactionIT {
             await().atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofMillis(20))
                     .until(() -> (Long) jmx.getAttribute(bean, "TransactionsAcknowledged") >= 1);
             long acknowledged = System.nanoTime();
-            sampler.interrupt();
+            sampler.shutdownNow();
 
             List<KafkaRecord> records = STACK.broker().readAll(topic);
             List<PartitionChunk> chunks = new ArrayList<>();

@@ -137,7 +137,7 @@ class SlotLifecycleIT {
             if (++statements % 20 == 0) {
                 max = Math.max(max, retained(d));
             }
-            Thread.sleep(10);
+            Thread.sleep(10); // paces the workload (a steady write rate), not a wait for a condition
         }
         long written = Lsn.parse(d.db.queryString("SELECT pg_current_wal_lsn()::text")).value() - startLsn;
         long stopped = System.nanoTime();

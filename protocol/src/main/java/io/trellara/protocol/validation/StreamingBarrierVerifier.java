@@ -136,14 +136,6 @@ public final class StreamingBarrierVerifier {
         BarrierVerifier.verifyMarker(manifest, k);
     }
 
-    public int chunks() {
-        return seen.size();
-    }
-
-    public long events() {
-        return events;
-    }
-
     /** Marks {@code order}; returns the first repeated order of the chunk so far (-1: none). */
     private long mark(long order, long repeated) {
         int index = (int) Math.min(order, Integer.MAX_VALUE);
