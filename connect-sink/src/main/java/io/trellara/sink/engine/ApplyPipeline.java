@@ -2,6 +2,7 @@ package io.trellara.sink.engine;
 
 import com.google.protobuf.Message;
 import io.trellara.protocol.BoundaryVocabulary;
+import io.trellara.protocol.Lsn;
 import io.trellara.protocol.MessageKind;
 import io.trellara.protocol.codec.TrellaraCodec;
 import io.trellara.protocol.v1.ManifestBoundaryMode;
@@ -54,6 +55,10 @@ public final class ApplyPipeline implements AutoCloseable {
     public static final long DEFAULT_MAX_QUEUED_BYTES = 64L << 20;
     /** A waiting barrier is looked at again at most this often, unless this task staged a chunk meanwhile. */
     public static final long DEFAULT_RECHECK_MILLIS = 100;
+    /** Lane chunks held in memory longer than this are staged (their barrier is late, elsewhere, or waits). */
+    public static final long DEFAULT_HOLD_MILLIS = 1_000;
+    /** ...as are all of them once they hold this many bytes. */
+    public static final long DEFAULT_MAX_HELD_BYTES = 32L << 20;
     /** A barrier waiting this long is logged (once). */
     static final long WAIT_LOG_NANOS = 10_000_000_000L;
 
@@ -72,6 +77,9 @@ public final class ApplyPipeline implements AutoCloseable {
     private long stagedGeneration;
     private final Map<TopicPartitionKey, Long> rewinds = new HashMap<>();
     private final BarrierStreams streams;
+    private final LaneBuffer lanes = new LaneBuffer();
+    private long holdNanos = DEFAULT_HOLD_MILLIS * 1_000_000L;
+    private long maxHeldBytes = DEFAULT_MAX_HELD_BYTES;
 
     private volatile long waitingTransactions;
     private volatile long waitingLanes;
@@ -164,6 +172,13 @@ public final class ApplyPipeline implements AutoCloseable {
         return this;
     }
 
+    /** How long lane chunks may wait in memory for their barrier, and how many bytes of them (zero: never held). */
+    public ApplyPipeline holdLanes(java.time.Duration hold, long maxBytes) {
+        this.holdNanos = hold.toNanos();
+        this.maxHeldBytes = maxBytes;
+        return this;
+    }
+
     // ---- input ------------------------------------------------------------------------------------------
 
     /**
@@ -229,11 +244,25 @@ public final class ApplyPipeline implements AutoCloseable {
         }
     }
 
-    /** Stages, queues and applies what does not stream; then applies whatever is ready. */
+    /**
+     * Stages (or, on a task that holds a strict partition, holds in memory: {@link LaneBuffer}) the lane chunks,
+     * queues the rest, then applies whatever is ready.
+     */
     private void process(List<Step> steps) {
+        boolean hold = holdsLanes(steps);
+        if (!hold) {
+            flushHeld(); // lanes are staged in order: what is held goes first
+        }
+        long now = System.nanoTime();
         List<StagedChunk> chunks = new ArrayList<>();
         for (Step step : steps) {
-            if (step.chunk != null) {
+            if (step.chunk == null) {
+                continue;
+            }
+            if (hold && step.chunk.getBoundaryMode() == ManifestBoundaryMode.PARTITIONED_SCALE_MODE) {
+                lanes.hold(step.ps, step.in.offset(), step.chunk, step.in.bytes(), now);
+                stagedGeneration++;
+            } else {
                 chunks.add(staged(step.in, step.chunk));
             }
         }
@@ -365,6 +394,55 @@ public final class ApplyPipeline implements AutoCloseable {
         }
     }
 
+    /**
+     * Lane chunks wait in memory only on a task that holds a partition carrying barriers (the strict topic's),
+     * where they can be applied without staging; elsewhere their barrier is another task's, which needs them
+     * staged.
+     */
+    private boolean holdsLanes(List<Step> steps) {
+        if (holdNanos <= 0 || maxHeldBytes <= 0) {
+            return false;
+        }
+        for (Step step : steps) {
+            if (step.message != null && !step.ps.poisoned) {
+                return true;
+            }
+        }
+        for (PartitionQueues.PartitionState ps : partitions.values()) {
+            if (ps.carriesBoundaries() && !ps.poisoned) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Stages every held lane chunk in one target transaction (the staged way then judges their barriers). */
+    private void flushHeld() {
+        if (lanes.isEmpty()) {
+            return;
+        }
+        List<LaneBuffer.Held> held = lanes.drain(partitions.values());
+        List<StagedChunk> chunks = new ArrayList<>(held.size());
+        Map<TopicPartitionKey, Long> positions = new HashMap<>();
+        for (LaneBuffer.Held h : held) {
+            chunks.add(h.staged());
+            if (h.lane.idle()) {
+                positions.put(h.lane.tp, h.lane.durable());
+            }
+        }
+        LOG.debug("Staging {} lane chunk(s) held in memory ({} bytes)", chunks.size(), lanes.bytes());
+        applier.stage(chunks, positions);
+        stagedGeneration++;
+    }
+
+    /** Held chunks that waited too long, or too many of them, go to staging. */
+    private void boundHeld() {
+        if (!lanes.isEmpty() && (lanes.bytes() > maxHeldBytes
+                || System.nanoTime() - lanes.oldest(partitions.values()) > holdNanos)) {
+            flushHeld();
+        }
+    }
+
     private StagedChunk staged(Input in, PartitionChunk c) {
         byte[] bytes = in.bytes();
         if (bytes == null) {
@@ -430,7 +508,7 @@ public final class ApplyPipeline implements AutoCloseable {
                 poison(ps, e, pending.offset());
                 return;
             }
-            ps.queue.add(new PartitionQueues.BarrierItem(pending.manifest(), pending.offset()));
+            ps.queue.add(new PartitionQueues.BarrierItem(pending.manifest(), pending.offset(), k, in.offset()));
         } else {
             throw new IllegalStateException("not a Trellara message: " + message.getClass().getName());
         }
@@ -465,6 +543,7 @@ public final class ApplyPipeline implements AutoCloseable {
 
     private void drainAll() {
         try {
+            boundHeld();
             for (PartitionQueues.PartitionState ps : partitions.values()) {
                 drain(ps);
             }
@@ -475,6 +554,7 @@ public final class ApplyPipeline implements AutoCloseable {
 
     private void drain(PartitionQueues.PartitionState ps) {
         while (!ps.queue.isEmpty()) {
+            promoteHeld(ps);
             PartitionQueues.Item head = ps.queue.peek();
             if (head instanceof PartitionQueues.EnvelopeItem) {
                 applyEnvelopes(ps);
@@ -508,21 +588,34 @@ public final class ApplyPipeline implements AutoCloseable {
             assembled |= e.assembled;
         }
         long after = ps.positionAfter(run.size());
+        Map<FlowKey.Flow, Lsn> held = new HashMap<>();
+        for (PartitionQueues.EnvelopeItem e : run) {
+            if (e.fromHeldLanes) {
+                held.put(FlowKey.of(e.envelope).flow(), Lsn.parse(e.envelope.getCommitLsn()));
+            }
+        }
         List<SourceTransaction> batch = new ArrayList<>(run.size());
         for (int i = 0; i < run.size(); i++) {
             PartitionQueues.EnvelopeItem e = run.get(i);
-            batch.add(new SourceTransaction(e.envelope, ps.tp, i == run.size() - 1 ? after : e.lastOffset + 1));
+            boolean last = i == run.size() - 1;
+            batch.add(new SourceTransaction(e.envelope, ps.tp, last ? after : e.lastOffset + 1,
+                    last && !held.isEmpty() ? lanes.positionsAfter(held, partitions.values()) : Map.of()));
         }
         ApplyResult result = applier.apply(batch);
         for (int i = 0; i < run.size(); i++) {
             ps.queue.poll();
+        }
+        if (!held.isEmpty()) {
+            lanes.release(held, partitions.values());
         }
         if (assembled) {
             long barriers = run.stream().filter(e -> e.assembled && result.applied().contains(
                     new SourceTransaction(e.envelope, null, -1).key())).count();
             applier.metrics().countBarriers(barriers);
         }
-        boundaryMode = assembled ? BoundaryVocabulary.STRICT_CHUNKED : BoundaryVocabulary.STRICT;
+        PartitionQueues.EnvelopeItem lastItem = run.get(run.size() - 1);
+        boundaryMode = lastItem.fromHeldLanes ? BoundaryVocabulary.PARTITIONED
+                : lastItem.assembled ? BoundaryVocabulary.STRICT_CHUNKED : BoundaryVocabulary.STRICT;
         listener.envelopesApplied(batch, result);
     }
 
@@ -533,18 +626,96 @@ public final class ApplyPipeline implements AutoCloseable {
             return false;
         }
         BarrierState.Verdict v = applier.checkBarrier(b.manifest); // throws when a chunk is missing for good
-        if (v.kind() == BarrierState.Kind.WAITING) {
+        if (v.kind() == BarrierState.Kind.WAITING && !lanes.isEmpty()
+                && lanes.movedPast(b.manifest, v.absent(), partitions.values())) {
+            flushHeld(); // a held lane moved past a chunk it lacks: staged, its watermark judges the barrier
+            v = applier.checkBarrier(b.manifest);
+        }
+        if (v.kind() == BarrierState.Kind.WAITING && !heldHere(b.manifest, v)) {
             b.verdict = v;
             b.checkedAt = now;
             b.checkedGeneration = stagedGeneration;
             checkWait(ps, b, v, now);
             return false;
         }
-        BarrierResult result = applier.applyBarrier(b.manifest, Map.of(ps.tp, ps.positionAfter(1)));
+        // ready: every chunk staged, or held here (read from memory inside the barrier's own transaction)
+        Map<TopicPartitionKey, Long> positions = new HashMap<>();
+        Map<FlowKey.Flow, Lsn> committed = Map.of(FlowKey.of(b.manifest).flow(),
+                Lsn.parse(b.manifest.getSourceCommitLsn()));
+        if (!lanes.isEmpty()) {
+            positions.putAll(lanes.positionsAfter(committed, partitions.values()));
+        }
+        positions.put(ps.tp, ps.positionAfter(1));
+        List<PartitionChunk> held = lanes.isEmpty() ? List.of() : lanes.heldOf(b.manifest);
+        BarrierResult result = applier.applyBarrier(b.manifest, positions, held);
         ps.queue.poll();
+        if (!lanes.isEmpty()) {
+            lanes.release(committed, partitions.values());
+        }
         boundaryMode = BoundaryVocabulary.of(b.manifest.getBoundaryMode());
         listener.barrierApplied(b.manifest, result);
         return true;
+    }
+
+    /** True when every chunk the barrier waits for is held in memory here. */
+    private boolean heldHere(TransactionManifest m, BarrierState.Verdict v) {
+        if (lanes.isEmpty()) {
+            return false;
+        }
+        for (io.trellara.protocol.v1.ManifestPartition p : v.absent()) {
+            if (!lanes.holds(m, p)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Turns the partitioned barriers at the head of the queue (behind envelopes only) whose every chunk is held
+     * here into the envelopes they reassemble to, so they apply grouped with their neighbours. One that does not
+     * verify in memory is left to the staged way, which names the rule: everything held is staged for it.
+     */
+    private void promoteHeld(PartitionQueues.PartitionState ps) {
+        if (lanes.isEmpty()) {
+            return;
+        }
+        java.util.ArrayDeque<PartitionQueues.Item> out = null;
+        int i = 0;
+        for (PartitionQueues.Item item : ps.queue) {
+            if (item instanceof PartitionQueues.BarrierItem b && !b.notInMemory && lanes.holdsAll(b.manifest)) {
+                TransactionEnvelope whole = WholeBarrier.assembleLanes(b.manifest, b.marker, lanes.heldOf(b.manifest));
+                if (whole != null) {
+                    if (out == null) {
+                        out = new java.util.ArrayDeque<>(ps.queue.size());
+                        java.util.Iterator<PartitionQueues.Item> it = ps.queue.iterator();
+                        for (int j = 0; j < i; j++) {
+                            out.add(it.next());
+                        }
+                    }
+                    out.add(new PartitionQueues.EnvelopeItem(whole, b.firstOffset(), b.markerOffset, -1, true, true));
+                    i++;
+                    continue;
+                }
+                b.notInMemory = true;
+                flushHeld();
+            }
+            if (!(item instanceof PartitionQueues.EnvelopeItem)) {
+                break;
+            }
+            if (out != null) {
+                out.add(item);
+            }
+            i++;
+        }
+        if (out != null) {
+            java.util.Iterator<PartitionQueues.Item> it = ps.queue.iterator();
+            for (int j = 0; j < i; j++) {
+                it.next();
+            }
+            it.forEachRemaining(out::add);
+            ps.queue.clear();
+            ps.queue.addAll(out);
+        }
     }
 
     /**
@@ -605,7 +776,7 @@ public final class ApplyPipeline implements AutoCloseable {
         }
         waitingTransactions = waiting;
         waitingLanes = lanes;
-        queuedBytes = bytes;
+        queuedBytes = bytes + this.lanes.bytes();
     }
 
     // ---- what the task needs ----------------------------------------------------------------------------
@@ -643,7 +814,7 @@ public final class ApplyPipeline implements AutoCloseable {
                 return true;
             }
         }
-        return false;
+        return !lanes.isEmpty(); // held lane chunks are staged once they wait too long
     }
 
     /** Forget everything about these partitions (newly assigned: they resume from the target's progress). */
@@ -698,6 +869,9 @@ public final class ApplyPipeline implements AutoCloseable {
     /** Drops a partition's state; a transaction streaming from it is rolled back (nothing of it is visible). */
     private void forget(TopicPartitionKey tp) {
         PartitionQueues.PartitionState ps = partitions.remove(tp);
+        if (ps != null) {
+            lanes.forget(ps);
+        }
         if (ps != null && ps.stream != null) {
             LOG.info("Rolling back {} (streamed from {}): the partition is no longer this task's", ps.stream.key().display(), tp);
             ps.stream.rollback();

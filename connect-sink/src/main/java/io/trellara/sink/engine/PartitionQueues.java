@@ -27,6 +27,8 @@ final class PartitionQueues {
         long queuedBytes;
         /** The strict-chunked transaction being applied as its chunks arrive, or null. */
         TargetStream stream;
+        /** Lane chunks held in memory ({@link LaneBuffer}), in offset order: durable only once applied. */
+        final ArrayDeque<LaneBuffer.Held> held = new ArrayDeque<>();
         /** The offset of the stream's first chunk: durable up to there until it commits. */
         long streamFirstOffset = -1;
         /** Records before this offset are skipped (the consumer was asked to deliver again from it); -1 none. */
@@ -51,10 +53,13 @@ final class PartitionQueues {
 
         /** Nothing queued, pending or streaming: every record taken so far is durable. */
         boolean idle() {
-            return queue.isEmpty() && pendingManifest == null && stream == null && rewindTo < 0;
+            return queue.isEmpty() && pendingManifest == null && stream == null && rewindTo < 0 && held.isEmpty();
         }
 
         long durable() {
+            if (!held.isEmpty()) {
+                return held.peek().offset; // a lane: nothing else is ever queued on it
+            }
             if (!queue.isEmpty()) {
                 return queue.peek().firstOffset();
             }
@@ -110,14 +115,22 @@ final class PartitionQueues {
         final TransactionEnvelope envelope;
         final long lastOffset;
         final boolean assembled;
+        /** Assembled from lane chunks held in memory: they are released once it commits. */
+        final boolean fromHeldLanes;
         private long bytes;
 
         EnvelopeItem(TransactionEnvelope envelope, long offset, long lastOffset, long bytes, boolean assembled) {
+            this(envelope, offset, lastOffset, bytes, assembled, false);
+        }
+
+        EnvelopeItem(TransactionEnvelope envelope, long offset, long lastOffset, long bytes, boolean assembled,
+                     boolean fromHeldLanes) {
             super(offset);
             this.envelope = envelope;
             this.lastOffset = lastOffset;
             this.bytes = bytes;
             this.assembled = assembled;
+            this.fromHeldLanes = fromHeldLanes;
         }
 
         @Override
@@ -132,6 +145,10 @@ final class PartitionQueues {
     /** A manifest bound to its commit marker, from the manifest's offset. */
     static final class BarrierItem extends Item {
         final TransactionManifest manifest;
+        final TransactionCommitMarker marker;
+        final long markerOffset;
+        /** Its held lane chunks did not verify in memory: the staged way judges it. */
+        boolean notInMemory;
         BarrierState.Verdict verdict;
         long checkedAt;
         long checkedGeneration;
@@ -139,9 +156,12 @@ final class PartitionQueues {
         long waitingSince;
         boolean waitLogged;
 
-        BarrierItem(TransactionManifest manifest, long manifestOffset) {
+        BarrierItem(TransactionManifest manifest, long manifestOffset, TransactionCommitMarker marker,
+                    long markerOffset) {
             super(manifestOffset);
             this.manifest = manifest;
+            this.marker = marker;
+            this.markerOffset = markerOffset;
         }
 
         @Override

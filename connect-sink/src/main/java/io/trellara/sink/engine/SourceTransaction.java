@@ -2,6 +2,7 @@ package io.trellara.sink.engine;
 
 import io.trellara.protocol.TransactionBoundaryKey;
 import io.trellara.protocol.v1.TransactionEnvelope;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -10,10 +11,17 @@ import java.util.Objects;
  * @param envelope       the complete transaction (for chunked boundaries: reconstructed and barrier-verified)
  * @param topicPartition where the transaction was read from, or {@code null} when no progress is recorded
  * @param nextOffset     the offset the consumer resumes at once this transaction is applied (last offset + 1)
+ * @param lanePositions  progress of lanes whose chunks it was reassembled from (held in memory), recorded with it
  */
-public record SourceTransaction(TransactionEnvelope envelope, TopicPartitionKey topicPartition, long nextOffset) {
+public record SourceTransaction(TransactionEnvelope envelope, TopicPartitionKey topicPartition, long nextOffset,
+                                Map<TopicPartitionKey, Long> lanePositions) {
     public SourceTransaction {
         Objects.requireNonNull(envelope, "envelope");
+        lanePositions = Map.copyOf(lanePositions);
+    }
+
+    public SourceTransaction(TransactionEnvelope envelope, TopicPartitionKey topicPartition, long nextOffset) {
+        this(envelope, topicPartition, nextOffset, Map.of());
     }
 
     public static SourceTransaction withoutPosition(TransactionEnvelope envelope) {

@@ -32,8 +32,17 @@ public interface Target extends AutoCloseable {
      */
     BarrierState.Verdict checkBarrier(TransactionManifest m);
 
-    /** Applies the ready barrier of {@code m} from its staged chunks, with its dedup record and {@code positions}. */
-    BarrierResult applyBarrier(TransactionManifest m, Map<TopicPartitionKey, Long> positions);
+    /**
+     * Applies the ready barrier of {@code m} from its chunks, with its dedup record and {@code positions}: those in
+     * {@code held} (verified lane chunks this task holds in memory) from there, every other one from staging.
+     */
+    BarrierResult applyBarrier(TransactionManifest m, Map<TopicPartitionKey, Long> positions,
+                               List<PartitionChunk> held);
+
+    /** {@link #applyBarrier(TransactionManifest, Map, List)} with every chunk staged. */
+    default BarrierResult applyBarrier(TransactionManifest m, Map<TopicPartitionKey, Long> positions) {
+        return applyBarrier(m, positions, List.of());
+    }
 
     /** True when the transaction is recorded as applied. */
     boolean isApplied(FlowKey key);

@@ -1,5 +1,7 @@
 package io.trellara.sink.engine;
 
+import io.trellara.protocol.v1.ChangeRecord;
+import io.trellara.protocol.v1.DdlEvent;
 import io.trellara.protocol.v1.ManifestBoundaryMode;
 import io.trellara.protocol.v1.PartitionChunk;
 import io.trellara.protocol.v1.SchemaVersion;
@@ -8,16 +10,18 @@ import io.trellara.protocol.v1.TransactionEnvelope;
 import io.trellara.protocol.v1.TransactionManifest;
 import io.trellara.protocol.validation.BarrierVerifier;
 import io.trellara.protocol.validation.ProtocolViolationException;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
 /**
- * The fast path for a strict-chunked transaction whose chunks, manifest and commit marker all arrived in one
- * batch: the whole barrier is verified in memory ({@link BarrierVerifier#verify}) and reassembled into the
- * transaction's envelope, which then applies exactly like an envelope (grouped with its neighbours in one
- * target transaction), without staging a byte. Anything the in-memory verification refuses goes the staged
- * way instead, where the same rules stop apply at the same place.
+ * The fast path for a barrier held whole in memory: a strict-chunked transaction whose chunks, manifest and
+ * commit marker all arrived in one batch, or a partitioned one whose every lane chunk this task holds
+ * ({@link LaneBuffer}). The whole barrier is verified in memory ({@link BarrierVerifier#verify}) and
+ * reassembled into the transaction's envelope, which then applies exactly like an envelope (grouped with its
+ * neighbours in one target transaction), without staging a byte. Anything the in-memory verification refuses
+ * goes the staged way instead, where the same rules stop apply at the same place.
  */
 final class WholeBarrier {
     private WholeBarrier() {
@@ -33,12 +37,7 @@ final class WholeBarrier {
         } catch (ProtocolViolationException e) {
             return null;
         }
-        PartitionChunk first = chunks.get(0);
-        TransactionEnvelope.Builder e = TransactionEnvelope.newBuilder()
-                .setProtocolVersion(m.getProtocolVersion()).setSourceId(m.getSourceId())
-                .setDatabaseId(m.getDatabaseId()).setDatasetId(m.getDatasetId())
-                .setTransactionId(m.getTransactionId()).setBeginLsn(first.getBeginLsn())
-                .setCommitLsn(m.getSourceCommitLsn()).setCommitTimestampMs(m.getSourceCommitTimestampMs());
+        TransactionEnvelope.Builder e = header(m, chunks.get(0));
         Set<SchemaVersion> schemas = new HashSet<>();
         long last = 0;
         for (PartitionChunk c : chunks) { // in chunk index order: each chunk continues the total order
@@ -54,6 +53,46 @@ final class WholeBarrier {
             e.addAllChanges(c.getChangesList()).addAllDdlEvents(c.getDdlEventsList());
         }
         return e.build();
+    }
+
+    /**
+     * A partitioned barrier whose chunks are all held: verified, then its events merged back into total order
+     * (each lane holds its own, ascending). Null when it does not verify (the staged path will say why).
+     */
+    static TransactionEnvelope assembleLanes(TransactionManifest m, TransactionCommitMarker k,
+                                             List<PartitionChunk> chunks) {
+        if (m.getBoundaryMode() != ManifestBoundaryMode.PARTITIONED_SCALE_MODE) {
+            return null;
+        }
+        try {
+            BarrierVerifier.verify(m, k, chunks);
+        } catch (ProtocolViolationException e) {
+            return null;
+        }
+        TransactionEnvelope.Builder e = header(m, chunks.get(0));
+        Set<SchemaVersion> schemas = new HashSet<>();
+        List<ChangeRecord> changes = new ArrayList<>();
+        List<DdlEvent> ddl = new ArrayList<>();
+        for (PartitionChunk c : chunks) {
+            for (SchemaVersion s : c.getSchemaVersionsList()) {
+                if (schemas.add(s)) {
+                    e.addSchemaVersions(s);
+                }
+            }
+            changes.addAll(c.getChangesList());
+            ddl.addAll(c.getDdlEventsList());
+        }
+        changes.sort((a, b) -> Long.compareUnsigned(a.getTotalOrder(), b.getTotalOrder()));
+        ddl.sort((a, b) -> Long.compareUnsigned(a.getTotalOrder(), b.getTotalOrder()));
+        return e.addAllChanges(changes).addAllDdlEvents(ddl).build();
+    }
+
+    private static TransactionEnvelope.Builder header(TransactionManifest m, PartitionChunk first) {
+        return TransactionEnvelope.newBuilder()
+                .setProtocolVersion(m.getProtocolVersion()).setSourceId(m.getSourceId())
+                .setDatabaseId(m.getDatabaseId()).setDatasetId(m.getDatasetId())
+                .setTransactionId(m.getTransactionId()).setBeginLsn(first.getBeginLsn())
+                .setCommitLsn(m.getSourceCommitLsn()).setCommitTimestampMs(m.getSourceCommitTimestampMs());
     }
 
     private static long firstOrder(PartitionChunk c) {

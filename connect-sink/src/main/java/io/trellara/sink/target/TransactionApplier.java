@@ -273,7 +273,8 @@ public final class TransactionApplier implements Target {
      * and is thrown as it is.
      */
     @Override
-    public BarrierResult applyBarrier(TransactionManifest m, Map<TopicPartitionKey, Long> positions) {
+    public BarrierResult applyBarrier(TransactionManifest m, Map<TopicPartitionKey, Long> positions,
+                                      List<PartitionChunk> held) {
         TransactionBoundaryKey key = boundaryKey(m);
         FlowKey flowKey = FlowKey.of(m);
         BarrierResult r = executor.run(key.display(), (s, a) -> {
@@ -298,7 +299,7 @@ public final class TransactionApplier implements Target {
             ChangeWriter writer = new ChangeWriter(s, mapper, options);
             writer.begin(m.getSourceId(), m.getDatasetId(), m.getSourceCommitLsn(), m.getTransactionId());
             BarrierMerge merge = new BarrierMerge();
-            merge.run(m, entry -> readChunk(s, m, entry), new BarrierMerge.EventSink() {
+            merge.run(m, entry -> readChunk(s, m, entry, held), new BarrierMerge.EventSink() {
                 @Override
                 public void change(ChangeRecord change, List<SchemaVersion> schemas) throws SQLException {
                     writer.change(change, schemas);
@@ -331,8 +332,14 @@ public final class TransactionApplier implements Target {
                 !CheckpointStore.findApplied(s, List.of(key)).isEmpty()));
     }
 
-    private PartitionChunk readChunk(TargetSession s, TransactionManifest m, ManifestPartition entry)
-            throws SQLException {
+    private PartitionChunk readChunk(TargetSession s, TransactionManifest m, ManifestPartition entry,
+                                     List<PartitionChunk> held) throws SQLException {
+        for (PartitionChunk c : held) { // verified when it arrived; BarrierMerge checks it against the entry
+            if (c.getPartitionId() == entry.getId() && c.getChunkSequence() == entry.getChunkSequence()
+                    && c.getChecksum() == entry.getChecksum()) {
+                return c;
+            }
+        }
         byte[] bytes = StagingStore.payload(s, options.sinkName(), m, entry);
         if (bytes == null) { // swept or removed since the barrier was found ready
             throw new ProtocolViolationException(ProtocolRule.MISSING_CHUNK, "partitions[" + indexOf(m, entry) + "]",
@@ -365,6 +372,7 @@ public final class TransactionApplier implements Target {
             if (t.topicPartition() != null) {
                 positions.put(t.topicPartition(), t.nextOffset());
             }
+            positions.putAll(t.lanePositions());
         }
         s.at(null, group.get(0).key().display());
         Set<FlowKey> present = CheckpointStore.findApplied(s, keys);

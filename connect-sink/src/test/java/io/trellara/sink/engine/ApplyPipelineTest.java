@@ -179,6 +179,108 @@ class ApplyPipelineTest {
     }
 
     @Test
+    void partitionedTransactionsWhoseLanesAreAllHereApplyFromMemoryGroupedWithoutStaging() {
+        Barriers t1 = lanes(opens(0x100, 1, 9, "1"));
+        Barriers t2 = lanes(opens(0x200, 11, 19, "2"));
+        Feed feed = new Feed();
+        pipeline.accept(feed.inputs(concat(t1.chunkMessages(), t2.chunkMessages(), t1.closing(), t2.closing(),
+                List.of(envelope(sets(0x300, 1, "3"))))));
+        assertThat(target.committedLsns()).containsExactly("0/100", "0/200", "0/300");
+        assertThat(target.commits().get(0).orders()).containsExactly(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L);
+        assertThat(target.metrics().chunksStaged.get()).isZero();
+        assertThat(target.applyCalls()).isEqualTo(1); // one target transaction for all three
+        for (int lane = 0; lane < 3; lane++) {
+            TopicPartitionKey tp = new TopicPartitionKey(Feed.LANES, lane);
+            assertThat(pipeline.durablePositions()).containsEntry(tp, feed.next(tp));
+            assertThat(target.progress()).containsEntry(tp, feed.next(tp));
+        }
+        assertThat(pipeline.durablePositions()).containsEntry(STRICT, 5L);
+    }
+
+    @Test
+    void aHeldLaneChunkIsNotDurableUntilItsTransactionCommits() {
+        Barriers t1 = lanes(opens(0x100, 1, 9, "1"));
+        Feed feed = new Feed();
+        pipeline.accept(feed.inputs(concat(List.of(envelope(sets(0x50, 1, "0"))), t1.chunkMessages())));
+        TopicPartitionKey lane0 = new TopicPartitionKey(Feed.LANES, 0);
+        assertThat(pipeline.durablePositions()).containsEntry(lane0, 0L);
+        assertThat(target.progress()).doesNotContainKey(lane0);
+        assertThat(pipeline.waiting()).isTrue(); // put() again soon: held chunks are staged when they wait long
+        pipeline.accept(feed.inputs(t1.closing()));
+        assertThat(target.committedLsns()).containsExactly("0/50", "0/100");
+        assertThat(target.progress()).containsEntry(lane0, feed.next(lane0));
+        assertThat(target.stagedChunks()).isZero();
+        assertThat(pipeline.waiting()).isFalse();
+    }
+
+    @Test
+    void aBarrierWithSomeLanesHereReadsThemFromMemoryAndTheOthersFromStaging() {
+        Barriers b = lanes(opens(0x100, 1, 9, "1"));
+        ApplyPipeline other = new ApplyPipeline(target, null, 3, 64 << 20, 0); // holds lanes 1 and 2
+        Feed feed = new Feed();
+        List<ApplyPipeline.Input> chunks = feed.inputs(b.chunkMessages());
+        List<ApplyPipeline.Input> here = chunks.stream().filter(in -> in.partition().partition() == 0).toList();
+        List<ApplyPipeline.Input> there = chunks.stream().filter(in -> in.partition().partition() != 0).toList();
+        List<ApplyPipeline.Input> mine = new ArrayList<>(here);
+        mine.addAll(feed.inputs(b.closing()));
+        pipeline.accept(mine);
+        assertThat(target.commits()).isEmpty();
+        other.accept(there);
+        assertThat(target.stagedChunks()).isEqualTo(there.size());
+        pipeline.poll();
+        assertThat(target.committedLsns()).containsExactly("0/100");
+        assertThat(target.heldReads()).isEqualTo(here.size());
+        assertThat(target.stagedChunks()).isZero();
+        assertThat(target.progress()).containsEntry(new TopicPartitionKey(Feed.LANES, 0),
+                feed.next(new TopicPartitionKey(Feed.LANES, 0)));
+    }
+
+    @Test
+    void heldLaneChunksWaitingLongerThanTheHoldTimeAreStagedAndTheirBarrierGoesTheStagedWay() throws Exception {
+        pipeline.holdLanes(java.time.Duration.ofMillis(20), 64 << 20);
+        Barriers b = lanes(opens(0x100, 1, 9, "1"));
+        Feed feed = new Feed();
+        pipeline.accept(feed.inputs(concat(List.of(envelope(sets(0x50, 1, "0"))), b.chunkMessages())));
+        assertThat(target.stagedChunks()).isZero();
+        Thread.sleep(40);
+        pipeline.poll();
+        assertThat(target.stagedChunks()).isEqualTo(b.chunks().size());
+        TopicPartitionKey lane0 = new TopicPartitionKey(Feed.LANES, 0);
+        assertThat(target.progress()).containsEntry(lane0, feed.next(lane0));
+        pipeline.accept(feed.inputs(b.closing()));
+        assertThat(target.committedLsns()).containsExactly("0/50", "0/100");
+        assertThat(barriers).hasSize(1); // applied from staging
+        assertThat(target.heldReads()).isZero();
+    }
+
+    @Test
+    void heldLaneChunksBeyondTheByteBoundAreStaged() {
+        pipeline.holdLanes(java.time.Duration.ofSeconds(60), 1);
+        Barriers b = lanes(opens(0x100, 1, 9, "1"));
+        Feed feed = new Feed();
+        pipeline.accept(feed.inputs(concat(List.of(envelope(sets(0x50, 1, "0"))), b.chunkMessages())));
+        assertThat(target.stagedChunks()).isEqualTo(b.chunks().size());
+        pipeline.accept(feed.inputs(b.closing()));
+        assertThat(target.committedLsns()).containsExactly("0/50", "0/100");
+    }
+
+    @Test
+    void aRevokedLaneDropsWhatItHeldAndItsNextOwnerAppliesTheTransactionOnce() {
+        Barriers b = lanes(opens(0x100, 1, 9, "1"));
+        Feed feed = new Feed();
+        List<ApplyPipeline.Input> inputs = feed.inputs(concat(List.of(envelope(sets(0x50, 1, "0"))), b.chunkMessages()));
+        pipeline.accept(inputs);
+        TopicPartitionKey lane0 = new TopicPartitionKey(Feed.LANES, 0);
+        pipeline.close(List.of(lane0));
+        assertThat(pipeline.durablePositions()).doesNotContainKey(lane0);
+        ApplyPipeline next = new ApplyPipeline(target, null, 3, 64 << 20, 0); // lane 0's new owner stages it
+        next.accept(inputs.stream().filter(in -> in.partition().equals(lane0)).toList());
+        pipeline.accept(feed.inputs(b.closing()));
+        assertThat(target.committedLsns()).containsExactly("0/50", "0/100");
+        assertThat(target.commits().get(1).orders()).hasSize(9);
+    }
+
+    @Test
     void aPartitionRevokedWhileItsBarrierWaitsIsReadAgainByItsNextOwner() {
         Barriers b = lanes(opens(0x100, 1, 9, "1"));
         pipeline.accept(new Feed().inputs(b.closing()));

@@ -50,6 +50,8 @@ class InMemoryTarget implements Target {
     private final List<Long> pauses = new ArrayList<>();
     private int streamWritesLeft = Integer.MAX_VALUE;
     private int openStreams;
+    private int heldReads;
+    private int applyCalls;
 
     // ---- what tests look at -------------------------------------------------------------------------------
 
@@ -70,6 +72,16 @@ class InMemoryTarget implements Target {
         return staged.size();
     }
 
+    /** Chunks a barrier read from the task's memory instead of staging. */
+    int heldReads() {
+        return heldReads;
+    }
+
+    /** Calls of {@link #apply} (each one target transaction here). */
+    int applyCalls() {
+        return applyCalls;
+    }
+
     int openStreams() {
         return openStreams;
     }
@@ -87,6 +99,7 @@ class InMemoryTarget implements Target {
 
     @Override
     public ApplyResult apply(List<SourceTransaction> transactions) {
+        applyCalls++;
         List<TransactionBoundaryKey> done = new ArrayList<>();
         List<TransactionBoundaryKey> duplicates = new ArrayList<>();
         Map<TopicPartitionKey, Long> positions = new LinkedHashMap<>();
@@ -97,6 +110,7 @@ class InMemoryTarget implements Target {
             if (t.topicPartition() != null) {
                 positions.put(t.topicPartition(), t.nextOffset());
             }
+            positions.putAll(t.lanePositions());
             if (applied.containsKey(k) || group.stream().anyMatch(c -> c.key().equals(k))) {
                 duplicates.add(k.transaction());
                 continue;
@@ -166,7 +180,8 @@ class InMemoryTarget implements Target {
     }
 
     @Override
-    public BarrierResult applyBarrier(TransactionManifest m, Map<TopicPartitionKey, Long> positions) {
+    public BarrierResult applyBarrier(TransactionManifest m, Map<TopicPartitionKey, Long> positions,
+                                      List<PartitionChunk> held) {
         FlowKey k = FlowKey.of(m);
         if (applied.containsKey(k)) {
             positions.forEach(this::advance);
@@ -178,12 +193,19 @@ class InMemoryTarget implements Target {
         long changes = 0;
         long ddl = 0;
         for (ManifestPartition p : m.getPartitionsList()) {
-            StagedChunk c = listed(m, p); // by source, LSN and entry: its own check names a foreign transaction
-            if (c == null) {
-                throw new ProtocolViolationException(ProtocolRule.MISSING_CHUNK, "partitions", key(m),
-                        "chunk " + p.getId() + " is no longer staged");
+            PartitionChunk chunk = held.stream().filter(c -> c.getPartitionId() == p.getId()
+                    && c.getChunkSequence() == p.getChunkSequence() && c.getChecksum() == p.getChecksum())
+                    .findFirst().orElse(null);
+            if (chunk == null) {
+                StagedChunk c = listed(m, p); // by source, LSN and entry: its own check names a foreign transaction
+                if (c == null) {
+                    throw new ProtocolViolationException(ProtocolRule.MISSING_CHUNK, "partitions", key(m),
+                            "chunk " + p.getId() + " is no longer staged");
+                }
+                chunk = (PartitionChunk) TrellaraCodec.decodeStored(MessageKind.CHUNK, c.payload());
+                heldReads--;
             }
-            PartitionChunk chunk = (PartitionChunk) TrellaraCodec.decodeStored(MessageKind.CHUNK, c.payload());
+            heldReads++;
             BarrierVerifier.verifyChunk(m, chunk);
             for (ChangeRecord r : chunk.getChangesList()) {
                 once(events, r.getTotalOrder(), m);
