@@ -2,7 +2,6 @@ package io.trellara.sink.engine;
 
 import com.google.protobuf.Message;
 import io.trellara.protocol.BoundaryVocabulary;
-import io.trellara.protocol.Lsn;
 import io.trellara.protocol.MessageKind;
 import io.trellara.protocol.codec.TrellaraCodec;
 import io.trellara.protocol.v1.ManifestBoundaryMode;
@@ -11,7 +10,6 @@ import io.trellara.protocol.v1.TransactionCommitMarker;
 import io.trellara.protocol.v1.TransactionEnvelope;
 import io.trellara.protocol.v1.TransactionManifest;
 import io.trellara.protocol.validation.BarrierVerifier;
-import io.trellara.protocol.validation.ProtocolRule;
 import io.trellara.protocol.validation.ProtocolViolationException;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -27,14 +25,16 @@ import java.util.Set;
  * The sink task's engine: every record of its input, in order per input partition, to the target.
  *
  * <ul>
- *   <li><b>Chunks</b> (strict chunked or partitioned) are verified and staged in the target at once
- *       ({@link TransactionApplier#stage}), whichever task receives them.</li>
+ *   <li><b>Chunks</b> are verified, then: a strict-chunked transaction arriving whole in one batch is reassembled
+ *       ({@link Step#assembleWholeBarriers}), one spanning batches streams ({@link BarrierStreams}); lane chunks are
+ *       held in memory on the task that holds the strict partition ({@link LaneBuffer}) and staged in the target
+ *       ({@link Target#stage}) on any other; anything else is staged.</li>
  *   <li><b>Envelopes, manifests and commit markers</b> queue per partition in arrival order. A manifest waits for
  *       the commit marker that follows it and is bound to it ({@link BarrierVerifier#verifyMarker}); the pair is
- *       a barrier. The queue is applied strictly in order: consecutive envelopes as groups, a barrier once every
- *       chunk its manifest lists is staged ({@link TransactionApplier#checkBarrier}, then
- *       {@link TransactionApplier#applyBarrier}). A barrier whose chunks are not all staged yet holds everything
- *       behind it; {@link #poll()} (Connect calls {@code put} again, also with empty batches) looks again.</li>
+ *       a barrier. {@link BarrierQueues} applies the queue strictly in order: consecutive envelopes as groups, a
+ *       barrier once every chunk its manifest lists is staged or held. A barrier whose chunks are not all there
+ *       yet holds everything behind it; {@link #poll()} (Connect calls {@code put} again, also with empty
+ *       batches) looks again.</li>
  *   <li><b>Progress</b>: a partition's durable position is the offset of its first record not yet durable in the
  *       target (a queued envelope or barrier, a manifest waiting for its marker), else the offset after the last
  *       record seen (every chunk up to there is staged). It is recorded in the target with every stage and apply,
@@ -66,25 +66,18 @@ public final class ApplyPipeline implements AutoCloseable {
     private final Listener listener;
     private final int maxQueuedTransactions;
     private final long maxQueuedBytes;
-    private final long recheckNanos;
-    /** {@code barrier.max.wait.ms} in nanoseconds; 0: wait as long as it takes. */
-    private long maxWaitNanos;
     private final Map<TopicPartitionKey, PartitionQueues.PartitionState> partitions = new LinkedHashMap<>();
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ApplyPipeline.class);
     /** Manifests dropped because another transaction followed them instead of their marker. */
     private long orphanManifestsDiscarded;
-    /** Bumped whenever this pipeline stages a chunk: a waiting barrier may be complete now. */
-    private long stagedGeneration;
     private final Map<TopicPartitionKey, Long> rewinds = new HashMap<>();
     private final BarrierStreams streams;
     private final LaneBuffer lanes = new LaneBuffer();
-    private long holdNanos = DEFAULT_HOLD_MILLIS * 1_000_000L;
-    private long maxHeldBytes = DEFAULT_MAX_HELD_BYTES;
+    private final BarrierQueues queues;
 
     private volatile long waitingTransactions;
     private volatile long waitingLanes;
     private volatile long queuedBytes;
-    private volatile String boundaryMode = BoundaryVocabulary.STRICT;
 
     /** Hears about what was applied, after the commit (metrics). */
     public interface Listener {
@@ -140,7 +133,7 @@ public final class ApplyPipeline implements AutoCloseable {
         this.listener = listener == null ? new Listener() { } : listener;
         this.maxQueuedTransactions = maxQueuedTransactions;
         this.maxQueuedBytes = maxQueuedBytes;
-        this.recheckNanos = recheckMillis * 1_000_000L;
+        this.queues = new BarrierQueues(applier, this.listener, lanes, partitions.values(), recheckMillis * 1_000_000L);
         this.streams = new BarrierStreams(applier, new BarrierStreams.Host() {
             @Override
             public void poison(PartitionQueues.PartitionState ps, RuntimeException error, long offset) {
@@ -160,7 +153,7 @@ public final class ApplyPipeline implements AutoCloseable {
 
             @Override
             public void applied(TransactionManifest manifest, BarrierResult result) {
-                boundaryMode = BoundaryVocabulary.STRICT_CHUNKED;
+                queues.applied(BoundaryVocabulary.STRICT_CHUNKED);
                 ApplyPipeline.this.listener.barrierApplied(manifest, result);
             }
         });
@@ -168,14 +161,13 @@ public final class ApplyPipeline implements AutoCloseable {
 
     /** Fails a barrier that waits longer than {@code maxWait} for its chunks (zero: wait as long as it takes). */
     public ApplyPipeline maxBarrierWait(java.time.Duration maxWait) {
-        this.maxWaitNanos = maxWait.toNanos();
+        queues.maxWait(maxWait.toNanos());
         return this;
     }
 
     /** How long lane chunks may wait in memory for their barrier, and how many bytes of them (zero: never held). */
     public ApplyPipeline holdLanes(java.time.Duration hold, long maxBytes) {
-        this.holdNanos = hold.toNanos();
-        this.maxHeldBytes = maxBytes;
+        lanes.limits(hold.toNanos(), maxBytes);
         return this;
     }
 
@@ -201,9 +193,9 @@ public final class ApplyPipeline implements AutoCloseable {
                 message = in.decode();
                 if (message instanceof PartitionChunk c
                         && c.getBoundaryMode() == ManifestBoundaryMode.PARTITIONED_SCALE_MODE) {
-                    checkLane(in, c);
+                    Step.checkLane(in, c);
                 } else {
-                    checkStrictPartition(in);
+                    Step.checkStrictPartition(in);
                 }
             } catch (ProtocolViolationException | ApplyException e) {
                 RuntimeException rejected = e instanceof ApplyException ? e : new InputRejectedException(in, e);
@@ -218,10 +210,10 @@ public final class ApplyPipeline implements AutoCloseable {
             steps.add(message instanceof PartitionChunk c ? new Step(ps, in, null, c, null, in.offset())
                     : new Step(ps, in, message, null, null, in.offset()));
         }
-        steps = assembleWholeBarriers(steps);
+        steps = Step.assembleWholeBarriers(steps);
         List<Step> segment = new ArrayList<>();
         for (Step step : steps) {
-            PartitionQueues.PartitionState ps = step.ps;
+            PartitionQueues.PartitionState ps = step.ps();
             if (ps.poisoned || ps.rewindTo >= 0) {
                 continue; // poisoned, or asked to deliver again, earlier in this batch
             }
@@ -249,37 +241,37 @@ public final class ApplyPipeline implements AutoCloseable {
      * queues the rest, then applies whatever is ready.
      */
     private void process(List<Step> steps) {
-        boolean hold = holdsLanes(steps);
+        boolean hold = lanes.wanted(steps, partitions.values());
         if (!hold) {
-            flushHeld(); // lanes are staged in order: what is held goes first
+            queues.stageHeld(); // lanes are staged in order: what is held goes first
         }
         long now = System.nanoTime();
         List<StagedChunk> chunks = new ArrayList<>();
         for (Step step : steps) {
-            if (step.chunk == null) {
+            if (step.chunk() == null) {
                 continue;
             }
-            if (hold && step.chunk.getBoundaryMode() == ManifestBoundaryMode.PARTITIONED_SCALE_MODE) {
-                lanes.hold(step.ps, step.in.offset(), step.chunk, step.in.bytes(), now);
-                stagedGeneration++;
+            if (hold && step.chunk().getBoundaryMode() == ManifestBoundaryMode.PARTITIONED_SCALE_MODE) {
+                lanes.hold(step.ps(), step.in().offset(), step.chunk(), step.in().bytes(), now);
+                queues.chunksArrived();
             } else {
-                chunks.add(staged(step.in, step.chunk));
+                chunks.add(staged(step.in(), step.chunk()));
             }
         }
         stage(chunks, steps);
         for (Step step : steps) {
-            if (step.ps.poisoned) {
+            if (step.ps().poisoned) {
                 continue; // after a poison: not looked at
             }
-            step.ps.seen(step.lastOffset);
-            if (step.poison != null) {
-                poison(step.ps, step.poison, step.in.offset());
+            step.ps().seen(step.lastOffset());
+            if (step.poison() != null) {
+                poison(step.ps(), step.poison(), step.in().offset());
             } else if (step.assembled()) {
-                step.ps.boundaries = true;
-                step.ps.queue.add(new PartitionQueues.EnvelopeItem((TransactionEnvelope) step.message, step.in.offset(),
-                        step.lastOffset, -1, true));
-            } else if (step.message != null) {
-                enqueue(step.ps, step.in, step.message);
+                step.ps().boundaries = true;
+                step.ps().queue.add(new PartitionQueues.EnvelopeItem((TransactionEnvelope) step.message(), step.in().offset(),
+                        step.lastOffset(), -1, true));
+            } else if (step.message() != null) {
+                enqueue(step.ps(), step.in(), step.message());
             }
         }
         drainAll();
@@ -312,137 +304,6 @@ public final class ApplyPipeline implements AutoCloseable {
         drainAll();
     }
 
-    /**
-     * One record of a batch (or, {@link #assembled()}, a whole strict-chunked barrier: its first chunk's input,
-     * its reassembled envelope and its marker's offset).
-     */
-    record Step(PartitionQueues.PartitionState ps, Input in, Message message, PartitionChunk chunk, RuntimeException poison,
-                long lastOffset) {
-        boolean assembled() {
-            return lastOffset != in.offset();
-        }
-    }
-
-    /**
-     * Replaces every strict-chunked barrier that arrived whole in this batch — its chunks, manifest and marker
-     * consecutive on one partition — by its reassembled envelope (see {@link WholeBarrier}): nothing of it is
-     * staged, and it applies grouped with the envelopes around it.
-     */
-    private List<Step> assembleWholeBarriers(List<Step> steps) {
-        List<Step> out = new ArrayList<>(steps.size());
-        int i = 0;
-        while (i < steps.size()) {
-            Step first = steps.get(i);
-            int j = i;
-            while (j < steps.size() && sameTransactionChunk(first, steps.get(j))) {
-                j++;
-            }
-            if (j > i && j + 1 < steps.size() && first.ps.pendingManifest == null
-                    && first.chunk.getBoundaryMode() == ManifestBoundaryMode.STRICT_CHUNKED_TRANSACTION_ORDER
-                    && steps.get(j).ps == first.ps && steps.get(j + 1).ps == first.ps
-                    && steps.get(j).message instanceof TransactionManifest m
-                    && steps.get(j + 1).message instanceof TransactionCommitMarker k
-                    && m.getTransactionId().equals(first.chunk.getTransactionId())) {
-                List<PartitionChunk> chunks = new ArrayList<>(j - i);
-                for (int c = i; c < j; c++) {
-                    chunks.add(steps.get(c).chunk);
-                }
-                TransactionEnvelope whole = WholeBarrier.assemble(m, k, chunks);
-                if (whole != null) {
-                    out.add(new Step(first.ps, first.in, whole, null, null, steps.get(j + 1).in.offset()));
-                    i = j + 2;
-                    continue;
-                }
-                // whole in this batch but it does not verify (or is out of order): the staged way names the rule
-                first.ps.stageTransaction = new io.trellara.protocol.TransactionBoundaryKey(
-                        first.chunk.getSourceId(), first.chunk.getDatabaseId(), first.chunk.getCommitLsn(),
-                        first.chunk.getTransactionId());
-            }
-            int end = Math.max(j, i + 1);
-            out.addAll(steps.subList(i, end));
-            i = end;
-        }
-        return out;
-    }
-
-    private static boolean sameTransactionChunk(Step first, Step s) {
-        return first.chunk != null && s.chunk != null && s.ps == first.ps && s.poison == null
-                && s.chunk.getTransactionId().equals(first.chunk.getTransactionId())
-                && s.chunk.getCommitLsn().equals(first.chunk.getCommitLsn());
-    }
-
-    /**
-     * Envelopes, strict chunks, manifests and commit markers belong to the strict topic, whose one partition is
-     * what orders them: one on another partition means the topic has several, and commit order cannot hold.
-     */
-    private static void checkStrictPartition(Input in) {
-        if (in.partition().partition() != 0) {
-            throw new ApplyException(ApplyException.Reason.BARRIER_SEQUENCE, null, null, in.where() + ": a "
-                    + in.kind() + " arrived on partition " + in.partition().partition() + " of "
-                    + in.partition().topic() + "; a strict topic must have exactly one partition (commit order"
-                    + " holds only within one). Re-create the topic with one partition.");
-        }
-    }
-
-    private void checkLane(Input in, PartitionChunk c) {
-        if (Integer.toUnsignedLong(c.getPartitionId()) != in.partition().partition()) {
-            throw new ApplyException(ApplyException.Reason.BARRIER_SEQUENCE, null,
-                    c.getSourceId() + ':' + c.getCommitLsn() + ':' + c.getTransactionId(), in.where()
-                    + ": a partitioned chunk of lane " + Integer.toUnsignedString(c.getPartitionId())
-                    + " arrived on Kafka partition " + in.partition().partition() + "; each lane must be the"
-                    + " partition of the same number, or lane order (and the missing-chunk rule) cannot hold");
-        }
-    }
-
-    /**
-     * Lane chunks wait in memory only on a task that holds a partition carrying barriers (the strict topic's),
-     * where they can be applied without staging; elsewhere their barrier is another task's, which needs them
-     * staged.
-     */
-    private boolean holdsLanes(List<Step> steps) {
-        if (holdNanos <= 0 || maxHeldBytes <= 0) {
-            return false;
-        }
-        for (Step step : steps) {
-            if (step.message != null && !step.ps.poisoned) {
-                return true;
-            }
-        }
-        for (PartitionQueues.PartitionState ps : partitions.values()) {
-            if (ps.carriesBoundaries() && !ps.poisoned) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** Stages every held lane chunk in one target transaction (the staged way then judges their barriers). */
-    private void flushHeld() {
-        if (lanes.isEmpty()) {
-            return;
-        }
-        List<LaneBuffer.Held> held = lanes.drain(partitions.values());
-        List<StagedChunk> chunks = new ArrayList<>(held.size());
-        Map<TopicPartitionKey, Long> positions = new HashMap<>();
-        for (LaneBuffer.Held h : held) {
-            chunks.add(h.staged());
-            if (h.lane.idle()) {
-                positions.put(h.lane.tp, h.lane.durable());
-            }
-        }
-        LOG.debug("Staging {} lane chunk(s) held in memory ({} bytes)", chunks.size(), lanes.bytes());
-        applier.stage(chunks, positions);
-        stagedGeneration++;
-    }
-
-    /** Held chunks that waited too long, or too many of them, go to staging. */
-    private void boundHeld() {
-        if (!lanes.isEmpty() && (lanes.bytes() > maxHeldBytes
-                || System.nanoTime() - lanes.oldest(partitions.values()) > holdNanos)) {
-            flushHeld();
-        }
-    }
-
     private StagedChunk staged(Input in, PartitionChunk c) {
         byte[] bytes = in.bytes();
         if (bytes == null) {
@@ -463,18 +324,18 @@ public final class ApplyPipeline implements AutoCloseable {
         Map<TopicPartitionKey, Long> positions = new HashMap<>();
         Set<TopicPartitionKey> blocked = new HashSet<>();
         for (Step step : steps) {
-            TopicPartitionKey tp = step.ps.tp;
+            TopicPartitionKey tp = step.ps().tp;
             if (blocked.contains(tp)) {
                 continue;
             }
-            if (step.message != null || step.poison != null || !step.ps.idle()) {
+            if (step.message() != null || step.poison() != null || !step.ps().idle()) {
                 blocked.add(tp); // a record before this one is not durable yet
                 continue;
             }
-            positions.put(tp, step.in.offset() + 1);
+            positions.put(tp, step.in().offset() + 1);
         }
         applier.stage(chunks, positions);
-        stagedGeneration++;
+        queues.chunksArrived();
     }
 
     private void enqueue(PartitionQueues.PartitionState ps, Input in, Message message) {
@@ -543,211 +404,15 @@ public final class ApplyPipeline implements AutoCloseable {
 
     private void drainAll() {
         try {
-            boundHeld();
+            if (lanes.overdue(partitions.values())) {
+                queues.stageHeld();
+            }
             for (PartitionQueues.PartitionState ps : partitions.values()) {
-                drain(ps);
+                queues.drain(ps);
             }
         } finally {
             publishGauges();
         }
-    }
-
-    private void drain(PartitionQueues.PartitionState ps) {
-        while (!ps.queue.isEmpty()) {
-            promoteHeld(ps);
-            PartitionQueues.Item head = ps.queue.peek();
-            if (head instanceof PartitionQueues.EnvelopeItem) {
-                applyEnvelopes(ps);
-            } else if (head instanceof PartitionQueues.BarrierItem b) {
-                if (!applyBarrier(ps, b)) {
-                    return; // waiting for chunks
-                }
-            } else if (head instanceof PartitionQueues.OrphanMarkerItem o) {
-                TransactionCommitMarker k = o.marker;
-                if (!applier.isApplied(FlowKey.of(k))) {
-                    throw new ApplyException(ApplyException.Reason.BARRIER_SEQUENCE, null,
-                            k.getSourceId() + ':' + k.getSourceCommitLsn() + ':' + k.getTransactionId(),
-                            o.where + ": a commit marker without its manifest (the manifest must immediately precede"
-                                    + " it on the same partition); the transaction cannot be proven complete");
-                }
-                ps.queue.poll(); // a replayed marker of an applied transaction
-            } else if (head instanceof PartitionQueues.PoisonItem p) {
-                throw p.error;
-            }
-        }
-    }
-
-    private void applyEnvelopes(PartitionQueues.PartitionState ps) {
-        List<PartitionQueues.EnvelopeItem> run = new ArrayList<>();
-        boolean assembled = false;
-        for (PartitionQueues.Item i : ps.queue) {
-            if (!(i instanceof PartitionQueues.EnvelopeItem e)) {
-                break;
-            }
-            run.add(e);
-            assembled |= e.assembled;
-        }
-        long after = ps.positionAfter(run.size());
-        Map<FlowKey.Flow, Lsn> held = new HashMap<>();
-        for (PartitionQueues.EnvelopeItem e : run) {
-            if (e.fromHeldLanes) {
-                held.put(FlowKey.of(e.envelope).flow(), Lsn.parse(e.envelope.getCommitLsn()));
-            }
-        }
-        List<SourceTransaction> batch = new ArrayList<>(run.size());
-        for (int i = 0; i < run.size(); i++) {
-            PartitionQueues.EnvelopeItem e = run.get(i);
-            boolean last = i == run.size() - 1;
-            batch.add(new SourceTransaction(e.envelope, ps.tp, last ? after : e.lastOffset + 1,
-                    last && !held.isEmpty() ? lanes.positionsAfter(held, partitions.values()) : Map.of()));
-        }
-        ApplyResult result = applier.apply(batch);
-        for (int i = 0; i < run.size(); i++) {
-            ps.queue.poll();
-        }
-        if (!held.isEmpty()) {
-            lanes.release(held, partitions.values());
-        }
-        if (assembled) {
-            long barriers = run.stream().filter(e -> e.assembled && result.applied().contains(
-                    new SourceTransaction(e.envelope, null, -1).key())).count();
-            applier.metrics().countBarriers(barriers);
-        }
-        PartitionQueues.EnvelopeItem lastItem = run.get(run.size() - 1);
-        boundaryMode = lastItem.fromHeldLanes ? BoundaryVocabulary.PARTITIONED
-                : lastItem.assembled ? BoundaryVocabulary.STRICT_CHUNKED : BoundaryVocabulary.STRICT;
-        listener.envelopesApplied(batch, result);
-    }
-
-    /** Applies the barrier at the head of the queue when it is ready; false when it waits. */
-    private boolean applyBarrier(PartitionQueues.PartitionState ps, PartitionQueues.BarrierItem b) {
-        long now = System.nanoTime();
-        if (b.verdict != null && b.checkedGeneration == stagedGeneration && now - b.checkedAt < recheckNanos) {
-            return false;
-        }
-        BarrierState.Verdict v = applier.checkBarrier(b.manifest); // throws when a chunk is missing for good
-        if (v.kind() == BarrierState.Kind.WAITING && !lanes.isEmpty()
-                && lanes.movedPast(b.manifest, v.absent(), partitions.values())) {
-            flushHeld(); // a held lane moved past a chunk it lacks: staged, its watermark judges the barrier
-            v = applier.checkBarrier(b.manifest);
-        }
-        if (v.kind() == BarrierState.Kind.WAITING && !heldHere(b.manifest, v)) {
-            b.verdict = v;
-            b.checkedAt = now;
-            b.checkedGeneration = stagedGeneration;
-            checkWait(ps, b, v, now);
-            return false;
-        }
-        // ready: every chunk staged, or held here (read from memory inside the barrier's own transaction)
-        Map<TopicPartitionKey, Long> positions = new HashMap<>();
-        Map<FlowKey.Flow, Lsn> committed = Map.of(FlowKey.of(b.manifest).flow(),
-                Lsn.parse(b.manifest.getSourceCommitLsn()));
-        if (!lanes.isEmpty()) {
-            positions.putAll(lanes.positionsAfter(committed, partitions.values()));
-        }
-        positions.put(ps.tp, ps.positionAfter(1));
-        List<PartitionChunk> held = lanes.isEmpty() ? List.of() : lanes.heldOf(b.manifest);
-        BarrierResult result = applier.applyBarrier(b.manifest, positions, held);
-        ps.queue.poll();
-        if (!lanes.isEmpty()) {
-            lanes.release(committed, partitions.values());
-        }
-        boundaryMode = BoundaryVocabulary.of(b.manifest.getBoundaryMode());
-        listener.barrierApplied(b.manifest, result);
-        return true;
-    }
-
-    /** True when every chunk the barrier waits for is held in memory here. */
-    private boolean heldHere(TransactionManifest m, BarrierState.Verdict v) {
-        if (lanes.isEmpty()) {
-            return false;
-        }
-        for (io.trellara.protocol.v1.ManifestPartition p : v.absent()) {
-            if (!lanes.holds(m, p)) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /**
-     * Turns the partitioned barriers at the head of the queue (behind envelopes only) whose every chunk is held
-     * here into the envelopes they reassemble to, so they apply grouped with their neighbours. One that does not
-     * verify in memory is left to the staged way, which names the rule: everything held is staged for it.
-     */
-    private void promoteHeld(PartitionQueues.PartitionState ps) {
-        if (lanes.isEmpty()) {
-            return;
-        }
-        java.util.ArrayDeque<PartitionQueues.Item> out = null;
-        int i = 0;
-        for (PartitionQueues.Item item : ps.queue) {
-            if (item instanceof PartitionQueues.BarrierItem b && !b.notInMemory && lanes.holdsAll(b.manifest)) {
-                TransactionEnvelope whole = WholeBarrier.assembleLanes(b.manifest, b.marker, lanes.heldOf(b.manifest));
-                if (whole != null) {
-                    if (out == null) {
-                        out = new java.util.ArrayDeque<>(ps.queue.size());
-                        java.util.Iterator<PartitionQueues.Item> it = ps.queue.iterator();
-                        for (int j = 0; j < i; j++) {
-                            out.add(it.next());
-                        }
-                    }
-                    out.add(new PartitionQueues.EnvelopeItem(whole, b.firstOffset(), b.markerOffset, -1, true, true));
-                    i++;
-                    continue;
-                }
-                b.notInMemory = true;
-                flushHeld();
-            }
-            if (!(item instanceof PartitionQueues.EnvelopeItem)) {
-                break;
-            }
-            if (out != null) {
-                out.add(item);
-            }
-            i++;
-        }
-        if (out != null) {
-            java.util.Iterator<PartitionQueues.Item> it = ps.queue.iterator();
-            for (int j = 0; j < i; j++) {
-                it.next();
-            }
-            it.forEachRemaining(out::add);
-            ps.queue.clear();
-            ps.queue.addAll(out);
-        }
-    }
-
-    /**
-     * A barrier may wait for chunks of lanes other tasks hold; it is logged once it has waited
-     * {@link #WAIT_LOG_NANOS}, and, when {@code barrier.max.wait.ms} is set, fails closed as {@code MISSING_CHUNK}
-     * naming the chunks it still lacks (a chunk lost on a lane that never carries another transaction would
-     * otherwise be waited for forever).
-     */
-    private void checkWait(PartitionQueues.PartitionState ps, PartitionQueues.BarrierItem b, BarrierState.Verdict v,
-                           long now) {
-        if (b.waitingSince == 0) {
-            b.waitingSince = now;
-        }
-        long waited = now - b.waitingSince;
-        if (!b.waitLogged && waited >= WAIT_LOG_NANOS) {
-            b.waitLogged = true;
-            LOG.info("The barrier of {} at {}@{} has waited {} ms for {} chunk(s) on lanes {}", key(b.manifest), ps.tp,
-                    b.firstOffset(), waited / 1_000_000, v.absent().size(), lanes(v));
-        }
-        if (maxWaitNanos > 0 && waited >= maxWaitNanos) {
-            throw new ProtocolViolationException(ProtocolRule.MISSING_CHUNK, "partitions", key(b.manifest),
-                    "the barrier waited " + waited / 1_000_000 + " ms (barrier.max.wait.ms " + maxWaitNanos / 1_000_000
-                            + ") for " + v.absent().size() + " chunk(s) of lanes " + lanes(v) + " that never arrived");
-        }
-    }
-
-    private static java.util.Set<Long> lanes(BarrierState.Verdict v) {
-        java.util.Set<Long> lanes = new java.util.TreeSet<>();
-        for (io.trellara.protocol.v1.ManifestPartition p : v.absent()) {
-            lanes.add(Integer.toUnsignedLong(p.getId()));
-        }
-        return lanes;
     }
 
     private void publishGauges() {
@@ -855,7 +520,7 @@ public final class ApplyPipeline implements AutoCloseable {
 
     /** The boundary mode of the last transaction applied (wire vocabulary) (envelopes: strict_transaction_order). */
     public String boundaryMode() {
-        return boundaryMode;
+        return queues.boundaryMode();
     }
 
     @Override

@@ -48,7 +48,7 @@ final class BarrierStreams {
     }
 
     /** A first strict chunk on a partition with no manifest pending, not marked for the staged way. */
-    boolean canOpen(PartitionQueues.PartitionState ps, ApplyPipeline.Step step) {
+    boolean canOpen(PartitionQueues.PartitionState ps, Step step) {
         PartitionChunk c = step.chunk();
         if (c == null || step.poison() != null || c.getPartitionId() != 0 || ps.pendingManifest != null
                 || c.getBoundaryMode() != ManifestBoundaryMode.STRICT_CHUNKED_TRANSACTION_ORDER) {
@@ -63,7 +63,7 @@ final class BarrierStreams {
         return true;
     }
 
-    void open(PartitionQueues.PartitionState ps, ApplyPipeline.Step step) {
+    void open(PartitionQueues.PartitionState ps, Step step) {
         ps.streamFirstOffset = step.in().offset();
         try {
             ps.stream = applier.openStream(step.chunk());
@@ -79,7 +79,7 @@ final class BarrierStreams {
     }
 
     /** Feeds the step to the partition's stream; false when it does not continue the stream. */
-    boolean feed(PartitionQueues.PartitionState ps, ApplyPipeline.Step step) {
+    boolean feed(PartitionQueues.PartitionState ps, Step step) {
         TargetStream b = ps.stream;
         try {
             if (step.chunk() != null && step.poison() == null && b.continuesWith(step.chunk())) {
@@ -118,7 +118,7 @@ final class BarrierStreams {
      * and is taken as it is; false for anything else (a gap, a repeat, a foreign chunk, a marker without the
      * manifest): the transaction is delivered again and goes the staged way, whose checks name the rule.
      */
-    boolean abandon(PartitionQueues.PartitionState ps, ApplyPipeline.Step step) {
+    boolean abandon(PartitionQueues.PartitionState ps, Step step) {
         TargetStream b = ps.stream;
         TransactionBoundaryKey key = b.key();
         if (step.poison() != null) { // a record that failed verification: it stops the partition here

@@ -75,9 +75,69 @@ final class LaneBuffer {
         }
     }
 
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(LaneBuffer.class);
+
     private final Map<Id, Held> byId = new HashMap<>();
     private long bytes;
     private int count;
+    private long holdNanos = ApplyPipeline.DEFAULT_HOLD_MILLIS * 1_000_000L;
+    private long maxBytes = ApplyPipeline.DEFAULT_MAX_HELD_BYTES;
+
+    /** How long chunks may wait here for their barrier, and how many bytes of them (zero: nothing is held). */
+    void limits(long holdNanos, long maxBytes) {
+        this.holdNanos = holdNanos;
+        this.maxBytes = maxBytes;
+    }
+
+    /**
+     * Lane chunks wait in memory only on a task that holds a partition carrying barriers (the strict topic's),
+     * where they can be applied without staging; elsewhere their barrier is another task's, which needs them
+     * staged.
+     */
+    boolean wanted(List<Step> steps, Iterable<PartitionQueues.PartitionState> partitions) {
+        if (holdNanos <= 0 || maxBytes <= 0) {
+            return false;
+        }
+        for (Step step : steps) {
+            if (step.message() != null && !step.ps().poisoned) {
+                return true;
+            }
+        }
+        for (PartitionQueues.PartitionState ps : partitions) {
+            if (ps.carriesBoundaries() && !ps.poisoned) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** True when held chunks waited too long, or hold too many bytes: they go to staging. */
+    boolean overdue(Iterable<PartitionQueues.PartitionState> partitions) {
+        return count > 0 && (bytes > maxBytes || System.nanoTime() - oldest(partitions) > holdNanos);
+    }
+
+    /**
+     * Stages every held chunk in one target transaction, lane by lane in offset order, with the positions of the
+     * lanes that hold nothing undurable any more. False when nothing was held.
+     */
+    boolean stage(Target target, Iterable<PartitionQueues.PartitionState> partitions) {
+        if (count == 0) {
+            return false;
+        }
+        long heldBytes = bytes;
+        List<Held> held = drain(partitions);
+        List<StagedChunk> chunks = new ArrayList<>(held.size());
+        Map<TopicPartitionKey, Long> positions = new HashMap<>();
+        for (Held h : held) {
+            chunks.add(h.staged());
+            if (h.lane.idle()) {
+                positions.put(h.lane.tp, h.lane.durable());
+            }
+        }
+        LOG.debug("Staging {} lane chunk(s) held in memory ({} bytes)", chunks.size(), heldBytes);
+        target.stage(chunks, positions);
+        return true;
+    }
 
     /** Holds a verified lane chunk (a second copy of one already held, a re-publication, only moves the lane on). */
     void hold(PartitionQueues.PartitionState lane, long offset, PartitionChunk chunk, byte[] encoded, long now) {
@@ -97,7 +157,7 @@ final class LaneBuffer {
     }
 
     /** When the oldest held chunk was taken (System.nanoTime), or {@code Long.MAX_VALUE} when none is held. */
-    long oldest(Iterable<PartitionQueues.PartitionState> lanes) {
+    private long oldest(Iterable<PartitionQueues.PartitionState> lanes) {
         long oldest = Long.MAX_VALUE;
         for (PartitionQueues.PartitionState ps : lanes) {
             if (!ps.held.isEmpty()) {
@@ -194,7 +254,7 @@ final class LaneBuffer {
     }
 
     /** Takes every held chunk, lane by lane in order, to be staged. */
-    List<Held> drain(Iterable<PartitionQueues.PartitionState> lanes) {
+    private List<Held> drain(Iterable<PartitionQueues.PartitionState> lanes) {
         List<Held> out = new ArrayList<>(count);
         for (PartitionQueues.PartitionState ps : lanes) {
             out.addAll(ps.held);
