@@ -15,26 +15,15 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Random;
-import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -56,16 +45,11 @@ import org.junit.jupiter.params.provider.MethodSource;
  * settings ({@code {sink}} stands for the sink's name), {@code -Dtrellara.failover.sinkTasks=N} sets the sink's
  * tasks.max and {@code -Dtrellara.failover.modes=strict} picks the modes.
  *
- * <p>Transfer {@code n} moves money between two accounts, pays a fee of 1 into account 0 and inserts ledger row
- * {@code n}: sum(balance) never changes and account 0 always holds as many as the ledger has rows, in every
- * complete state.
+ * <p>The workload and its checks are {@link TransferWorkload}'s.
  */
 class TwoWorkerFailoverIT {
 
     private static final String SETTINGS = System.getProperty("trellara.failover.settings", "recommended");
-    private static final int ACCOUNTS = 20;
-    private static final long OPENING = 1000;
-    private static final long TOTAL = ACCOUNTS * OPENING;
     private static final int LANES = 4;
     private static final Duration WAIT = Duration.ofSeconds(120);
 
@@ -134,11 +118,8 @@ class TwoWorkerFailoverIT {
         try (TestScope scope = stack.newScope("failover_" + mode)) {
             PostgresDatabase source = scope.sourceDatabase();
             PostgresDatabase target = scope.targetDatabase();
-            for (PostgresDatabase db : List.of(source, target)) {
-                db.execute("CREATE TABLE account (id int PRIMARY KEY, balance bigint NOT NULL)",
-                        "CREATE TABLE ledger (n int PRIMARY KEY, from_id int NOT NULL, to_id int NOT NULL,"
-                                + " amount int NOT NULL)");
-            }
+            TransferWorkload workload = new TransferWorkload(source, target);
+            workload.createTables();
             String strict = scope.createTopic("strict", 1);
             String lanes = "partitioned".equals(mode) ? scope.createTopic("lanes", LANES) : null;
             String sourceName = scope.connectorName("source");
@@ -154,20 +135,13 @@ class TwoWorkerFailoverIT {
                 settings.worker().forEach(builder::set);
                 workers.add(builder.buildProcess());
             }
-            ConcurrentSkipListMap<Integer, String> committed = new ConcurrentSkipListMap<>(); // n -> xid
-            AtomicBoolean writing = new AtomicBoolean(true);
-            AtomicReference<Throwable> writerFailure = new AtomicReference<>();
-            Thread writer = null;
-            Reader reader = new Reader(target);
-            Thread readerThread = new Thread(reader, "failover-reader");
-            readerThread.setDaemon(true);
             ConnectWorkerProcess killed = null;
             ConnectWorkerProcess survivor = null;
             try {
                 workers.forEach(ConnectWorkerProcess::start); // both in the group before anything is assigned
                 ConnectRestClient rest = workers.get(0).rest();
                 Map<String, String> src = new HashMap<>(ConnectorConfigs.source(scope, source, strict,
-                        "public.account,public.ledger", Map.of()));
+                        TransferWorkload.TABLES, Map.of()));
                 if (lanes != null) {
                     src.putAll(Map.of("dataset.mode", "partitioned_scale_mode",
                             "topic.partitioned", lanes,
@@ -186,16 +160,8 @@ class TwoWorkerFailoverIT {
                 await("slot " + scope.slotName() + " active").atMost(WAIT)
                         .until(() -> source.queryLong(slotActive) == 1);
 
-                String seed = SourceTransactions.commit(source, "INSERT INTO account SELECT g, " + OPENING
-                        + " FROM generate_series(1, " + ACCOUNTS + ") g", "INSERT INTO account VALUES (0, 0)");
-                await("seed applied").atMost(WAIT).pollInterval(Duration.ofMillis(100))
-                        .until(() -> target.queryLong("SELECT count(*) FROM account") == ACCOUNTS + 1);
-                readerThread.start();
-                writer = new Thread(() -> write(source, committed, writing, writerFailure), "failover-writer");
-                writer.setDaemon(true);
-                writer.start();
-                await("transfers applied before the kill").atMost(WAIT).pollInterval(Duration.ofMillis(100))
-                        .until(() -> target.queryLong("SELECT count(*) FROM ledger") >= 100);
+                workload.start();
+                workload.awaitApplied(100, "transfers applied before the kill");
 
                 // kill the worker that runs sink task 0; the other one is never stopped
                 ConnectorStatus sinkBefore = rest.status(sinkName);
@@ -209,8 +175,8 @@ class TwoWorkerFailoverIT {
                         + placement(sourceBefore) + ", killed " + sinkWorker;
                 killed.kill();
                 long killedAt = System.nanoTime();
-                long maxAtKill = target.queryLong("SELECT coalesce(max(n), 0) FROM ledger");
-                int committedAtKill = committed.size();
+                long maxAtKill = workload.newestApplied();
+                int committedAtKill = workload.committed();
 
                 ConnectRestClient survivorRest = survivor.rest();
                 long assignedAt = 0;
@@ -244,11 +210,11 @@ class TwoWorkerFailoverIT {
                         }
                     }
                     if (firstRowsAt == 0) {
-                        if (target.queryLong("SELECT coalesce(max(n), 0) FROM ledger") > maxAtKill) {
+                        if (workload.newestApplied() > maxAtKill) {
                             firstRowsAt = now;
-                            resumeN = committed.isEmpty() ? 0 : committed.lastKey();
+                            resumeN = workload.lastCommitted();
                         }
-                    } else if (target.queryLong("SELECT count(*) FROM ledger WHERE n <= " + resumeN) == resumeN) {
+                    } else if (workload.appliedUpTo(resumeN)) {
                         convergedAt = now;
                     }
                     LockSupport.parkNanos(50_000_000L);
@@ -256,33 +222,7 @@ class TwoWorkerFailoverIT {
                 int backlog = resumeN - committedAtKill;
 
                 LockSupport.parkNanos(2_000_000_000L); // transfers go on a while after the takeover
-                writing.set(false);
-                writer.join(10_000);
-                assertThat(writerFailure.get()).as("writer failure").isNull();
-                int transfers = committed.size();
-
-                String fingerprint = "SELECT (SELECT count(*) || ':' || md5(string_agg(a::text, ',' ORDER BY id))"
-                        + " FROM account a) || '/' || (SELECT count(*) || ':' || md5(string_agg(l::text, ','"
-                        + " ORDER BY n)) FROM ledger l)";
-                String expected = source.queryString(fingerprint);
-                await("target equals source").atMost(WAIT).pollInterval(Duration.ofMillis(250))
-                        .until(() -> expected.equals(target.queryString(fingerprint)));
-                reader.stop();
-                readerThread.join(10_000);
-
-                // nothing lost, nothing twice: every committed transaction recorded once, nothing else
-                List<String> appliedIds = target.query("SELECT transaction_id FROM trellara_sink.applied_transactions")
-                        .stream().map(r -> (String) r.get(0)).toList();
-                Set<String> xids = new HashSet<>(committed.values());
-                xids.add(seed);
-                assertThat(xids).as("distinct source transactions").hasSize(transfers + 1);
-                assertThat(appliedIds).as("applied transactions").hasSize(xids.size())
-                        .containsExactlyInAnyOrderElementsOf(xids);
-                assertThat(target.query("SELECT n FROM ledger ORDER BY n"))
-                        .as("ledger rows").isEqualTo(source.query("SELECT n FROM ledger ORDER BY n"));
-                assertThat(target.queryLong("SELECT sum(balance) FROM account")).isEqualTo(TOTAL);
-                assertThat(reader.violation.get()).as("the reader saw a partial transaction").isNull();
-                assertThat(reader.reads.get()).as("reads of the target").isGreaterThan(100);
+                int transfers = workload.verify();
                 ConnectorStatus sinkAfter = survivorRest.status(sinkName);
                 ConnectorStatus sourceAfter = survivorRest.status(sourceName);
                 assertThat(sinkAfter.isRunning(settings.sinkTasks())).as("sink " + sinkAfter).isTrue();
@@ -298,7 +238,7 @@ class TwoWorkerFailoverIT {
                                 + " sink tasks.max=%d %s; test %.1f s%n",
                         mode, settings.name(), placement, since(assignedAt, killedAt), since(runningAt, killedAt),
                         (firstRowsAt - killedAt) / 1e9, (convergedAt - killedAt) / 1e9, committedAtKill, backlog,
-                        transfers, reader.reads.get(), settings.worker(), settings.sinkTasks(), settings.sink(),
+                        transfers, workload.reads(), settings.worker(), settings.sinkTasks(), settings.sink(),
                         (System.nanoTime() - testStarted) / 1e9);
             } catch (Throwable t) {
                 for (ConnectWorkerProcess w : workers) {
@@ -306,12 +246,7 @@ class TwoWorkerFailoverIT {
                 }
                 throw t;
             } finally {
-                writing.set(false);
-                if (writer != null) {
-                    writer.join(10_000);
-                }
-                reader.stop();
-                readerThread.join(10_000);
+                workload.close();
                 try {
                     for (ConnectWorkerProcess w : workers) {
                         if (w.isRunning()) {
@@ -345,89 +280,11 @@ class TwoWorkerFailoverIT {
         return at == 0 ? "(not seen)" : String.format(Locale.ROOT, "%.2f s", (at - from) / 1e9);
     }
 
-    /** Transfers 1..N, one every ~20 ms, every 25th a larger one of 30 moves; records each committed xid. */
-    private static void write(PostgresDatabase db, Map<Integer, String> committed, AtomicBoolean writing,
-                              AtomicReference<Throwable> failure) {
-        Random random = new Random(14);
-        try (Connection c = db.connect(); Statement s = c.createStatement()) {
-            c.setAutoCommit(false);
-            for (int n = 1; writing.get(); n++) {
-                int moves = n % 25 == 0 ? 30 : 1;
-                int from = 0;
-                int to = 0;
-                int amount = 0;
-                for (int m = 0; m < moves; m++) {
-                    from = 1 + random.nextInt(ACCOUNTS);
-                    to = 1 + (from + random.nextInt(ACCOUNTS - 1)) % ACCOUNTS;
-                    amount = 1 + random.nextInt(20);
-                    s.executeUpdate("UPDATE account SET balance = balance - " + amount + " WHERE id = " + from);
-                    s.executeUpdate("UPDATE account SET balance = balance + " + amount + " WHERE id = " + to);
-                }
-                s.executeUpdate("UPDATE account SET balance = balance - 1 WHERE id = " + from);
-                s.executeUpdate("UPDATE account SET balance = balance + 1 WHERE id = 0");
-                s.executeUpdate("INSERT INTO ledger VALUES (" + n + ", " + from + ", " + to + ", " + amount + ")");
-                String xid;
-                try (ResultSet rs = s.executeQuery("SELECT (txid_current() % 4294967296)::text")) {
-                    rs.next();
-                    xid = rs.getString(1);
-                }
-                c.commit();
-                committed.put(n, xid);
-                LockSupport.parkNanos(20_000_000L); // paces the writer; waits for nothing
-            }
-        } catch (SQLException | RuntimeException e) {
-            failure.set(e);
-        }
-    }
-
     private static void keepLog(ConnectWorkerProcess worker, Path copy) {
         try {
             Files.copy(worker.logFile(), copy, StandardCopyOption.REPLACE_EXISTING);
         } catch (IOException e) {
             System.out.println("TwoWorkerFailoverIT: could not keep the worker log: " + e);
-        }
-    }
-
-    /**
-     * Polls the target in one statement (one snapshot): sum(balance) is the opening total and account 0 holds one
-     * fee per ledger row, or a transfer is partly visible.
-     */
-    private static final class Reader implements Runnable {
-        private final PostgresDatabase target;
-        private final AtomicBoolean running = new AtomicBoolean(true);
-        final AtomicReference<String> violation = new AtomicReference<>();
-        final AtomicLong reads = new AtomicLong();
-
-        Reader(PostgresDatabase target) {
-            this.target = target;
-        }
-
-        void stop() {
-            running.set(false);
-        }
-
-        @Override
-        public void run() {
-            String sql = "SELECT (SELECT coalesce(sum(balance), 0) FROM account),"
-                    + " (SELECT balance FROM account WHERE id = 0), (SELECT count(*) FROM ledger)";
-            try (Connection c = target.connect(); Statement s = c.createStatement()) {
-                while (running.get() && violation.get() == null) {
-                    try (ResultSet rs = s.executeQuery(sql)) {
-                        rs.next();
-                        long sum = rs.getLong(1);
-                        long fees = rs.getLong(2);
-                        long ledger = rs.getLong(3);
-                        reads.incrementAndGet();
-                        if (sum != TOTAL || fees != ledger) {
-                            violation.set("sum(balance) " + sum + " (expected " + TOTAL + "), account 0 " + fees
-                                    + ", ledger rows " + ledger);
-                        }
-                    }
-                    LockSupport.parkNanos(10_000_000L);
-                }
-            } catch (SQLException | RuntimeException e) {
-                violation.compareAndSet(null, "reader failed: " + e);
-            }
         }
     }
 }

@@ -74,6 +74,7 @@ public final class KafkaBroker implements AutoCloseable {
     private final int brokerPort;
     private final int controllerPort;
     private KafkaRaftServer server;
+    private boolean formatted;
     private Admin admin;
     private KafkaProducer<byte[], byte[]> producer;
 
@@ -102,7 +103,10 @@ public final class KafkaBroker implements AutoCloseable {
         Map<String, String> props = brokerProperties();
         long[] phases = new long[2];
         server = withRootLocale(() -> {
-            format(props);
+            if (!formatted) {
+                format(props);
+                formatted = true;
+            }
             phases[0] = System.nanoTime();
             KafkaRaftServer raftServer = new KafkaRaftServer(new KafkaConfig(props, false), Time.SYSTEM);
             raftServer.startup();
@@ -401,8 +405,23 @@ public final class KafkaBroker implements AutoCloseable {
 
     // ---------------------------------------------------------------- lifecycle
 
+    /**
+     * Stops the node as a broker restart does, its logs kept; {@link #start()} brings it back on the same ports
+     * with everything it held (fault tests).
+     */
+    public synchronized void stop() {
+        shutdown();
+        LOG.info("Kafka broker at {} stopped (logs kept)", bootstrapServers());
+    }
+
     @Override
     public synchronized void close() {
+        shutdown();
+        deleteQuietly(logDir);
+        deleteQuietly(propertiesFile());
+    }
+
+    private void shutdown() {
         if (producer != null) {
             producer.close(Duration.ofSeconds(5));
             producer = null;
@@ -416,8 +435,6 @@ public final class KafkaBroker implements AutoCloseable {
             server.awaitShutdown();
             server = null;
         }
-        deleteQuietly(logDir);
-        deleteQuietly(propertiesFile());
     }
 
     private Path propertiesFile() {

@@ -404,8 +404,8 @@ public final class ApplyPipeline implements AutoCloseable {
 
     private void drainAll() {
         try {
-            if (lanes.overdue(partitions.values())) {
-                queues.stageHeld();
+            if (lanes.overdue(partitions.values()) || !lanes.wanted(List.of(), partitions.values())) {
+                queues.stageHeld(); // waited too long, or the strict partition is no longer this task's
             }
             for (PartitionQueues.PartitionState ps : partitions.values()) {
                 queues.drain(ps);

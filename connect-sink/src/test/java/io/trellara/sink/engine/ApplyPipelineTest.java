@@ -265,6 +265,20 @@ class ApplyPipelineTest {
     }
 
     @Test
+    void heldLaneChunksAreStagedOnceTheStrictPartitionIsAnotherTasks() {
+        Barriers b = lanes(opens(0x100, 1, 9, "1"));
+        Feed feed = new Feed();
+        pipeline.accept(feed.inputs(concat(List.of(envelope(sets(0x50, 1, "0"))), b.chunkMessages())));
+        assertThat(target.stagedChunks()).isZero();
+        pipeline.close(List.of(STRICT));
+        pipeline.poll();
+        assertThat(target.stagedChunks()).isEqualTo(b.chunks().size());
+        ApplyPipeline next = new ApplyPipeline(target, null, 3, 64 << 20, 0); // the strict partition's new owner
+        next.accept(feed.inputs(b.closing()));
+        assertThat(target.committedLsns()).containsExactly("0/50", "0/100");
+    }
+
+    @Test
     void aRevokedLaneDropsWhatItHeldAndItsNextOwnerAppliesTheTransactionOnce() {
         Barriers b = lanes(opens(0x100, 1, 9, "1"));
         Feed feed = new Feed();

@@ -175,8 +175,11 @@ public final class CaptureEngine implements AutoCloseable {
                     failure.set(t);
                     return;
                 }
-                LOG.warn("Replication connection of slot {} lost: {}; reconnecting in {} ms", settings.slotName(),
-                        describe(t), delay);
+                if (backoff.worthLogging(now)) {
+                    LOG.warn("Replication connection of slot {} lost: {}; reconnecting in {} ms (outage {} ms so far,"
+                                    + " giving up after {} ms)", settings.slotName(), describe(t), delay,
+                            now - backoff.outageStartMs(), settings.reconnectMaxDurationMs());
+                }
                 reconnecting = true;
                 if (!pause(delay)) {
                     return;

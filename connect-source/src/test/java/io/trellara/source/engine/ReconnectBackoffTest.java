@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 class ReconnectBackoffTest {
 
     @Test
-    void delaysDoubleFromHalfASecondUpToThirtySeconds() {
+    void delaysDoubleFromHalfASecondUpToTwoSeconds() {
         ReconnectBackoff backoff = new ReconnectBackoff(600_000);
         long now = 1_000_000;
         List<Long> delays = new ArrayList<>();
@@ -18,8 +18,8 @@ class ReconnectBackoffTest {
             delays.add(d);
             now += d;
         }
-        assertThat(delays).containsExactly(500L, 1_000L, 2_000L, 4_000L, 8_000L, 16_000L, 30_000L, 30_000L,
-                30_000L, 30_000L);
+        assertThat(delays).containsExactly(500L, 1_000L, 2_000L, 2_000L, 2_000L, 2_000L, 2_000L, 2_000L,
+                2_000L, 2_000L);
     }
 
     @Test
@@ -34,10 +34,24 @@ class ReconnectBackoffTest {
             total += d;
             now += d;
         }
-        // 500 + 1000 + 2000 + 4000, then the remaining 2500 ms: the last attempt is at the deadline
-        assertThat(attempts).isEqualTo(5);
+        // 500 + 1000 + 2000 + 2000 + 2000 + 2000, then the remaining 500 ms: the last attempt is at the deadline
+        assertThat(attempts).isEqualTo(7);
         assertThat(total).isEqualTo(10_000);
         assertThat(now - backoff.outageStartMs()).isEqualTo(10_000);
+    }
+
+    @Test
+    void aLongOutageIsLoggedForItsFirstAttemptsThenEveryThirtySeconds() {
+        ReconnectBackoff backoff = new ReconnectBackoff(600_000);
+        long now = 0;
+        int logged = 0;
+        while (now < 120_000) {
+            now += backoff.lost(now);
+            if (backoff.worthLogging(now)) {
+                logged++;
+            }
+        }
+        assertThat(logged).isBetween(6, 8); // 3 at first, then one per 30 s of the 2 minutes
     }
 
     @Test
