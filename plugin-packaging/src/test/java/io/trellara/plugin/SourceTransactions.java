@@ -18,13 +18,17 @@ final class SourceTransactions {
             for (String sql : statements) {
                 s.execute(sql);
             }
-            String xid;
-            try (ResultSet rs = s.executeQuery("SELECT (txid_current() % 4294967296)::text")) {
-                rs.next();
-                xid = rs.getString(1);
-            }
+            String xid = xid(s);
             c.commit();
             return xid;
+        }
+    }
+
+    /** The 32-bit xid of the transaction {@code s} is in (assigning one if it has none yet). */
+    static String xid(Statement s) throws SQLException {
+        try (ResultSet rs = s.executeQuery("SELECT (txid_current() % 4294967296)::text")) {
+            rs.next();
+            return rs.getString(1);
         }
     }
 }

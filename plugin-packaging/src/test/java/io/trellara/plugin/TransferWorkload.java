@@ -167,11 +167,7 @@ final class TransferWorkload implements AutoCloseable {
                 s.executeUpdate("UPDATE account SET balance = balance - 1 WHERE id = " + from);
                 s.executeUpdate("UPDATE account SET balance = balance + 1 WHERE id = 0");
                 s.executeUpdate("INSERT INTO ledger VALUES (" + n + ", " + from + ", " + to + ", " + amount + ")");
-                String xid;
-                try (ResultSet rs = s.executeQuery("SELECT (txid_current() % 4294967296)::text")) {
-                    rs.next();
-                    xid = rs.getString(1);
-                }
+                String xid = SourceTransactions.xid(s);
                 c.commit();
                 committed.put(n, xid);
                 LockSupport.parkNanos(20_000_000L); // paces the writer; waits for nothing

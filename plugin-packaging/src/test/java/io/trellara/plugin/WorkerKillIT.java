@@ -12,7 +12,6 @@ import io.trellara.testplatform.TestScope;
 import io.trellara.testplatform.TrellaraStack;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -151,11 +150,7 @@ class WorkerKillIT {
             for (int n = 1; writing.get(); n++) {
                 s.executeUpdate("INSERT INTO t VALUES (" + n + ", " + n + ")");
                 s.executeUpdate("UPDATE counter SET n = " + n + " WHERE id = 1");
-                String xid;
-                try (ResultSet rs = s.executeQuery("SELECT (txid_current() % 4294967296)::text")) {
-                    rs.next();
-                    xid = rs.getString(1);
-                }
+                String xid = SourceTransactions.xid(s);
                 c.commit();
                 committed.put(n, xid);
                 java.util.concurrent.locks.LockSupport.parkNanos(15_000_000L); // paces the writer; waits for nothing

@@ -29,12 +29,7 @@ final class WholeBarrier {
 
     /** The reassembled envelope, or null when the barrier does not verify (the staged path will say why). */
     static TransactionEnvelope assemble(TransactionManifest m, TransactionCommitMarker k, List<PartitionChunk> chunks) {
-        if (m.getBoundaryMode() != ManifestBoundaryMode.STRICT_CHUNKED_TRANSACTION_ORDER) {
-            return null;
-        }
-        try {
-            BarrierVerifier.verify(m, k, chunks);
-        } catch (ProtocolViolationException e) {
+        if (!verifies(m, k, chunks, ManifestBoundaryMode.STRICT_CHUNKED_TRANSACTION_ORDER)) {
             return null;
         }
         TransactionEnvelope.Builder e = header(m, chunks.get(0));
@@ -61,12 +56,7 @@ final class WholeBarrier {
      */
     static TransactionEnvelope assembleLanes(TransactionManifest m, TransactionCommitMarker k,
                                              List<PartitionChunk> chunks) {
-        if (m.getBoundaryMode() != ManifestBoundaryMode.PARTITIONED_SCALE_MODE) {
-            return null;
-        }
-        try {
-            BarrierVerifier.verify(m, k, chunks);
-        } catch (ProtocolViolationException e) {
+        if (!verifies(m, k, chunks, ManifestBoundaryMode.PARTITIONED_SCALE_MODE)) {
             return null;
         }
         TransactionEnvelope.Builder e = header(m, chunks.get(0));
@@ -85,6 +75,20 @@ final class WholeBarrier {
         changes.sort((a, b) -> Long.compareUnsigned(a.getTotalOrder(), b.getTotalOrder()));
         ddl.sort((a, b) -> Long.compareUnsigned(a.getTotalOrder(), b.getTotalOrder()));
         return e.addAllChanges(changes).addAllDdlEvents(ddl).build();
+    }
+
+    /** The whole barrier verifies in memory, in {@code mode}; false sends it the staged way, which names the rule. */
+    private static boolean verifies(TransactionManifest m, TransactionCommitMarker k, List<PartitionChunk> chunks,
+                                    ManifestBoundaryMode mode) {
+        if (m.getBoundaryMode() != mode) {
+            return false;
+        }
+        try {
+            BarrierVerifier.verify(m, k, chunks);
+            return true;
+        } catch (ProtocolViolationException e) {
+            return false;
+        }
     }
 
     private static TransactionEnvelope.Builder header(TransactionManifest m, PartitionChunk first) {
