@@ -33,8 +33,18 @@ final class TrellaraLeg implements Leg {
     private final List<String> connectors = new ArrayList<>();
     private PostgresDatabase source;
     private PostgresDatabase target;
+    /**
+     * What users get: no producer linger, consumer fetch or apply overrides (only the record-size limits the
+     * source's validation requires for its default envelope cap).
+     */
+    private final boolean atDefaults;
 
     TrellaraLeg(String mode, Platform platform) {
+        this(mode, platform, false);
+    }
+
+    TrellaraLeg(String mode, Platform platform, boolean atDefaults) {
+        this.atDefaults = atDefaults;
         if (!MODES.contains(mode)) {
             throw new IllegalArgumentException("boundary mode " + mode + " is not one of " + MODES);
         }
@@ -71,8 +81,8 @@ final class TrellaraLeg implements Leg {
         rest.awaitRunning(sourceConnector);
         connectors.add(sinkConnector);
         rest.createConnector(sinkConnector, ConnectorConfigs.sink(target,
-                String.join(",", topics),
-                Map.of("apply.group.max.transactions", "200", "tasks.max", Integer.toString(sinkTasks()),
+                String.join(",", topics), atDefaults ? Map.of("tasks.max", Integer.toString(sinkTasks()))
+                        : Map.of("apply.group.max.transactions", "200", "tasks.max", Integer.toString(sinkTasks()),
                         "consumer.override.max.partition.fetch.bytes", LARGE,
                         "consumer.override.fetch.max.bytes", LARGE)));
         rest.awaitRunning(sinkConnector);
@@ -103,9 +113,12 @@ final class TrellaraLeg implements Leg {
         c.put("topic.strict", strictTopic);
         c.put("key.converter", "org.apache.kafka.connect.storage.StringConverter");
         c.put("value.converter", ConnectorConfigs.CONVERTER_CLASS);
+        // required by the source's own validation whatever else is tuned: they only admit large records
         c.put("producer.override.max.request.size", LARGE);
         c.put("producer.override.buffer.memory", Integer.toString(512 * 1024 * 1024));
-        c.put("producer.override.linger.ms", "0");
+        if (!atDefaults) {
+            c.put("producer.override.linger.ms", "0");
+        }
         // the largest record is the envelope cap plus 16 KiB of record overhead: it must fit LARGE
         c.put("dataset.strict.max_envelope_bytes", Integer.toString(Integer.parseInt(LARGE) - 16 * 1024));
         c.put("kafka.bootstrap.servers", platform.broker().bootstrapServers());
