@@ -47,14 +47,24 @@ final class PacedLatency {
             long warm = insert(source);
             await(leg, target, warm);
             double idle = idleCpu(leg);
+            KafkaArrivals kafka = leg.strictTopic() == null ? null
+                    : new KafkaArrivals(leg.bootstrapServers(), leg.strictTopic());
+            Thread.sleep(1000); // the probe's consumer is fetching
             List<Double> ms = new ArrayList<>(transactions);
+            List<Long> commits = new ArrayList<>(transactions);
             long next = System.nanoTime();
             for (int i = 0; i < transactions; i++) {
                 LockSupport.parkNanos(next - System.nanoTime());
                 next += paceNanos;
                 long id = insert(source);
                 long committed = System.nanoTime();
+                commits.add(committed);
                 ms.add((look(leg, target, id) - committed) / 1e6);
+            }
+            if (kafka != null) {
+                Thread.sleep(500);
+                kafka.close();
+                printKafka(leg, commits, kafka.arrivals());
             }
             Collections.sort(ms);
             int n = ms.size();
@@ -65,6 +75,23 @@ final class PacedLatency {
                     TimeUnit.NANOSECONDS.toMillis(paceNanos), r.p50(), r.p95(), r.p99(), r.max(), loadAverage());
             return r;
         }
+    }
+
+    private static void printKafka(Leg leg, List<Long> commits, List<Long> arrivals) {
+        if (arrivals.size() != commits.size()) {
+            System.out.printf("[%s] the Kafka probe saw %d records for %d transactions: not split%n", leg.mode(),
+                    arrivals.size(), commits.size());
+            return;
+        }
+        List<Double> ms = new ArrayList<>();
+        for (int i = 0; i < commits.size(); i++) {
+            ms.add((arrivals.get(i) - commits.get(i)) / 1e6);
+        }
+        Collections.sort(ms);
+        int n = ms.size();
+        System.out.printf(Locale.ROOT, "[%s]   of which COMMIT → a consumer of the topic has it: p50 %.1f ms, p95 %.1f"
+                + " ms, p99 %.1f ms, max %.1f ms%n", leg.mode(), ms.get(n / 2), ms.get(n * 95 / 100),
+                ms.get(n * 99 / 100), ms.get(n - 1));
     }
 
     private static long insert(Connection source) throws Exception {

@@ -80,11 +80,12 @@ final class TrellaraLeg implements Leg {
         rest.createConnector(sourceConnector, sourceConfig());
         rest.awaitRunning(sourceConnector);
         connectors.add(sinkConnector);
-        rest.createConnector(sinkConnector, ConnectorConfigs.sink(target,
-                String.join(",", topics), atDefaults ? Map.of("tasks.max", Integer.toString(sinkTasks()))
-                        : Map.of("apply.group.max.transactions", "200", "tasks.max", Integer.toString(sinkTasks()),
+        Map<String, String> sinkExtra = new HashMap<>(atDefaults ? Map.of("tasks.max", Integer.toString(sinkTasks()))
+                : Map.of("apply.group.max.transactions", "200", "tasks.max", Integer.toString(sinkTasks()),
                         "consumer.override.max.partition.fetch.bytes", LARGE,
-                        "consumer.override.fetch.max.bytes", LARGE)));
+                        "consumer.override.fetch.max.bytes", LARGE));
+        sinkExtra.putAll(extra("bench.sink.extra"));
+        rest.createConnector(sinkConnector, ConnectorConfigs.sink(target, String.join(",", topics), sinkExtra));
         rest.awaitRunning(sinkConnector);
         LOG.info("{}: connectors {} and {} running, {} → {}", mode, sourceConnector, sinkConnector, source, target);
     }
@@ -128,7 +129,23 @@ final class TrellaraLeg implements Leg {
         } else if (mode.equals("strict_chunked")) {
             c.put("dataset.strict_chunking.max_changes_per_chunk", "5000");
         }
+        c.putAll(extra("bench.source.extra"));
         return c;
+    }
+
+    /**
+     * Settings added to a connector from a system property, {@code key=value} pairs separated by commas (e.g.
+     * {@code -Dbench.source.extra=producer.override.linger.ms=0}): to see what an override changes.
+     */
+    private static Map<String, String> extra(String property) {
+        Map<String, String> out = new HashMap<>();
+        for (String pair : System.getProperty(property, "").split(",")) {
+            int eq = pair.indexOf('=');
+            if (eq > 0) {
+                out.put(pair.substring(0, eq).trim(), pair.substring(eq + 1).trim());
+            }
+        }
+        return out;
     }
 
     private int sinkTasks() {
@@ -137,6 +154,16 @@ final class TrellaraLeg implements Leg {
 
     private String slotName() {
         return "bench_" + mode + "_slot";
+    }
+
+    @Override
+    public String strictTopic() {
+        return strictTopic;
+    }
+
+    @Override
+    public String bootstrapServers() {
+        return platform.broker().bootstrapServers();
     }
 
     @Override
