@@ -66,6 +66,7 @@ final class PacedLatency {
                 kafka.close();
                 printKafka(leg, commits, kafka.arrivals());
             }
+            printSlowest(leg, ms);
             Collections.sort(ms);
             int n = ms.size();
             Result r = new Result(leg.mode(), n, ms.get(n / 2), ms.get(n * 95 / 100), ms.get(n * 99 / 100),
@@ -75,6 +76,20 @@ final class PacedLatency {
                     TimeUnit.NANOSECONDS.toMillis(paceNanos), r.p50(), r.p95(), r.p99(), r.max(), loadAverage());
             return r;
         }
+    }
+
+    /** The three slowest transactions by their place in the run (is it the first after the idle window?). */
+    private static void printSlowest(Leg leg, List<Double> ms) {
+        List<Integer> order = new ArrayList<>();
+        for (int i = 0; i < ms.size(); i++) {
+            order.add(i);
+        }
+        order.sort((a, b) -> Double.compare(ms.get(b), ms.get(a)));
+        StringBuilder b = new StringBuilder();
+        for (int i : order.subList(0, Math.min(3, order.size()))) {
+            b.append(String.format(Locale.ROOT, " #%d %.1f ms", i, ms.get(i)));
+        }
+        System.out.printf("[%s]   slowest:%s%n", leg.mode(), b);
     }
 
     private static void printKafka(Leg leg, List<Long> commits, List<Long> arrivals) {
