@@ -177,7 +177,12 @@ public class TrellaraSinkTask extends SinkTask {
      */
     private void readAgainFromTarget(TargetProgressLost lost) {
         LOG.warn("Sink {}: {}", sinkName, lost.getMessage());
-        Map<TopicPartitionKey, Long> recorded = applier.recordedPositions();
+        Map<TopicPartitionKey, Long> recorded;
+        try {
+            recorded = applier.recordedPositions();
+        } catch (ApplyException e) {
+            throw new ConnectException("Cannot read the sink's progress from the target again: " + e.getMessage(), e);
+        }
         Map<TopicPartitionKey, Long> firstTaken = pipeline.firstOffsets();
         List<TopicPartitionKey> keys = context.assignment().stream().map(TrellaraSinkTask::key).toList();
         flow.revoked(keys);
