@@ -20,10 +20,19 @@ import java.util.Set;
  * arguments are the bulk transaction's rows, the number of transfer transactions and the legs: {@code all}
  * (native, strict, strict_chunked, partitioned), {@code native}, or boundary modes separated by commas
  * (e.g. {@code strict} or {@code strict,partitioned}), which run after native.
+ *
+ * <p>Latency mode, {@code -Dexec.args="latency 500 strict 30 20"}: {@link PacedLatency} with native replication and
+ * the named legs at the defaults users get (no producer, consumer or apply overrides): the number of single-row
+ * transactions, the legs, the seconds of idle measured before them (0: none) and the milliseconds between
+ * commits.
  */
 public final class EndToEndBenchmark {
 
     public static void main(String[] args) throws Exception {
+        if (args.length > 0 && args[0].equals("latency")) {
+            latency(args);
+            return;
+        }
         int bulkRows = args.length > 0 ? Integer.parseInt(args[0]) : 300_000;
         int transfers = args.length > 1 ? Integer.parseInt(args[1]) : 20_000;
         List<String> modes = modes(args.length > 2 ? args[2] : "strict");
@@ -51,6 +60,35 @@ public final class EndToEndBenchmark {
             }
         }
         Report.print(results, bulkRows, transfers);
+    }
+
+    private static void latency(String[] args) throws Exception {
+        int transactions = args.length > 1 ? Integer.parseInt(args[1]) : 500;
+        List<String> modes = modes(args.length > 2 ? args[2] : "strict");
+        int idleSeconds = args.length > 3 ? Integer.parseInt(args[3]) : 30;
+        long paceMillis = args.length > 4 ? Long.parseLong(args[4]) : 20;
+        System.out.println("latency legs: " + String.join(", ", modes) + " (at defaults)");
+        PacedLatency workload = new PacedLatency(transactions, paceMillis, idleSeconds);
+        List<PacedLatency.Result> results = new ArrayList<>();
+        try (PostgresServer sourcePg = PostgresServer.builder().name("bench-source").durable().build().start();
+             PostgresServer targetPg = PostgresServer.builder().name("bench-target").durable().build().start();
+             KafkaBroker broker = KafkaBroker.builder().build()) {
+            broker.start();
+            ConnectWorker worker = ConnectWorker.builder(broker).groupId("bench").build().start();
+            try {
+                Platform platform = new Platform(sourcePg, targetPg, broker, worker);
+                for (String mode : modes) {
+                    try (Leg leg = mode.equals("native") ? new NativeReplicationLeg(platform)
+                            : new TrellaraLeg(mode, platform, true)) {
+                        leg.start();
+                        results.add(workload.run(leg));
+                    }
+                }
+            } finally {
+                worker.stop();
+            }
+        }
+        PacedLatency.print(results);
     }
 
     /** Native first, always: every other leg is reported as a ratio to it. */

@@ -18,6 +18,15 @@ interface Leg extends AutoCloseable {
 
     PostgresDatabase target();
 
+    /** The topic carrying the leg's envelopes, or null (native replication). */
+    default String strictTopic() {
+        return null;
+    }
+
+    default String bootstrapServers() {
+        return null;
+    }
+
     /** What to sample around the bulk transaction (first before it starts); by default nothing. */
     default Stages stages() {
         return Stages.NONE;

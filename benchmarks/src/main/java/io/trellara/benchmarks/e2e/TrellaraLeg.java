@@ -33,8 +33,18 @@ final class TrellaraLeg implements Leg {
     private final List<String> connectors = new ArrayList<>();
     private PostgresDatabase source;
     private PostgresDatabase target;
+    /**
+     * What users get: no producer linger, consumer fetch or apply overrides (only the record-size limits the
+     * source's validation requires for its default envelope cap).
+     */
+    private final boolean atDefaults;
 
     TrellaraLeg(String mode, Platform platform) {
+        this(mode, platform, false);
+    }
+
+    TrellaraLeg(String mode, Platform platform, boolean atDefaults) {
+        this.atDefaults = atDefaults;
         if (!MODES.contains(mode)) {
             throw new IllegalArgumentException("boundary mode " + mode + " is not one of " + MODES);
         }
@@ -70,11 +80,12 @@ final class TrellaraLeg implements Leg {
         rest.createConnector(sourceConnector, sourceConfig());
         rest.awaitRunning(sourceConnector);
         connectors.add(sinkConnector);
-        rest.createConnector(sinkConnector, ConnectorConfigs.sink(target,
-                String.join(",", topics),
-                Map.of("apply.group.max.transactions", "200", "tasks.max", Integer.toString(sinkTasks()),
+        Map<String, String> sinkExtra = new HashMap<>(atDefaults ? Map.of("tasks.max", Integer.toString(sinkTasks()))
+                : Map.of("apply.group.max.transactions", "200", "tasks.max", Integer.toString(sinkTasks()),
                         "consumer.override.max.partition.fetch.bytes", LARGE,
-                        "consumer.override.fetch.max.bytes", LARGE)));
+                        "consumer.override.fetch.max.bytes", LARGE));
+        sinkExtra.putAll(extra("bench.sink.extra"));
+        rest.createConnector(sinkConnector, ConnectorConfigs.sink(target, String.join(",", topics), sinkExtra));
         rest.awaitRunning(sinkConnector);
         LOG.info("{}: connectors {} and {} running, {} → {}", mode, sourceConnector, sinkConnector, source, target);
     }
@@ -103,9 +114,12 @@ final class TrellaraLeg implements Leg {
         c.put("topic.strict", strictTopic);
         c.put("key.converter", "org.apache.kafka.connect.storage.StringConverter");
         c.put("value.converter", ConnectorConfigs.CONVERTER_CLASS);
+        // required by the source's own validation whatever else is tuned: they only admit large records
         c.put("producer.override.max.request.size", LARGE);
         c.put("producer.override.buffer.memory", Integer.toString(512 * 1024 * 1024));
-        c.put("producer.override.linger.ms", "0");
+        if (!atDefaults) {
+            c.put("producer.override.linger.ms", "0");
+        }
         // the largest record is the envelope cap plus 16 KiB of record overhead: it must fit LARGE
         c.put("dataset.strict.max_envelope_bytes", Integer.toString(Integer.parseInt(LARGE) - 16 * 1024));
         c.put("kafka.bootstrap.servers", platform.broker().bootstrapServers());
@@ -115,7 +129,23 @@ final class TrellaraLeg implements Leg {
         } else if (mode.equals("strict_chunked")) {
             c.put("dataset.strict_chunking.max_changes_per_chunk", "5000");
         }
+        c.putAll(extra("bench.source.extra"));
         return c;
+    }
+
+    /**
+     * Settings added to a connector from a system property, {@code key=value} pairs separated by commas (e.g.
+     * {@code -Dbench.source.extra=producer.override.linger.ms=0}): to see what an override changes.
+     */
+    private static Map<String, String> extra(String property) {
+        Map<String, String> out = new HashMap<>();
+        for (String pair : System.getProperty(property, "").split(",")) {
+            int eq = pair.indexOf('=');
+            if (eq > 0) {
+                out.put(pair.substring(0, eq).trim(), pair.substring(eq + 1).trim());
+            }
+        }
+        return out;
     }
 
     private int sinkTasks() {
@@ -124,6 +154,16 @@ final class TrellaraLeg implements Leg {
 
     private String slotName() {
         return "bench_" + mode + "_slot";
+    }
+
+    @Override
+    public String strictTopic() {
+        return strictTopic;
+    }
+
+    @Override
+    public String bootstrapServers() {
+        return platform.broker().bootstrapServers();
     }
 
     @Override

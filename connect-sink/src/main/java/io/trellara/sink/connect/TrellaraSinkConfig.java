@@ -48,6 +48,7 @@ public final class TrellaraSinkConfig extends AbstractConfig {
     public static final String SCHEMA_EVOLUTION = "schema.evolution";
     public static final String DROP_COLUMNS = "schema.evolution.drop.columns";
     public static final String GROUP_MAX = "apply.group.max.transactions";
+    public static final String GROUP_MAX_CHANGES = "apply.group.max.changes";
     public static final String SYNC_COMMIT = "apply.synchronous_commit";
     public static final String COPY_THRESHOLD = "apply.copy.threshold.rows";
 
@@ -126,15 +127,30 @@ public final class TrellaraSinkConfig extends AbstractConfig {
         d.define(DROP_COLUMNS, Type.STRING, "keep", ConfigDef.ValidString.in("keep", "drop"), Importance.LOW,
                 "A column the source no longer has: 'keep' leaves the target column and its values, 'drop' drops"
                         + " it.", GROUP_APPLY, ++o, Width.SHORT, "Dropped columns", recommender(List.of("keep", "drop")));
-        d.define(GROUP_MAX, Type.INT, 1, ConfigDef.Range.between(1, 10_000), Importance.MEDIUM,
-                "Consecutive source transactions applied in one target transaction (each still all-or-nothing;"
-                        + " the checkpoint records the last). Safe because progress lives in the target.",
-                GROUP_APPLY, ++o, Width.SHORT, "Transactions per target commit");
-        d.define(SYNC_COMMIT, Type.STRING, "on", ConfigDef.ValidString.in("on", "off"), Importance.MEDIUM,
-                "'off' commits target transactions with synchronous_commit=off, as PostgreSQL's own apply workers"
-                        + " do: a target crash may lose the last commits, and the sink re-applies them from Kafka"
-                        + " because its checkpoint is lost with them.", GROUP_APPLY, ++o, Width.SHORT,
-                "Synchronous commit", recommender(List.of("on", "off")));
+        d.define(GROUP_MAX, Type.INT, ApplyOptions.DEFAULT_GROUP_MAX_TRANSACTIONS, ConfigDef.Range.between(1, 10_000),
+                Importance.MEDIUM, "At most this many consecutive source transactions, of those the sink already holds,"
+                        + " are applied in one target transaction; nothing waits for more to arrive. Each source"
+                        + " transaction stays all-or-nothing and is recorded in the dedup table, and the progress row"
+                        + " records the last, so readers of the target never see part of a source transaction; they"
+                        + " may skip the committed states between the transactions of a group. 1: one target commit"
+                        + " per source transaction, so readers see every intermediate state. Applies to envelopes"
+                        + " and to strict chunked transactions that arrive whole in one batch; staged barriers"
+                        + " (partitioned mode, large chunked transactions) commit one by one.", GROUP_APPLY, ++o,
+                Width.SHORT, "Transactions per target commit");
+        d.define(GROUP_MAX_CHANGES, Type.INT, ApplyOptions.DEFAULT_GROUP_MAX_CHANGES, ConfigDef.Range.atLeast(1),
+                Importance.LOW, "A group of transactions (" + GROUP_MAX + ") takes no further transaction once it"
+                        + " holds this many changes: it bounds the size of one target transaction and what a retry"
+                        + " repeats. A source transaction is never split (the one that reaches the bound ends its group).", GROUP_APPLY, ++o, Width.SHORT,
+                "Changes per target commit");
+        d.define(SYNC_COMMIT, Type.STRING, "off", ConfigDef.ValidString.in("on", "off"), Importance.MEDIUM,
+                "'off' (the default) commits target transactions with synchronous_commit=off, as PostgreSQL's own"
+                        + " logical replication apply workers do: the commit returns before its WAL is flushed, and a"
+                        + " crash of the target may lose the last commits (about 3 x wal_writer_delay). The sink's"
+                        + " progress and dedup rows are in the same transactions, so they are lost with them: the sink"
+                        + " notices the lost connection, reads its progress from the target again and re-applies the"
+                        + " lost transactions from Kafka; Kafka offsets are committed only up to what the target has"
+                        + " flushed. 'on' waits for the flush (and synchronous standbys) at every commit.", GROUP_APPLY,
+                ++o, Width.SHORT, "Synchronous commit", recommender(List.of("on", "off")));
         d.define(BARRIER_MAX_WAIT_MS, Type.LONG, 0L, ConfigDef.Range.atLeast(0), Importance.LOW,
                 "How long a chunked or partitioned transaction may wait at its commit barrier for chunks of other"
                         + " lanes before the task stops, naming the missing lanes (MISSING_CHUNK). 0: wait as long as"
@@ -189,6 +205,7 @@ public final class TrellaraSinkConfig extends AbstractConfig {
     ApplyOptions applyOptions(String sinkName) {
         return ApplyOptions.builder(sinkName)
                 .groupMaxTransactions(getInt(GROUP_MAX))
+                .groupMaxChanges(getInt(GROUP_MAX_CHANGES))
                 .synchronousCommitOff("off".equals(getString(SYNC_COMMIT)))
                 .insertConflict(InsertConflictPolicy.valueOf(getString(INSERT_CONFLICT).toUpperCase(Locale.ROOT)))
                 .missingRow(MissingRowPolicy.valueOf(getString(MISSING_ROW).toUpperCase(Locale.ROOT)))

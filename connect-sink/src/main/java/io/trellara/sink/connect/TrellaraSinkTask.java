@@ -7,6 +7,8 @@ import io.trellara.sink.engine.ApplyOptions;
 import io.trellara.sink.engine.ApplyPipeline;
 import io.trellara.sink.target.CheckpointStore;
 import io.trellara.sink.engine.FlowControl;
+import io.trellara.sink.engine.FlushedPositions;
+import io.trellara.sink.engine.TargetProgressLost;
 import io.trellara.sink.target.JdbcConnectionFactory;
 import io.trellara.sink.engine.TopicPartitionKey;
 import io.trellara.sink.target.TransactionApplier;
@@ -42,6 +44,8 @@ public class TrellaraSinkTask extends SinkTask {
     private CheckpointStore checkpoints;
     private String sinkName;
     private final FlowControl flow = new FlowControl();
+    /** With asynchronous target commits: which applied positions the target has flushed (Kafka may have those). */
+    private final FlushedPositions flushed = new FlushedPositions();
 
     @Override
     public String version() {
@@ -105,6 +109,7 @@ public class TrellaraSinkTask extends SinkTask {
             }
         }
         pipeline.open(keys);
+        flushed.clear();
         resume(flow.assigned(keys)); // nothing is queued for them any more
     }
 
@@ -117,6 +122,7 @@ public class TrellaraSinkTask extends SinkTask {
         List<TopicPartitionKey> keys = partitions.stream().map(TrellaraSinkTask::key).toList();
         flow.revoked(keys);
         pipeline.close(keys);
+        flushed.clear();
     }
 
     @Override
@@ -137,6 +143,9 @@ public class TrellaraSinkTask extends SinkTask {
             } else {
                 pipeline.accept(inputs);
             }
+        } catch (TargetProgressLost e) {
+            readAgainFromTarget(e);
+            return; // what this batch held is delivered again
         } catch (ApplyPipeline.InputRejectedException e) {
             throw new DataException(e.getMessage(), e.getCause());
         } catch (ApplyException | ProtocolViolationException e) {
@@ -161,6 +170,35 @@ public class TrellaraSinkTask extends SinkTask {
         }
     }
 
+    /**
+     * The target may have lost its last (asynchronous) commits and their progress: everything held in memory is
+     * dropped and every assigned partition is read again from the progress the target records (or, where it
+     * records none, from the first record taken since the partition was assigned).
+     */
+    private void readAgainFromTarget(TargetProgressLost lost) {
+        LOG.warn("Sink {}: {}", sinkName, lost.getMessage());
+        Map<TopicPartitionKey, Long> recorded;
+        try {
+            recorded = applier.recordedPositions();
+        } catch (ApplyException e) {
+            throw new ConnectException("Cannot read the sink's progress from the target again: " + e.getMessage(), e);
+        }
+        Map<TopicPartitionKey, Long> firstTaken = pipeline.firstOffsets();
+        List<TopicPartitionKey> keys = context.assignment().stream().map(TrellaraSinkTask::key).toList();
+        flow.revoked(keys);
+        pipeline.close(keys);
+        pipeline.open(keys);
+        flushed.clear();
+        for (TopicPartitionKey k : keys) {
+            Long next = recorded.getOrDefault(k, firstTaken.get(k));
+            if (next != null) {
+                context.offset(partition(k), next);
+                LOG.info("Sink {} reads {} again from offset {}", sinkName, partition(k), next);
+            }
+        }
+        resume(flow.assigned(keys));
+    }
+
     private void resume(List<TopicPartitionKey> keys) {
         if (!keys.isEmpty()) {
             context.resume(keys.stream().map(TrellaraSinkTask::partition).toArray(TopicPartition[]::new));
@@ -168,12 +206,13 @@ public class TrellaraSinkTask extends SinkTask {
     }
 
     /**
-     * Kafka offsets are committed only up to what is durable in the target: applied, or staged. A partition
-     * holding an unapplied envelope or barrier commits no further than its first record.
+     * Kafka offsets are committed only up to what is durable in the target: applied, or staged, and (with
+     * asynchronous target commits) flushed. A partition holding an unapplied envelope or barrier commits no
+     * further than its first record. (The target's progress, not Kafka's offset, says where a task resumes.)
      */
     @Override
     public Map<TopicPartition, OffsetAndMetadata> preCommit(Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
-        Map<TopicPartitionKey, Long> durable = pipeline == null ? Map.of() : pipeline.durablePositions();
+        Map<TopicPartitionKey, Long> durable = pipeline == null ? Map.of() : flushedPositions();
         Map<TopicPartition, OffsetAndMetadata> out = new HashMap<>();
         for (Map.Entry<TopicPartition, OffsetAndMetadata> e : currentOffsets.entrySet()) {
             Long position = durable.get(key(e.getKey()));
@@ -182,6 +221,18 @@ public class TrellaraSinkTask extends SinkTask {
             }
         }
         return out;
+    }
+
+    private Map<TopicPartitionKey, Long> flushedPositions() {
+        try {
+            return applier.flushedPositions(pipeline.durablePositions(), flushed);
+        } catch (TargetProgressLost e) {
+            readAgainFromTarget(e);
+        } catch (ApplyException e) {
+            LOG.warn("Sink {} commits no Kafka offsets this time: the target's WAL flush position cannot be read: {}",
+                    sinkName, e.getMessage());
+        }
+        return Map.of();
     }
 
     private static TopicPartitionKey key(TopicPartition tp) {

@@ -8,10 +8,14 @@ import java.util.Objects;
  * default.
  *
  * @param sinkName                  the sink's name in {@code trellara_sink.progress}
- * @param groupMaxTransactions      consecutive source transactions per target transaction
- *                                  ({@code apply.group.max.transactions}, default 1)
+ * @param groupMaxTransactions      at most this many consecutive source transactions, of those already
+ *                                  buffered, per target transaction ({@code apply.group.max.transactions},
+ *                                  default {@value #DEFAULT_GROUP_MAX_TRANSACTIONS})
+ * @param groupMaxChanges           a group takes no further transaction once it holds this many changes
+ *                                  ({@code apply.group.max.changes}, default {@value #DEFAULT_GROUP_MAX_CHANGES});
+ *                                  a source transaction is never split
  * @param synchronousCommitOff      {@code SET LOCAL synchronous_commit = off} in every target transaction; safe
- *                                  because progress is recorded in the same transaction (default false)
+ *                                  because progress is recorded in the same transaction (default true)
  * @param insertConflict            insert conflict handling (default {@link InsertConflictPolicy#FAIL})
  * @param missingRow                an update/delete matching no row (default {@link MissingRowPolicy#FAIL})
  * @param ddlPolicy                 DDL events (default {@link DdlPolicy#STRUCTURED})
@@ -26,11 +30,14 @@ import java.util.Objects;
  * @param initialBackoff            first retry delay, doubled per attempt (default 200 ms)
  * @param maxBackoff                cap of the retry delay (default 10 s)
  */
-public record ApplyOptions(String sinkName, int groupMaxTransactions, boolean synchronousCommitOff,
+public record ApplyOptions(String sinkName, int groupMaxTransactions, int groupMaxChanges, boolean synchronousCommitOff,
                            InsertConflictPolicy insertConflict, MissingRowPolicy missingRow, DdlPolicy ddlPolicy,
                            SchemaEvolutionMode schemaEvolution, DropColumnsPolicy dropColumns,
                            boolean createMissingTables, int copyThreshold, Duration maxRetryDuration,
                            Duration initialBackoff, Duration maxBackoff) {
+    public static final int DEFAULT_GROUP_MAX_TRANSACTIONS = 500;
+    public static final int DEFAULT_GROUP_MAX_CHANGES = 10_000;
+
     public ApplyOptions {
         Objects.requireNonNull(sinkName, "sinkName");
         Objects.requireNonNull(insertConflict, "insertConflict");
@@ -42,6 +49,9 @@ public record ApplyOptions(String sinkName, int groupMaxTransactions, boolean sy
         Objects.requireNonNull(maxBackoff, "maxBackoff");
         if (groupMaxTransactions < 1) {
             throw new IllegalArgumentException("groupMaxTransactions must be >= 1");
+        }
+        if (groupMaxChanges < 1) {
+            throw new IllegalArgumentException("groupMaxChanges must be >= 1");
         }
         Objects.requireNonNull(maxRetryDuration, "maxRetryDuration");
         if (maxRetryDuration.isNegative()) {
@@ -61,7 +71,7 @@ public record ApplyOptions(String sinkName, int groupMaxTransactions, boolean sy
     }
 
     public Builder toBuilder() {
-        return new Builder(sinkName).groupMaxTransactions(groupMaxTransactions)
+        return new Builder(sinkName).groupMaxTransactions(groupMaxTransactions).groupMaxChanges(groupMaxChanges)
                 .synchronousCommitOff(synchronousCommitOff).insertConflict(insertConflict).missingRow(missingRow)
                 .ddlPolicy(ddlPolicy).schemaEvolution(schemaEvolution).dropColumns(dropColumns).createMissingTables(createMissingTables).copyThreshold(copyThreshold)
                 .maxRetryDuration(maxRetryDuration).initialBackoff(initialBackoff).maxBackoff(maxBackoff);
@@ -69,8 +79,9 @@ public record ApplyOptions(String sinkName, int groupMaxTransactions, boolean sy
 
     public static final class Builder {
         private final String sinkName;
-        private int groupMaxTransactions = 1;
-        private boolean synchronousCommitOff;
+        private int groupMaxTransactions = DEFAULT_GROUP_MAX_TRANSACTIONS;
+        private int groupMaxChanges = DEFAULT_GROUP_MAX_CHANGES;
+        private boolean synchronousCommitOff = true;
         private InsertConflictPolicy insertConflict = InsertConflictPolicy.FAIL;
         private MissingRowPolicy missingRow = MissingRowPolicy.FAIL;
         private DdlPolicy ddlPolicy = DdlPolicy.STRUCTURED;
@@ -88,6 +99,11 @@ public record ApplyOptions(String sinkName, int groupMaxTransactions, boolean sy
 
         public Builder groupMaxTransactions(int v) {
             groupMaxTransactions = v;
+            return this;
+        }
+
+        public Builder groupMaxChanges(int v) {
+            groupMaxChanges = v;
             return this;
         }
 
@@ -147,7 +163,7 @@ public record ApplyOptions(String sinkName, int groupMaxTransactions, boolean sy
         }
 
         public ApplyOptions build() {
-            return new ApplyOptions(sinkName, groupMaxTransactions, synchronousCommitOff, insertConflict, missingRow,
+            return new ApplyOptions(sinkName, groupMaxTransactions, groupMaxChanges, synchronousCommitOff, insertConflict, missingRow,
                     ddlPolicy, schemaEvolution, dropColumns, createMissingTables, copyThreshold, maxRetryDuration, initialBackoff,
                     maxBackoff);
         }

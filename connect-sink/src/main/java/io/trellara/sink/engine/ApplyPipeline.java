@@ -188,6 +188,9 @@ public final class ApplyPipeline implements AutoCloseable {
             if (ps.poisoned || poisonedNow.contains(ps.tp) || rewinding(ps, in.offset())) {
                 continue; // re-read from the target's progress after the restart the poison causes
             }
+            if (ps.first < 0) {
+                ps.first = in.offset();
+            }
             Message message;
             try {
                 message = in.decode();
@@ -456,6 +459,17 @@ public final class ApplyPipeline implements AutoCloseable {
             long p = ps.durable();
             if (p >= 0) {
                 out.put(ps.tp, p);
+            }
+        }
+        return out;
+    }
+
+    /** Per partition seen since it was opened: the offset of the first record taken from it. */
+    public Map<TopicPartitionKey, Long> firstOffsets() {
+        Map<TopicPartitionKey, Long> out = new HashMap<>();
+        for (PartitionQueues.PartitionState ps : partitions.values()) {
+            if (ps.first >= 0) {
+                out.put(ps.tp, ps.first);
             }
         }
         return out;

@@ -21,6 +21,8 @@ final class PartitionQueues {
         PendingManifest pendingManifest;
         /** The offset after the last record taken from this partition; -1 none yet. */
         long next = -1;
+        /** The offset of the first record taken from this partition; -1 none yet. */
+        long first = -1;
         /** Carried an envelope, manifest or marker: not a pure lane. */
         boolean boundaries;
         boolean poisoned;

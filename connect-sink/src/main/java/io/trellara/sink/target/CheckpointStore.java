@@ -219,6 +219,18 @@ public final class CheckpointStore {
         }
     }
 
+    /**
+     * The target's WAL insert and flush positions, in one query: a commit that returned before the call ends at
+     * or before the insert position, and is flushed once the flush position reaches it.
+     */
+    static long[] walInsertAndFlush(Connection c) throws SQLException {
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(
+                "SELECT pg_catalog.pg_current_wal_insert_lsn()::text, pg_catalog.pg_current_wal_flush_lsn()::text")) {
+            rs.next();
+            return new long[] {Lsn.parse(rs.getString(1)).value(), Lsn.parse(rs.getString(2)).value()};
+        }
+    }
+
     public static Map<TopicPartitionKey, Long> positions(Connection c, String sinkName) throws SQLException {
         Map<TopicPartitionKey, Long> out = new HashMap<>();
         try (PreparedStatement ps = c.prepareStatement(

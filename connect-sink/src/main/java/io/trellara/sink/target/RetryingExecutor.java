@@ -4,6 +4,7 @@ import io.trellara.sink.engine.ApplyException;
 import io.trellara.sink.engine.ApplyMetrics;
 import io.trellara.sink.engine.ApplyOptions;
 import io.trellara.sink.engine.FlowKey;
+import io.trellara.sink.engine.TargetProgressLost;
 import io.trellara.protocol.validation.ProtocolViolationException;
 import java.sql.SQLException;
 import java.util.Objects;
@@ -17,6 +18,8 @@ import java.util.function.LongSupplier;
  * session and the COMMIT: a unit does its work and returns what it did ({@link Done}); the executor commits it,
  * then makes its commit order known and runs its after-commit step. A COMMIT whose outcome was lost is told to the
  * next attempt ({@link Attempt#commitUnknown()}), whose dedup check then finds those transactions applied by us.
+ * A connection lost while asynchronous commits were not known to be flushed stops the retry once the target is
+ * reachable again ({@link AsyncCommits}): the task reads its progress from the target again first.
  * Anything else rolls back and is thrown: protocol violations as they are, everything else as an
  * {@link ApplyException} naming the relation and event key the session was at.
  */
@@ -48,10 +51,13 @@ final class RetryingExecutor implements AutoCloseable {
     private final TransactionApplier.Sleeper sleeper;
     private final LongSupplier nanoClock;
     private final CommitOrder order;
+    private final AsyncCommits asyncCommits;
     private TargetSession session;
 
     RetryingExecutor(ConnectionFactory connections, ApplyOptions options, ApplyMetrics metrics,
-                     TransactionApplier.Sleeper sleeper, LongSupplier nanoClock, CommitOrder order) {
+                     TransactionApplier.Sleeper sleeper, LongSupplier nanoClock, CommitOrder order,
+                     AsyncCommits asyncCommits) {
+        this.asyncCommits = Objects.requireNonNull(asyncCommits, "asyncCommits");
         this.connections = Objects.requireNonNull(connections, "connections");
         this.options = Objects.requireNonNull(options, "options");
         this.metrics = Objects.requireNonNull(metrics, "metrics");
@@ -71,11 +77,15 @@ final class RetryingExecutor implements AutoCloseable {
             Done<T> done = null;
             try {
                 TargetSession s = session();
+                asyncCommits.checkProgress(); // the target is reachable: first, did it lose commits?
                 done = unit.run(s, attempt);
                 s.connection.commit();
+                asyncCommits.committed(options.synchronousCommitOff());
                 order.committed(attempt.order());
                 done.afterCommit().run();
                 return done.result();
+            } catch (TargetProgressLost e) {
+                throw e;
             } catch (SQLException | RuntimeException e) {
                 boolean transientFailure = !(e instanceof ApplyException) && !(e instanceof ProtocolViolationException)
                         && isTransient(session, e);
@@ -160,6 +170,7 @@ final class RetryingExecutor implements AutoCloseable {
         if (discard || !session.rollbackQuietly()) {
             session.close();
             session = null;
+            asyncCommits.connectionLost();
         } else {
             session.forgetTables(); // a table created or altered by the rolled-back transaction is as it was
         }

@@ -7,6 +7,8 @@ import io.trellara.sink.engine.ApplyResult;
 import io.trellara.sink.engine.BarrierResult;
 import io.trellara.sink.engine.BarrierState;
 import io.trellara.sink.engine.FlowKey;
+import io.trellara.sink.engine.FlushedPositions;
+import io.trellara.sink.engine.TargetProgressLost;
 import io.trellara.sink.engine.SourceTransaction;
 import io.trellara.sink.engine.StagedChunk;
 import io.trellara.sink.engine.Target;
@@ -37,7 +39,8 @@ import java.util.Set;
 
 /**
  * Applies whole source transactions to the target PostgreSQL database. Consecutive transactions are grouped
- * (up to {@link ApplyOptions#groupMaxTransactions()}) into one target transaction holding, in source order,
+ * (up to {@link ApplyOptions#groupMaxTransactions()} and {@link ApplyOptions#groupMaxChanges()}) into one target
+ * transaction holding, in source order,
  * every change and DDL event, then the dedup records and the progress positions. A transaction already in the
  * dedup table is skipped and reported as a duplicate. Transient failures re-apply the whole group on a fresh
  * connection with bounded exponential backoff; the dedup check at the start of every attempt makes a retry
@@ -57,6 +60,7 @@ public final class TransactionApplier implements Target {
     private final ApplyMetrics metrics = new ApplyMetrics();
     private final CommitOrder order = new CommitOrder();
     private final RetryingExecutor executor;
+    private final AsyncCommits asyncCommits = new AsyncCommits();
     /** The session of the streamed barrier in progress (kept open across them); see {@link StreamedBarrier}. */
     private TargetSession streamSession;
 
@@ -81,7 +85,7 @@ public final class TransactionApplier implements Target {
         this.connections = Objects.requireNonNull(connections, "connections");
         this.mapper = Objects.requireNonNull(mapper, "mapper");
         this.options = Objects.requireNonNull(options, "options");
-        this.executor = new RetryingExecutor(connections, options, metrics, sleeper, nanoClock, order);
+        this.executor = new RetryingExecutor(connections, options, metrics, sleeper, nanoClock, order, asyncCommits);
     }
 
     @Override
@@ -111,6 +115,7 @@ public final class TransactionApplier implements Target {
             if (streamSession == null) {
                 streamSession = TargetSession.open(connections);
             }
+            asyncCommits.checkProgress();
             return new StreamedBarrier(this, streamSession, first, order.pending());
         } catch (SQLException e) {
             String state = SqlStates.of(e);
@@ -130,6 +135,7 @@ public final class TransactionApplier implements Target {
 
     /** A streamed barrier committed: its commit order becomes known, its rows count. */
     void committed(ChangeWriter writer, CommitOrder.Pending admitted, boolean duplicate) {
+        asyncCommits.committed(options.synchronousCommitOff());
         order.committed(admitted);
         if (duplicate) {
             metrics.targetCommits.incrementAndGet();
@@ -148,6 +154,7 @@ public final class TransactionApplier implements Target {
         order.forget();
         if (!s.rollbackQuietly()) {
             s.close();
+            asyncCommits.connectionLost();
             if (s == streamSession) {
                 streamSession = null;
             }
@@ -174,9 +181,8 @@ public final class TransactionApplier implements Target {
         Map<TopicPartitionKey, Long> positions = new LinkedHashMap<>();
         int commits = 0;
         int attempts = 0;
-        int group = options.groupMaxTransactions();
-        for (int from = 0; from < transactions.size(); from += group) {
-            List<SourceTransaction> g = transactions.subList(from, Math.min(transactions.size(), from + group));
+        for (List<SourceTransaction> g : groups(transactions, options.groupMaxTransactions(),
+                options.groupMaxChanges())) {
             GroupOutcome o = applyGroup(g);
             applied.addAll(o.applied);
             duplicates.addAll(o.duplicates);
@@ -185,6 +191,33 @@ public final class TransactionApplier implements Target {
             attempts += o.attempts;
         }
         return new ApplyResult(applied, duplicates, positions, commits, attempts);
+    }
+
+    /**
+     * Splits consecutive transactions into groups of at most {@code maxTransactions}; a group takes no further
+     * transaction once it holds {@code maxChanges} changes and DDL events (a source transaction is never split).
+     */
+    static List<List<SourceTransaction>> groups(List<SourceTransaction> transactions, int maxTransactions,
+                                                int maxChanges) {
+        List<List<SourceTransaction>> out = new ArrayList<>();
+        int from = 0;
+        long changes = 0;
+        for (int i = 0; i < transactions.size(); i++) {
+            if (i > from && (i - from >= maxTransactions || changes >= maxChanges)) {
+                out.add(transactions.subList(from, i));
+                from = i;
+                changes = 0;
+            }
+            changes += events(transactions.get(i));
+        }
+        if (from < transactions.size()) {
+            out.add(transactions.subList(from, transactions.size()));
+        }
+        return out;
+    }
+
+    private static long events(SourceTransaction t) {
+        return (long) t.envelope().getChangesCount() + t.envelope().getDdlEventsCount();
     }
 
     private record GroupOutcome(List<TransactionBoundaryKey> applied, List<TransactionBoundaryKey> duplicates,
@@ -417,6 +450,32 @@ public final class TransactionApplier implements Target {
         metrics.ddlSkipped.addAndGet(w.ddlSkipped());
         metrics.schemaChanges.addAndGet(w.schemaChanges());
         metrics.missingRowsIgnored.addAndGet(w.missingRowsIgnored);
+    }
+
+    // ---- what the task needs ----------------------------------------------------------------------------
+
+    /** The progress the target records for this sink (read again after {@link TargetProgressLost}). */
+    public Map<TopicPartitionKey, Long> recordedPositions() {
+        return executor.run("the progress of sink " + options.sinkName(), (s, a) -> RetryingExecutor.Done.of(
+                CheckpointStore.positions(s.connection, options.sinkName())));
+    }
+
+    /**
+     * Of {@code applied} (positions whose target transactions have committed), what Kafka offsets may be committed
+     * up to: with synchronous commits all of it; with asynchronous commits what the target has flushed, as
+     * {@code book} tracks it from one call to the next (one query of the target's WAL positions per call).
+     */
+    public Map<TopicPartitionKey, Long> flushedPositions(Map<TopicPartitionKey, Long> applied, FlushedPositions book) {
+        if (!options.synchronousCommitOff()) {
+            return applied;
+        }
+        long[] wal = executor.run("the target's WAL positions", (s, a) -> RetryingExecutor.Done.of(
+                CheckpointStore.walInsertAndFlush(s.connection)));
+        Map<TopicPartitionKey, Long> flushed = book.offer(applied, wal[0], wal[1]);
+        if (book.allFlushed()) {
+            asyncCommits.flushed();
+        }
+        return flushed;
     }
 
     @Override

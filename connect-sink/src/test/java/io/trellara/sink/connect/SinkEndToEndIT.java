@@ -62,17 +62,23 @@ class SinkEndToEndIT {
         }
     }
 
-    /** Money moves between accounts; a reader polling the target must never see the total change. */
-    @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"strict", "strict_chunked", "partitioned"})
-    void readersNeverSeeAHalfAppliedTransaction(String mode) throws Exception {
-        try (TestScope scope = STACK.newScope("bank_" + mode)) {
+    /**
+     * Money moves between accounts; a reader polling the target must never see the total change: at the defaults
+     * (buffered transactions grouped, synchronous_commit off) and with one synchronous commit per transaction.
+     */
+    @ParameterizedTest(name = "{0} group={1} synchronous_commit={2}")
+    @org.junit.jupiter.params.provider.CsvSource({"strict,default,default", "strict_chunked,default,default",
+            "partitioned,default,default", "strict,1,on"})
+    void readersNeverSeeAHalfAppliedTransaction(String mode, String group, String synchronousCommit) throws Exception {
+        Map<String, String> apply = group.equals("default") ? Map.of()
+                : Map.of("apply.group.max.transactions", group, "apply.synchronous_commit", synchronousCommit);
+        try (TestScope scope = STACK.newScope("bank_" + mode + (apply.isEmpty() ? "" : "_g" + group))) {
             PostgresDatabase src = scope.sourceDatabase();
             PostgresDatabase dst = scope.targetDatabase();
             schema(src, dst, "CREATE TABLE account (id int PRIMARY KEY, balance bigint NOT NULL)");
             src.execute("INSERT INTO account SELECT g, 1000 FROM generate_series(1, 100) g");
             dst.execute("INSERT INTO account SELECT g, 1000 FROM generate_series(1, 100) g");
-            deployPair(scope, mode, src, dst, "public.account", Map.of());
+            deployPair(scope, mode, src, dst, "public.account", apply);
 
             BankReader reader = new BankReader(dst, "SELECT sum(balance) FROM account", 100_000);
             Random random = new Random(7);

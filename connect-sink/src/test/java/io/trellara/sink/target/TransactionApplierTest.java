@@ -230,8 +230,8 @@ class TransactionApplierTest {
             }
             held[0].rollback();
             assertThat(pg.rows("SELECT setting FROM app.seen")).containsExactly(List.of("off"));
-            // without the option the session's own setting stays in force
-            try (TransactionApplier b = applier(ApplyOptions.builder("s1"))) {
+            // with apply.synchronous_commit=on the session's own setting stays in force
+            try (TransactionApplier b = applier(ApplyOptions.builder("s1").synchronousCommitOff(false))) {
                 b.apply(open(0x20, 2, "2").source());
             }
             assertThat(pg.rows("SELECT setting FROM app.seen")).containsExactly(List.of("off"), List.of("on"));

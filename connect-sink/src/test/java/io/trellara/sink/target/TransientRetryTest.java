@@ -10,7 +10,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.trellara.sink.engine.ApplyException;
 import io.trellara.sink.engine.ApplyOptions;
 import io.trellara.sink.engine.ApplyResult;
+import io.trellara.sink.engine.FlushedPositions;
 import io.trellara.sink.engine.SourceTransaction;
+import io.trellara.sink.engine.TargetProgressLost;
+import io.trellara.sink.engine.TopicPartitionKey;
+import java.util.Map;
 import io.trellara.protocol.v1.RelationId;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
@@ -41,12 +45,16 @@ class TransientRetryTest {
 
     /** Backoff 100, 200, 400, 400... ms; a retry budget that admits exactly {@code attempts} attempts. */
     private TransactionApplier applier(ConnectionFactory f, int attempts) {
+        return applier(f, attempts, false);
+    }
+
+    private TransactionApplier applier(ConnectionFactory f, int attempts, boolean synchronousCommit) {
         long budget = 0;
         for (int i = 0; i < attempts - 1; i++) {
             budget += Math.min(100L << i, 400L);
         }
         return new TransactionApplier(f, RelationMapper.identity(), ApplyOptions.builder("s")
-                .maxRetryDuration(Duration.ofMillis(budget)).initialBackoff(Duration.ofMillis(100))
+                .synchronousCommitOff(!synchronousCommit).maxRetryDuration(Duration.ofMillis(budget)).initialBackoff(Duration.ofMillis(100))
                 .maxBackoff(Duration.ofMillis(400)).build(), ms -> {
                     sleeps.add(ms);
                     clock.addAndGet(ms * 1_000_000L);
@@ -85,7 +93,7 @@ class TransientRetryTest {
             opened.add(c);
             return c;
         };
-        try (TransactionApplier a = applier(tracking, 3)) {
+        try (TransactionApplier a = applier(tracking, 3, true)) {
             a.apply(open(0x10, 1));
             int pid = opened.get(0).unwrap(PGConnection.class).getBackendPID();
             pg.exec("SELECT pg_terminate_backend(" + pid + ")");
@@ -97,6 +105,52 @@ class TransientRetryTest {
         assertThat(pg.rows("SELECT id FROM app.accounts ORDER BY id")).containsExactly(List.of("1"), List.of("2"),
                 List.of("3"));
         assertThat(pg.count("trellara_sink.applied_transactions")).isEqualTo(3);
+    }
+
+    /**
+     * At the defaults (synchronous_commit=off) a lost connection may mean a crashed target that lost its last
+     * commits and their progress: nothing more is applied until the task has read its progress again.
+     */
+    @Test
+    void asksForTheProgressToBeReadAgainWhenTheConnectionIsLostAfterAsynchronousCommits() throws Exception {
+        List<Connection> opened = new ArrayList<>();
+        ConnectionFactory tracking = () -> {
+            Connection c = pg.connections().open();
+            opened.add(c);
+            return c;
+        };
+        try (TransactionApplier a = applier(tracking, 3)) {
+            a.apply(open(0x10, 1));
+            int pid = opened.get(0).unwrap(PGConnection.class).getBackendPID();
+            pg.exec("SELECT pg_terminate_backend(" + pid + ")");
+            assertThatThrownBy(() -> a.apply(List.of(open(0x20, 2)))).isInstanceOf(TargetProgressLost.class);
+            assertThat(pg.count("app.accounts")).isEqualTo(1);
+            assertThat(a.recordedPositions()).containsEntry(new TopicPartitionKey("t", 0), 1L);
+            assertThat(a.apply(open(0x20, 2)).applied()).hasSize(1); // once read again, apply goes on
+        }
+        assertThat(pg.count("app.accounts")).isEqualTo(2);
+    }
+
+    /** Once the target has flushed every asynchronous commit, a lost connection is retried in place. */
+    @Test
+    void retriesInPlaceWhenEveryAsynchronousCommitIsKnownToBeFlushed() throws Exception {
+        List<Connection> opened = new ArrayList<>();
+        ConnectionFactory tracking = () -> {
+            Connection c = pg.connections().open();
+            opened.add(c);
+            return c;
+        };
+        try (TransactionApplier a = applier(tracking, 3)) {
+            a.apply(open(0x10, 1));
+            FlushedPositions book = new FlushedPositions();
+            Map<TopicPartitionKey, Long> applied = Map.of(new TopicPartitionKey("t", 0), 1L);
+            pg.exec("SELECT pg_switch_wal()"); // flushes everything written so far
+            assertThat(a.flushedPositions(applied, book)).isEqualTo(applied);
+            int pid = opened.get(0).unwrap(PGConnection.class).getBackendPID();
+            pg.exec("SELECT pg_terminate_backend(" + pid + ")");
+            assertThat(a.apply(open(0x20, 2)).applied()).hasSize(1);
+            assertThat(a.metrics().retries()).isEqualTo(1);
+        }
     }
 
     @Test

@@ -212,9 +212,11 @@ public final class CaptureEngine implements AutoCloseable {
             PgOutputParser parser = new PgOutputParser(settings.protocolVersion());
             long reported = 0;
             long lastStatus = System.nanoTime();
+            IdleWait idle = new IdleWait(lastStatus);
             while (running) {
-                ByteBuffer buffer = stream.readPending();
+                ByteBuffer buffer = stream.readPending(); // waits up to 1 ms for a message (see IdleWait)
                 if (buffer != null) {
+                    idle.message(System.nanoTime());
                     PgOutputMessage message = parser.parse(buffer);
                     metrics.messages.incrementAndGet();
                     if (message instanceof LogicalMessage m && Heartbeat.isHeartbeat(m.transactional(), m.prefix())) {
@@ -227,7 +229,10 @@ public final class CaptureEngine implements AutoCloseable {
                         throw streamBroken; // the hand-over finished; now reconnect
                     }
                 } else {
-                    LockSupport.parkNanos(200_000);
+                    long pause = idle.pauseNanos(System.nanoTime());
+                    if (pause > 0) {
+                        LockSupport.parkNanos(pause);
+                    }
                 }
                 long now = System.nanoTime();
                 if (buffer == null || now - lastStatus > settings.statusIntervalMs() * 1_000_000L) {
