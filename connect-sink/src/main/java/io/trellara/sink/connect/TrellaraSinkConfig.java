@@ -169,8 +169,11 @@ public final class TrellaraSinkConfig extends AbstractConfig {
                 GROUP_RETRIES, ++o, Width.SHORT, "Max retry time (ms)");
         d.define(RETRY_BACKOFF_MS, Type.LONG, 200L, ConfigDef.Range.atLeast(1), Importance.LOW,
                 "First retry delay, doubled per attempt.", GROUP_RETRIES, ++o, Width.SHORT, "Initial backoff (ms)");
-        d.define(RETRY_BACKOFF_MAX_MS, Type.LONG, 10_000L, ConfigDef.Range.atLeast(1), Importance.LOW,
-                "Largest retry delay.", GROUP_RETRIES, ++o, Width.SHORT, "Max backoff (ms)");
+        d.define(RETRY_BACKOFF_MAX_MS, Type.LONG, 2_000L, ConfigDef.Range.atLeast(1), Importance.LOW,
+                "Largest retry delay. Short so that a target that comes back is written to within about two"
+                        + " seconds however long it was away; an attempt is one connection and a login, and after the"
+                        + " first three a long outage logs one line per 30 s.", GROUP_RETRIES, ++o, Width.SHORT,
+                "Max backoff (ms)");
         return d;
     }
 

@@ -28,7 +28,7 @@ import java.util.Objects;
  *                                  stops (default 10 minutes): a bound in time, so a target outage of any
  *                                  length up to it is ridden out whatever the backoff
  * @param initialBackoff            first retry delay, doubled per attempt (default 200 ms)
- * @param maxBackoff                cap of the retry delay (default 10 s)
+ * @param maxBackoff                cap of the retry delay (default 2 s)
  */
 public record ApplyOptions(String sinkName, int groupMaxTransactions, int groupMaxChanges, boolean synchronousCommitOff,
                            InsertConflictPolicy insertConflict, MissingRowPolicy missingRow, DdlPolicy ddlPolicy,
@@ -91,7 +91,7 @@ public record ApplyOptions(String sinkName, int groupMaxTransactions, int groupM
         private int copyThreshold = 64;
         private Duration maxRetryDuration = Duration.ofMinutes(10);
         private Duration initialBackoff = Duration.ofMillis(200);
-        private Duration maxBackoff = Duration.ofSeconds(10);
+        private Duration maxBackoff = Duration.ofSeconds(2);
 
         private Builder(String sinkName) {
             this.sinkName = sinkName;

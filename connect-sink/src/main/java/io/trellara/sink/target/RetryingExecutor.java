@@ -66,12 +66,15 @@ final class RetryingExecutor implements AutoCloseable {
         this.order = Objects.requireNonNull(order, "order");
     }
 
+    private static final long LOG_EVERY_MILLIS = 30_000;
+
     /** Runs {@code unit} until it commits, or throws what stops it; {@code what} names it in logs and errors. */
     <T> T run(String what, Unit<T> unit) {
         Set<FlowKey> commitUnknown = Set.of();
         long backoff = Math.max(1, options.initialBackoff().toMillis());
         long started = nanoClock.getAsLong();
         long budgetMillis = options.maxRetryDuration().toMillis();
+        long loggedAtMillis = 0;
         for (int number = 1; ; number++) {
             Attempt attempt = new Attempt(number, commitUnknown, order.pending());
             Done<T> done = null;
@@ -107,9 +110,12 @@ final class RetryingExecutor implements AutoCloseable {
                                     + number + " attempts (retry.max.duration.ms " + budgetMillis + "): "
                                     + e.getMessage(), e);
                 }
-                LOG.warn("Transient failure applying {} (SQLSTATE {}, attempt {}, {} ms so far); retrying on a fresh"
-                        + " connection in {} ms: {}", eventKey, SqlStates.of(e), number, elapsedMillis, backoff,
-                        e.getMessage());
+                if (number <= 3 || elapsedMillis - loggedAtMillis >= LOG_EVERY_MILLIS) {
+                    loggedAtMillis = elapsedMillis; // a long outage: a line per 30 s after the first three
+                    LOG.warn("Transient failure applying {} (SQLSTATE {}, attempt {}, {} ms so far); retrying on a"
+                            + " fresh connection in {} ms: {}", eventKey, SqlStates.of(e), number, elapsedMillis,
+                            backoff, e.getMessage());
+                }
                 metrics.retries.incrementAndGet();
                 pause(backoff);
                 backoff = Math.min(backoff * 2, Math.max(1, options.maxBackoff().toMillis()));
