@@ -6,9 +6,7 @@ import io.trellara.sink.engine.ApplyException;
 import io.trellara.sink.engine.ApplyOptions;
 import io.trellara.sink.engine.ApplyPipeline;
 import io.trellara.sink.target.CheckpointStore;
-import io.trellara.sink.engine.FlowControl;
-import io.trellara.sink.engine.FlushedPositions;
-import io.trellara.sink.engine.TargetProgressLost;
+import io.trellara.sink.engine.SinkEngine;
 import io.trellara.sink.target.JdbcConnectionFactory;
 import io.trellara.sink.engine.TopicPartitionKey;
 import io.trellara.sink.target.TransactionApplier;
@@ -28,10 +26,9 @@ import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.kafka.connect.sink.SinkTask;
 
 /**
- * Thin adapter: verified messages in (through TrellaraConverter, or verified here for ByteArrayConverter), handed
- * in order to the engine's {@link ApplyPipeline} (envelopes applied whole; chunks staged in the target; barriers
- * applied once complete), progress read back from the target on every assignment so Kafka's committed offsets
- * are only a hint, and committed to Kafka only up to what is durable in the target.
+ * Thin adapter over the {@link SinkEngine}: verified messages in (through TrellaraConverter, or verified here for
+ * ByteArrayConverter), the engine's seeks, pauses and recheck requests out to Connect's {@code SinkTaskContext},
+ * Kafka offsets committed only up to what the engine says is durable, and the engine's failures as Connect's.
  */
 public class TrellaraSinkTask extends SinkTask {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(TrellaraSinkTask.class);
@@ -39,13 +36,8 @@ public class TrellaraSinkTask extends SinkTask {
     static final String TASK_ID = "trellara.task.id";
 
     private TransactionApplier applier;
-    private ApplyPipeline pipeline;
+    private SinkEngine engine;
     private SinkTaskMetrics metrics;
-    private CheckpointStore checkpoints;
-    private String sinkName;
-    private final FlowControl flow = new FlowControl();
-    /** With asynchronous target commits: which applied positions the target has flushed (Kafka may have those). */
-    private final FlushedPositions flushed = new FlushedPositions();
 
     @Override
     public String version() {
@@ -59,11 +51,11 @@ public class TrellaraSinkTask extends SinkTask {
             throw new ConnectException(SinkConfigRules.describe(problems));
         }
         TrellaraSinkConfig config = new TrellaraSinkConfig(props);
-        sinkName = props.getOrDefault("name", "trellara-sink");
+        String sinkName = props.getOrDefault("name", "trellara-sink");
         JdbcConnectionFactory connections = new JdbcConnectionFactory(config.getString(TrellaraSinkConfig.URL),
                 config.getString(TrellaraSinkConfig.USER),
                 TrellaraSinkConfig.secret(config.getPassword(TrellaraSinkConfig.PASSWORD)), config.driverProperties());
-        checkpoints = new CheckpointStore(connections);
+        CheckpointStore checkpoints = new CheckpointStore(connections);
         try {
             checkpoints.createSchema();
             checkpoints.requireCompatibleVersions();
@@ -76,9 +68,10 @@ public class TrellaraSinkTask extends SinkTask {
         }
         applier = new TransactionApplier(connections, config.relationMapper(), config.applyOptions(sinkName));
         metrics = new SinkTaskMetrics(sinkName, props.getOrDefault(TASK_ID, "0"), applier.metrics());
-        pipeline = new ApplyPipeline(applier, metrics)
+        ApplyPipeline pipeline = new ApplyPipeline(applier, metrics)
                 .maxBarrierWait(Duration.ofMillis(config.getLong(TrellaraSinkConfig.BARRIER_MAX_WAIT_MS)));
         metrics.pipeline(pipeline).start();
+        engine = new SinkEngine(sinkName, applier, pipeline, consumer());
         ApplyOptions o = applier.options();
         LOG.info("Sink task {} started: allowlist {}, ddl.apply={}, schema evolution {}, {} transaction(s) per target"
                         + " commit, synchronous_commit {}, retries for up to {} s", sinkName,
@@ -86,43 +79,20 @@ public class TrellaraSinkTask extends SinkTask {
                 o.groupMaxTransactions(), o.synchronousCommitOff() ? "off" : "on", o.maxRetryDuration().toSeconds());
     }
 
-    /** Progress lives in the target: seek every assigned partition to the checkpoint recorded there. */
     @Override
     public void open(Collection<TopicPartition> partitions) {
-        Map<TopicPartitionKey, Long> positions;
         try {
-            positions = checkpoints.positions(sinkName);
-        } catch (SQLException e) {
-            throw new ConnectException("Cannot read the sink's checkpoints from the target: " + e.getMessage(), e);
+            engine.open(partitions.stream().map(TrellaraSinkTask::key).toList());
+        } catch (ApplyException e) {
+            throw new ConnectException("Cannot read the sink's progress from the target: " + e.getMessage(), e);
         }
-        List<TopicPartitionKey> keys = new ArrayList<>(partitions.size());
-        for (TopicPartition tp : partitions) {
-            TopicPartitionKey key = key(tp);
-            keys.add(key);
-            Long next = positions.get(key);
-            if (next != null) {
-                context.offset(tp, next);
-                LOG.info("Sink {} resumes {} at offset {} (its progress recorded in the target)", sinkName, tp, next);
-            } else {
-                LOG.info("Sink {} has no progress recorded for {}: it starts where the consumer's committed offset"
-                        + " or auto.offset.reset says", sinkName, tp);
-            }
-        }
-        pipeline.open(keys);
-        flushed.clear();
-        resume(flow.assigned(keys)); // nothing is queued for them any more
     }
 
-    /** Revoked partitions: what was queued for them is re-read by their next owner from the target's progress. */
     @Override
     public void close(Collection<TopicPartition> partitions) {
-        if (pipeline == null) {
-            return;
+        if (engine != null) {
+            engine.close(partitions.stream().map(TrellaraSinkTask::key).toList());
         }
-        List<TopicPartitionKey> keys = partitions.stream().map(TrellaraSinkTask::key).toList();
-        flow.revoked(keys);
-        pipeline.close(keys);
-        flushed.clear();
     }
 
     @Override
@@ -138,14 +108,7 @@ public class TrellaraSinkTask extends SinkTask {
             }
         }
         try {
-            if (inputs.isEmpty()) {
-                pipeline.poll();
-            } else {
-                pipeline.accept(inputs);
-            }
-        } catch (TargetProgressLost e) {
-            readAgainFromTarget(e);
-            return; // what this batch held is delivered again
+            engine.put(inputs);
         } catch (ApplyPipeline.InputRejectedException e) {
             throw new DataException(e.getMessage(), e.getCause());
         } catch (ApplyException | ProtocolViolationException e) {
@@ -154,65 +117,12 @@ public class TrellaraSinkTask extends SinkTask {
         if (rejected != null) {
             throw rejected;
         }
-        pipeline.takeRewinds().forEach((k, offset) -> context.offset(partition(k), offset));
-        flowControl();
     }
 
-    /** Pauses partitions whose records queue behind a waiting barrier; asks to be called again while one waits. */
-    private void flowControl() {
-        FlowControl.Decision d = flow.after(pipeline);
-        if (!d.pause().isEmpty()) {
-            context.pause(d.pause().stream().map(TrellaraSinkTask::partition).toArray(TopicPartition[]::new));
-        }
-        resume(d.resume());
-        if (d.recheckSoon()) {
-            context.timeout(ApplyPipeline.DEFAULT_RECHECK_MILLIS); // put() again soon, records or not
-        }
-    }
-
-    /**
-     * The target may have lost its last (asynchronous) commits and their progress: everything held in memory is
-     * dropped and every assigned partition is read again from the progress the target records (or, where it
-     * records none, from the first record taken since the partition was assigned).
-     */
-    private void readAgainFromTarget(TargetProgressLost lost) {
-        LOG.warn("Sink {}: {}", sinkName, lost.getMessage());
-        Map<TopicPartitionKey, Long> recorded;
-        try {
-            recorded = applier.recordedPositions();
-        } catch (ApplyException e) {
-            throw new ConnectException("Cannot read the sink's progress from the target again: " + e.getMessage(), e);
-        }
-        Map<TopicPartitionKey, Long> firstTaken = pipeline.firstOffsets();
-        List<TopicPartitionKey> keys = context.assignment().stream().map(TrellaraSinkTask::key).toList();
-        flow.revoked(keys);
-        pipeline.close(keys);
-        pipeline.open(keys);
-        flushed.clear();
-        for (TopicPartitionKey k : keys) {
-            Long next = recorded.getOrDefault(k, firstTaken.get(k));
-            if (next != null) {
-                context.offset(partition(k), next);
-                LOG.info("Sink {} reads {} again from offset {}", sinkName, partition(k), next);
-            }
-        }
-        resume(flow.assigned(keys));
-    }
-
-    private void resume(List<TopicPartitionKey> keys) {
-        if (!keys.isEmpty()) {
-            context.resume(keys.stream().map(TrellaraSinkTask::partition).toArray(TopicPartition[]::new));
-        }
-    }
-
-    /**
-     * Kafka offsets are committed only up to what is durable in the target: applied, or staged, and (with
-     * asynchronous target commits) flushed. A partition holding an unapplied envelope or barrier commits no
-     * further than its first record. (The target's progress, not Kafka's offset, says where a task resumes.)
-     */
+    /** Kafka offsets only up to what the engine says is durable (the target's progress says where a task resumes). */
     @Override
     public Map<TopicPartition, OffsetAndMetadata> preCommit(Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
-        Map<TopicPartitionKey, Long> durable = pipeline == null ? Map.of() : flushedPositions();
+        Map<TopicPartitionKey, Long> durable = engine == null ? Map.of() : engine.committable();
         Map<TopicPartition, OffsetAndMetadata> out = new HashMap<>();
         for (Map.Entry<TopicPartition, OffsetAndMetadata> e : currentOffsets.entrySet()) {
             Long position = durable.get(key(e.getKey()));
@@ -223,16 +133,34 @@ public class TrellaraSinkTask extends SinkTask {
         return out;
     }
 
-    private Map<TopicPartitionKey, Long> flushedPositions() {
-        try {
-            return applier.flushedPositions(pipeline.durablePositions(), flushed);
-        } catch (TargetProgressLost e) {
-            readAgainFromTarget(e);
-        } catch (ApplyException e) {
-            LOG.warn("Sink {} commits no Kafka offsets this time: the target's WAL flush position cannot be read: {}",
-                    sinkName, e.getMessage());
-        }
-        return Map.of();
+    /** The engine's requests, as Connect's consumer takes them. */
+    private SinkEngine.Consumer consumer() {
+        return new SinkEngine.Consumer() {
+            @Override
+            public void seek(TopicPartitionKey partition, long offset) {
+                context.offset(partition(partition), offset);
+            }
+
+            @Override
+            public void pause(List<TopicPartitionKey> partitions) {
+                context.pause(partitions.stream().map(TrellaraSinkTask::partition).toArray(TopicPartition[]::new));
+            }
+
+            @Override
+            public void resume(List<TopicPartitionKey> partitions) {
+                context.resume(partitions.stream().map(TrellaraSinkTask::partition).toArray(TopicPartition[]::new));
+            }
+
+            @Override
+            public void callAgainWithin(long millis) {
+                context.timeout(millis);
+            }
+
+            @Override
+            public Collection<TopicPartitionKey> assignment() {
+                return context.assignment().stream().map(TrellaraSinkTask::key).toList();
+            }
+        };
     }
 
     private static TopicPartitionKey key(TopicPartition tp) {
@@ -245,8 +173,8 @@ public class TrellaraSinkTask extends SinkTask {
 
     @Override
     public void stop() {
-        if (pipeline != null) {
-            pipeline.close();
+        if (engine != null) {
+            engine.close();
         }
         if (metrics != null) {
             metrics.close();

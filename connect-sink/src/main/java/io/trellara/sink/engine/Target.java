@@ -54,6 +54,17 @@ public interface Target extends AutoCloseable {
      */
     TargetStream openStream(PartitionChunk first);
 
+    /** The progress the target records for this sink, per input partition. */
+    Map<TopicPartitionKey, Long> recordedPositions();
+
+    /**
+     * Of {@code applied} (positions whose target transactions have committed), what Kafka offsets may be committed
+     * up to: with synchronous commits all of it; with asynchronous commits what the target has flushed, as
+     * {@code book} tracks it from one call to the next. Throws {@link TargetProgressLost} when the target may have
+     * lost commits.
+     */
+    Map<TopicPartitionKey, Long> flushedPositions(Map<TopicPartitionKey, Long> applied, FlushedPositions book);
+
     ApplyOptions options();
 
     ApplyMetrics metrics();

@@ -455,6 +455,7 @@ public final class TransactionApplier implements Target {
     // ---- what the task needs ----------------------------------------------------------------------------
 
     /** The progress the target records for this sink (read again after {@link TargetProgressLost}). */
+    @Override
     public Map<TopicPartitionKey, Long> recordedPositions() {
         return executor.run("the progress of sink " + options.sinkName(), (s, a) -> RetryingExecutor.Done.of(
                 CheckpointStore.positions(s.connection, options.sinkName())));
@@ -465,6 +466,7 @@ public final class TransactionApplier implements Target {
      * up to: with synchronous commits all of it; with asynchronous commits what the target has flushed, as
      * {@code book} tracks it from one call to the next (one query of the target's WAL positions per call).
      */
+    @Override
     public Map<TopicPartitionKey, Long> flushedPositions(Map<TopicPartitionKey, Long> applied, FlushedPositions book) {
         if (!options.synchronousCommitOff()) {
             return applied;

@@ -51,6 +51,7 @@ class InMemoryTarget implements Target {
     private int streamWritesLeft = Integer.MAX_VALUE;
     private int openStreams;
     private int heldReads;
+    private boolean loseProgress;
     private int applyCalls;
 
     // ---- what tests look at -------------------------------------------------------------------------------
@@ -90,6 +91,11 @@ class InMemoryTarget implements Target {
         return pauses;
     }
 
+    /** The next apply finds the target restarted with its last asynchronous commits lost (once). */
+    void loseProgressOnce() {
+        loseProgress = true;
+    }
+
     /** The next stream write after {@code writes} more fails as a cut connection (once). */
     void failStreamWritesAfter(int writes) {
         streamWritesLeft = writes;
@@ -100,6 +106,10 @@ class InMemoryTarget implements Target {
     @Override
     public ApplyResult apply(List<SourceTransaction> transactions) {
         applyCalls++;
+        if (loseProgress) {
+            loseProgress = false;
+            throw new TargetProgressLost("the target restarted; commits may be lost");
+        }
         List<TransactionBoundaryKey> done = new ArrayList<>();
         List<TransactionBoundaryKey> duplicates = new ArrayList<>();
         Map<TopicPartitionKey, Long> positions = new LinkedHashMap<>();
@@ -223,6 +233,16 @@ class InMemoryTarget implements Target {
         metrics.barriersApplied.incrementAndGet();
         metrics.transactionsApplied.incrementAndGet();
         return new BarrierResult(k.transaction(), false, changes, ddl, m.getPartitionsCount(), 1, 1);
+    }
+
+    @Override
+    public Map<TopicPartitionKey, Long> recordedPositions() {
+        return Map.copyOf(progress);
+    }
+
+    @Override
+    public Map<TopicPartitionKey, Long> flushedPositions(Map<TopicPartitionKey, Long> applied, FlushedPositions book) {
+        return applied; // commits here are synchronous
     }
 
     @Override

@@ -1,0 +1,128 @@
+package io.trellara.sink.engine;
+
+import static io.trellara.sink.target.Feed.concat;
+import static io.trellara.sink.target.Tx.key;
+import static io.trellara.sink.target.Tx.tx;
+import static io.trellara.sink.target.Tx.val;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.trellara.protocol.codec.TrellaraCodec;
+import io.trellara.protocol.v1.ChangeRecord;
+import io.trellara.protocol.v1.TransactionEnvelope;
+import io.trellara.sink.target.Barriers;
+import io.trellara.sink.target.Feed;
+import io.trellara.sink.target.Tx;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The engine behind the task, against the in-memory target and a consumer that records what it is asked: where
+ * partitions resume, pauses and resumes, calls again, Kafka positions, and reading everything again after the
+ * target lost asynchronous commits.
+ */
+class SinkEngineTest {
+    private static final TopicPartitionKey STRICT = new TopicPartitionKey(Feed.STRICT, 0);
+    private static final io.trellara.protocol.v1.RelationId ACCOUNTS = Tx.rel("app", "accounts");
+
+    /** Records the engine's requests. */
+    private static final class Recorder implements SinkEngine.Consumer {
+        final Map<TopicPartitionKey, Long> seeks = new LinkedHashMap<>();
+        final Set<TopicPartitionKey> paused = new LinkedHashSet<>();
+        final List<Long> callsAgain = new ArrayList<>();
+        final Set<TopicPartitionKey> assigned = new LinkedHashSet<>();
+
+        @Override
+        public void seek(TopicPartitionKey partition, long offset) {
+            seeks.put(partition, offset);
+        }
+
+        @Override
+        public void pause(List<TopicPartitionKey> partitions) {
+            paused.addAll(partitions);
+        }
+
+        @Override
+        public void resume(List<TopicPartitionKey> partitions) {
+            partitions.forEach(paused::remove);
+        }
+
+        @Override
+        public void callAgainWithin(long millis) {
+            callsAgain.add(millis);
+        }
+
+        @Override
+        public Collection<TopicPartitionKey> assignment() {
+            return assigned;
+        }
+    }
+
+    private final InMemoryTarget target = new InMemoryTarget();
+    private final Recorder consumer = new Recorder();
+    private final SinkEngine engine = new SinkEngine("fake", target,
+            new ApplyPipeline(target, null, 2, 64 << 20, 0), consumer);
+
+    private static TransactionEnvelope opens(long lsn, int id) {
+        return tx(lsn).insert(ACCOUNTS, key("id", "integer", Integer.toString(id)), val("balance", "numeric", "1"))
+                .build();
+    }
+
+    private static Barriers.Published envelope(TransactionEnvelope e) {
+        return Feed.envelope(TrellaraCodec.encode(e).bytes(), e.getCommitLsn());
+    }
+
+    private void assign(TopicPartitionKey... partitions) {
+        consumer.assigned.addAll(List.of(partitions));
+        engine.open(List.of(partitions));
+    }
+
+    @Test
+    void aPartitionResumesWhereTheTargetsProgressSaysAndKafkaGetsOnlyWhatIsDurable() {
+        assign(STRICT);
+        assertThat(consumer.seeks).isEmpty(); // no progress yet: the consumer's own position
+        Feed feed = new Feed();
+        engine.put(feed.inputs(List.of(envelope(opens(0x100, 1)), envelope(opens(0x200, 2)))));
+        assertThat(engine.committable()).containsEntry(STRICT, 2L);
+        engine.close(List.of(STRICT));
+        assign(STRICT);
+        assertThat(consumer.seeks).containsEntry(STRICT, 2L);
+    }
+
+    @Test
+    void aWaitingBarrierAsksToBeCalledAgainAndItsBacklogPausesThePartitionUntilItDrains() {
+        assign(STRICT);
+        Barriers b = Barriers.partitioned(opens(0x100, 1), 3, 2,
+                e -> Integer.parseInt(((ChangeRecord) e).getAfter().getColumns(0).getText()) % 3);
+        Feed feed = new Feed();
+        ApplyPipeline lanes = new ApplyPipeline(target, null, 2, 64 << 20, 0); // another task holds the lanes
+        engine.put(feed.inputs(concat(b.closing(), List.of(envelope(opens(0x200, 2)), envelope(opens(0x300, 3))))));
+        assertThat(consumer.callsAgain).isNotEmpty();
+        assertThat(consumer.paused).containsExactly(STRICT);
+        assertThat(engine.committable()).containsEntry(STRICT, 0L);
+        lanes.accept(feed.inputs(b.chunkMessages()));
+        engine.put(List.of());
+        assertThat(target.committedLsns()).containsExactly("0/100", "0/200", "0/300");
+        assertThat(consumer.paused).isEmpty();
+        assertThat(engine.committable()).containsEntry(STRICT, 4L);
+    }
+
+    @Test
+    void aTargetThatLostCommitsHasEveryPartitionReadAgainFromItsRecordedProgress() {
+        assign(STRICT);
+        Feed feed = new Feed();
+        engine.put(feed.inputs(List.of(envelope(opens(0x100, 1)))));
+        target.loseProgressOnce();
+        engine.put(feed.inputs(List.of(envelope(opens(0x200, 2)))));
+        assertThat(consumer.seeks).containsEntry(STRICT, 1L); // the progress recorded with 0/100
+        assertThat(target.committedLsns()).containsExactly("0/100");
+        engine.put(new Feed().inputs(List.of(envelope(opens(0x100, 1)), envelope(opens(0x200, 2)))).subList(1, 2)
+                .stream().map(in -> ApplyPipeline.Input.raw(STRICT, 1, in.kind(), in.bytes(), in.where())).toList());
+        assertThat(target.committedLsns()).containsExactly("0/100", "0/200");
+    }
+}
