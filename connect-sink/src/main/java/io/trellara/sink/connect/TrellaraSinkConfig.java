@@ -54,6 +54,7 @@ public final class TrellaraSinkConfig extends AbstractConfig {
 
     public static final String RETRY_DURATION_MS = "retry.max.duration.ms";
     public static final String BARRIER_MAX_WAIT_MS = "barrier.max.wait.ms";
+    public static final String STAGING_LANE_MAX_BYTES = "staging.lane.max.bytes";
     public static final String RETRY_BACKOFF_MS = "retry.backoff.initial.ms";
     public static final String RETRY_BACKOFF_MAX_MS = "retry.backoff.max.ms";
 
@@ -157,6 +158,14 @@ public final class TrellaraSinkConfig extends AbstractConfig {
                         + " it takes (a lane that is merely slow never fails the barrier; one whose chunk was lost and"
                         + " that carries no later transaction makes it wait forever).", GROUP_APPLY, ++o, Width.SHORT,
                 "Max barrier wait (ms)");
+        d.define(STAGING_LANE_MAX_BYTES, Type.LONG, io.trellara.sink.engine.ApplyPipeline.DEFAULT_MAX_STAGED_BYTES_PER_LANE,
+                ConfigDef.Range.atLeast(1), Importance.LOW,
+                "A partitioned lane pauses while more than this many bytes of its chunks are staged in the target for"
+                        + " transactions after the oldest one staged of its flow, i.e. behind a barrier that waits;"
+                        + " it resumes once the barrier applies. Bounds the staging table while a barrier waits (for a"
+                        + " lost worker's lanes, or for ever with barrier.max.wait.ms=0). The lanes the waiting barrier"
+                        + " still needs are behind, so they are never paused.", GROUP_APPLY, ++o, Width.SHORT,
+                "Max staged bytes per lane");
         d.define(COPY_THRESHOLD, Type.INT, 64, ConfigDef.Range.atLeast(1), Importance.LOW,
                 "Insert runs of at least this many rows are written with COPY.", GROUP_APPLY, ++o, Width.SHORT,
                 "COPY threshold");

@@ -69,7 +69,8 @@ public class TrellaraSinkTask extends SinkTask {
         applier = new TransactionApplier(connections, config.relationMapper(), config.applyOptions(sinkName));
         metrics = new SinkTaskMetrics(sinkName, props.getOrDefault(TASK_ID, "0"), applier.metrics());
         ApplyPipeline pipeline = new ApplyPipeline(applier, metrics)
-                .maxBarrierWait(Duration.ofMillis(config.getLong(TrellaraSinkConfig.BARRIER_MAX_WAIT_MS)));
+                .maxBarrierWait(Duration.ofMillis(config.getLong(TrellaraSinkConfig.BARRIER_MAX_WAIT_MS)))
+                .maxStagedPerLane(config.getLong(TrellaraSinkConfig.STAGING_LANE_MAX_BYTES));
         metrics.pipeline(pipeline).start();
         engine = new SinkEngine(sinkName, applier, pipeline, consumer());
         ApplyOptions o = applier.options();

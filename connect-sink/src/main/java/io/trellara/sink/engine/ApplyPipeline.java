@@ -59,6 +59,10 @@ public final class ApplyPipeline implements AutoCloseable {
     public static final long DEFAULT_HOLD_MILLIS = 1_000;
     /** ...as are all of them once they hold this many bytes. */
     public static final long DEFAULT_MAX_HELD_BYTES = 32L << 20;
+    /** A lane pauses while this many bytes of its chunks are staged behind its flow's oldest staged transaction. */
+    public static final long DEFAULT_MAX_STAGED_BYTES_PER_LANE = 256L << 20;
+    /** How often the staged bytes are looked at while this task holds lanes. */
+    public static final long DEFAULT_STAGING_CHECK_MILLIS = 5_000;
     /** A barrier waiting this long is logged (once). */
     static final long WAIT_LOG_NANOS = 10_000_000_000L;
 
@@ -74,6 +78,11 @@ public final class ApplyPipeline implements AutoCloseable {
     private final BarrierStreams streams;
     private final LaneBuffer lanes = new LaneBuffer();
     private final BarrierQueues queues;
+    private long maxStagedPerLane = DEFAULT_MAX_STAGED_BYTES_PER_LANE;
+    private long stagingCheckNanos = DEFAULT_STAGING_CHECK_MILLIS * 1_000_000L;
+    private long stagingCheckedAt = System.nanoTime();
+    /** Lanes paused because too much is staged behind a waiting barrier. */
+    private final Set<TopicPartitionKey> stagingFull = new HashSet<>();
 
     private volatile long waitingTransactions;
     private volatile long waitingLanes;
@@ -162,6 +171,23 @@ public final class ApplyPipeline implements AutoCloseable {
     /** Fails a barrier that waits longer than {@code maxWait} for its chunks (zero: wait as long as it takes). */
     public ApplyPipeline maxBarrierWait(java.time.Duration maxWait) {
         queues.maxWait(maxWait.toNanos());
+        return this;
+    }
+
+    /**
+     * Pauses a lane while more than {@code maxBytes} of its chunks are staged for transactions after its flow's
+     * oldest staged one, i.e. behind a barrier that waits (a lane further behind is never paused, so the barrier's
+     * own chunks still come).
+     */
+    public ApplyPipeline maxStagedPerLane(long maxBytes) {
+        return maxStagedPerLane(maxBytes, java.time.Duration.ofMillis(DEFAULT_STAGING_CHECK_MILLIS));
+    }
+
+    /** {@link #maxStagedPerLane(long)}, looking at the staged bytes every {@code checkEvery}. */
+    public ApplyPipeline maxStagedPerLane(long maxBytes, java.time.Duration checkEvery) {
+        this.maxStagedPerLane = maxBytes;
+        this.stagingCheckNanos = checkEvery.toNanos();
+        this.stagingCheckedAt = System.nanoTime() - stagingCheckNanos;
         return this;
     }
 
@@ -254,7 +280,11 @@ public final class ApplyPipeline implements AutoCloseable {
             if (step.chunk() == null) {
                 continue;
             }
-            if (hold && step.chunk().getBoundaryMode() == ManifestBoundaryMode.PARTITIONED_SCALE_MODE) {
+            boolean lane = step.chunk().getBoundaryMode() == ManifestBoundaryMode.PARTITIONED_SCALE_MODE;
+            if (lane) {
+                step.ps().laneFlow = new FlowKey.Flow(step.chunk().getSourceId(), step.chunk().getDatasetId());
+            }
+            if (hold && lane) {
                 lanes.hold(step.ps(), step.in().offset(), step.chunk(), step.in().bytes(), now);
                 queues.chunksArrived();
             } else {
@@ -413,6 +443,7 @@ public final class ApplyPipeline implements AutoCloseable {
             for (PartitionQueues.PartitionState ps : partitions.values()) {
                 queues.drain(ps);
             }
+            checkStaging();
         } finally {
             publishGauges();
         }
@@ -475,9 +506,46 @@ public final class ApplyPipeline implements AutoCloseable {
         return out;
     }
 
-    /** Partitions that should not deliver more records for now: a long queue behind a barrier, or a poison. */
+    /**
+     * Every {@link #DEFAULT_STAGING_CHECK_MILLIS} ms while this task holds lanes: which of them have too much staged behind a
+     * waiting barrier ({@link #maxStagedPerLane}); those pause until it drains.
+     */
+    private void checkStaging() {
+        long now = System.nanoTime();
+        if (now - stagingCheckedAt < stagingCheckNanos) {
+            return;
+        }
+        boolean holdsLanes = false;
+        for (PartitionQueues.PartitionState ps : partitions.values()) {
+            holdsLanes |= ps.laneFlow != null;
+        }
+        if (!holdsLanes) {
+            return;
+        }
+        stagingCheckedAt = now;
+        Map<StagedLane, Long> staged = applier.stagedBehindOldest();
+        for (PartitionQueues.PartitionState ps : partitions.values()) {
+            if (ps.laneFlow == null) {
+                continue;
+            }
+            long bytes = staged.getOrDefault(new StagedLane(ps.laneFlow.sourceId(), ps.laneFlow.datasetId(),
+                    ps.tp.partition()), 0L);
+            if (bytes > maxStagedPerLane && stagingFull.add(ps.tp)) {
+                LOG.warn("Pausing lane {}: {} bytes of its chunks are staged behind the oldest staged transaction of"
+                        + " {} (staging.lane.max.bytes {}), whose barrier waits; it resumes once that applies",
+                        ps.tp, bytes, ps.laneFlow, maxStagedPerLane);
+            } else if (bytes <= maxStagedPerLane && stagingFull.remove(ps.tp)) {
+                LOG.info("Resuming lane {}: {} bytes staged behind its flow's oldest staged transaction", ps.tp, bytes);
+            }
+        }
+    }
+
+    /**
+     * Partitions that should not deliver more records for now: a long queue behind a barrier, a poison, or a lane
+     * with too much staged behind a waiting barrier.
+     */
     public Set<TopicPartitionKey> backlogged() {
-        Set<TopicPartitionKey> out = new HashSet<>();
+        Set<TopicPartitionKey> out = new HashSet<>(stagingFull);
         for (PartitionQueues.PartitionState ps : partitions.values()) {
             if (ps.poisoned || ps.queue.size() >= maxQueuedTransactions || ps.queuedBytes >= maxQueuedBytes) {
                 out.add(ps.tp);
@@ -493,7 +561,8 @@ public final class ApplyPipeline implements AutoCloseable {
                 return true;
             }
         }
-        return !lanes.isEmpty(); // held lane chunks are staged once they wait too long
+        // held lane chunks are staged once they wait too long; a lane paused for staging is looked at again
+        return !lanes.isEmpty() || !stagingFull.isEmpty();
     }
 
     /** Forget everything about these partitions (newly assigned: they resume from the target's progress). */
@@ -551,6 +620,7 @@ public final class ApplyPipeline implements AutoCloseable {
         if (ps != null) {
             lanes.forget(ps);
         }
+        stagingFull.remove(tp);
         if (ps != null && ps.stream != null) {
             LOG.info("Rolling back {} (streamed from {}): the partition is no longer this task's", ps.stream.key().display(), tp);
             ps.stream.rollback();

@@ -29,6 +29,8 @@ final class PartitionQueues {
         long queuedBytes;
         /** The strict-chunked transaction being applied as its chunks arrive, or null. */
         TargetStream stream;
+        /** A lane: the flow its chunks belong to (the newest seen), or null. */
+        FlowKey.Flow laneFlow;
         /** Lane chunks held in memory ({@link LaneBuffer}), in offset order: durable only once applied. */
         final ArrayDeque<LaneBuffer.Held> held = new ArrayDeque<>();
         /** The offset of the stream's first chunk: durable up to there until it commits. */

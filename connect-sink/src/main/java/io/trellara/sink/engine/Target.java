@@ -44,6 +44,12 @@ public interface Target extends AutoCloseable {
         return applyBarrier(m, positions, List.of());
     }
 
+    /**
+     * Per lane, the bytes of partitioned chunks staged for transactions after the oldest one staged of their flow:
+     * what queues behind a barrier that waits (one query).
+     */
+    Map<StagedLane, Long> stagedBehindOldest();
+
     /** True when the transaction is recorded as applied. */
     boolean isApplied(FlowKey key);
 

@@ -6,6 +6,7 @@ import io.trellara.protocol.Lsn;
 import io.trellara.protocol.v1.ManifestBoundaryMode;
 import io.trellara.protocol.v1.ManifestPartition;
 import io.trellara.protocol.v1.TransactionManifest;
+import io.trellara.sink.engine.StagedLane;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -73,7 +74,30 @@ final class StagingStore {
             DELETE FROM trellara_sink.staged_chunks
              WHERE sink_name = ? AND source_id = ? AND dataset_id = ? AND commit_lsn <= ?::pg_lsn""";
 
+    /** Per lane of each flow, the bytes staged for transactions after the flow's oldest staged one. */
+    private static final String BEHIND_OLDEST = """
+            SELECT s.source_id, s.dataset_id, s.partition_id, sum(octet_length(s.payload))
+              FROM trellara_sink.staged_chunks s
+              JOIN (SELECT source_id, dataset_id, min(commit_lsn) AS oldest FROM trellara_sink.staged_chunks
+                     WHERE sink_name = ? AND boundary_mode = 'partitioned_scale_mode'
+                     GROUP BY source_id, dataset_id) o USING (source_id, dataset_id)
+             WHERE s.sink_name = ? AND s.boundary_mode = 'partitioned_scale_mode' AND s.commit_lsn > o.oldest
+             GROUP BY s.source_id, s.dataset_id, s.partition_id""";
+
     private StagingStore() {
+    }
+
+    static Map<StagedLane, Long> stagedBehindOldest(TargetSession s, String sinkName) throws SQLException {
+        PreparedStatement ps = s.prepare(BEHIND_OLDEST);
+        ps.setString(1, sinkName);
+        ps.setString(2, sinkName);
+        Map<StagedLane, Long> out = new HashMap<>();
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                out.put(new StagedLane(rs.getString(1), rs.getString(2), rs.getLong(3)), rs.getLong(4));
+            }
+        }
+        return out;
     }
 
     /**

@@ -11,6 +11,7 @@ import io.trellara.sink.engine.FlushedPositions;
 import io.trellara.sink.engine.TargetProgressLost;
 import io.trellara.sink.engine.SourceTransaction;
 import io.trellara.sink.engine.StagedChunk;
+import io.trellara.sink.engine.StagedLane;
 import io.trellara.sink.engine.Target;
 import io.trellara.sink.engine.TargetStream;
 import io.trellara.sink.engine.TopicPartitionKey;
@@ -356,6 +357,12 @@ public final class TransactionApplier implements Target {
                     });
         });
         return r;
+    }
+
+    @Override
+    public Map<StagedLane, Long> stagedBehindOldest() {
+        return executor.run("the staged chunks of sink " + options.sinkName(), (s, a) -> RetryingExecutor.Done.of(
+                StagingStore.stagedBehindOldest(s, options.sinkName())));
     }
 
     /** True when the transaction is recorded as applied (one query in its own read-only transaction). */

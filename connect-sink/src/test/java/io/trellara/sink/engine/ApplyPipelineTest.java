@@ -295,6 +295,28 @@ class ApplyPipelineTest {
     }
 
     @Test
+    void aLaneWithTooMuchStagedBehindAWaitingBarrierPausesAndALaneItStillNeedsDoesNot() {
+        Barriers t1 = lanes(opens(0x100, 1, 9, "1"));
+        Barriers t2 = lanes(opens(0x200, 11, 19, "2"));
+        ApplyPipeline laneTask = new ApplyPipeline(target, null, 3, 64 << 20, 0)
+                .maxStagedPerLane(1, java.time.Duration.ZERO);
+        Feed feed = new Feed();
+        // T1's chunks on lane 0 have not come yet; lanes 1 and 2 brought T1's and then T2's
+        List<ApplyPipeline.Input> chunks = feed.inputs(concat(t1.chunkMessages(), t2.chunkMessages()));
+        TopicPartitionKey lane0 = new TopicPartitionKey(Feed.LANES, 0);
+        laneTask.accept(chunks.stream().filter(in -> !in.partition().equals(lane0)).toList());
+        assertThat(laneTask.backlogged()).containsExactlyInAnyOrder(new TopicPartitionKey(Feed.LANES, 1),
+                new TopicPartitionKey(Feed.LANES, 2));
+        assertThat(laneTask.waiting()).isTrue(); // looked at again while paused
+        pipeline.accept(feed.inputs(concat(t1.closing(), t2.closing())));
+        laneTask.accept(chunks.stream().filter(in -> in.partition().equals(lane0)).toList());
+        pipeline.poll();
+        assertThat(target.committedLsns()).containsExactly("0/100", "0/200");
+        laneTask.poll();
+        assertThat(laneTask.backlogged()).isEmpty();
+    }
+
+    @Test
     void aPartitionRevokedWhileItsBarrierWaitsIsReadAgainByItsNextOwner() {
         Barriers b = lanes(opens(0x100, 1, 9, "1"));
         pipeline.accept(new Feed().inputs(b.closing()));

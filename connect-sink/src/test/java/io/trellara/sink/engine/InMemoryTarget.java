@@ -236,6 +236,25 @@ class InMemoryTarget implements Target {
     }
 
     @Override
+    public Map<StagedLane, Long> stagedBehindOldest() {
+        Map<String, Lsn> oldest = new HashMap<>();
+        for (StagedChunk c : staged.values()) {
+            if (c.partitioned()) {
+                oldest.merge(c.sourceId() + '/' + c.datasetId(), Lsn.parse(c.commitLsn()),
+                        (a, b) -> a.compareTo(b) <= 0 ? a : b);
+            }
+        }
+        Map<StagedLane, Long> out = new HashMap<>();
+        for (StagedChunk c : staged.values()) {
+            if (c.partitioned() && Lsn.parse(c.commitLsn()).compareTo(oldest.get(c.sourceId() + '/' + c.datasetId())) > 0) {
+                out.merge(new StagedLane(c.sourceId(), c.datasetId(), c.partitionId()), (long) c.payload().length,
+                        Long::sum);
+            }
+        }
+        return out;
+    }
+
+    @Override
     public Map<TopicPartitionKey, Long> recordedPositions() {
         return Map.copyOf(progress);
     }
