@@ -1,5 +1,6 @@
 package io.trellara.sink.engine;
 
+import io.trellara.protocol.SchemaVersions;
 import io.trellara.protocol.v1.ManifestBoundaryMode;
 import io.trellara.protocol.v1.PartitionChunk;
 import io.trellara.protocol.v1.SchemaVersion;
@@ -48,6 +49,11 @@ final class WholeBarrier {
             last = lastOrder(c);
             for (SchemaVersion s : c.getSchemaVersionsList()) {
                 if (schemas.add(s)) {
+                    if (SchemaVersions.count(s.getRelation(), e.getSchemaVersionsList()) > 0) {
+                        // two versions of one relation (a DDL inside the transaction): a change that names no
+                        // fingerprint is unambiguous only in its own chunk, so let the staged path apply by chunk
+                        return null;
+                    }
                     e.addSchemaVersions(s);
                 }
             }
