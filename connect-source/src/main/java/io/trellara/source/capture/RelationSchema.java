@@ -1,6 +1,5 @@
 package io.trellara.source.capture;
 
-import com.google.protobuf.ByteString;
 import io.trellara.protocol.SchemaFingerprint;
 import io.trellara.protocol.SchemaVersions;
 import io.trellara.protocol.v1.ColumnDefinition;
@@ -26,20 +25,16 @@ public final class RelationSchema {
   /** One column, as the Relation message described it (row images carry only its state and value). */
   public static final class Column {
     final String name;
-    final ByteString nameBytes;
     final long typeOid;
     final int typeModifier;
     final String typeName;
-    final ByteString typeNameBytes;
     final boolean key;
 
     Column(String name, long typeOid, int typeModifier, String typeName, boolean key) {
       this.name = name;
-      this.nameBytes = ByteString.copyFromUtf8(name);
       this.typeOid = typeOid;
       this.typeModifier = typeModifier;
       this.typeName = typeName;
-      this.typeNameBytes = ByteString.copyFromUtf8(typeName);
       this.key = key;
     }
 
@@ -85,8 +80,8 @@ public final class RelationSchema {
     this.columns = columns;
     SchemaVersion.Builder sv = SchemaVersion.newBuilder().setRelation(relationId);
     for (Column c : columns) {
-      sv.addColumns(ColumnDefinition.newBuilder().setNameBytes(c.nameBytes).setTypeOid((int) c.typeOid)
-          .setTypeNameBytes(c.typeNameBytes).setTypeModifier(c.typeModifier).setKey(c.key));
+      sv.addColumns(ColumnDefinition.newBuilder().setName(c.name).setTypeOid((int) c.typeOid)
+          .setTypeName(c.typeName).setTypeModifier(c.typeModifier).setKey(c.key));
     }
     this.schemaVersion = sv.setFingerprint(SchemaFingerprint.of(sv)).build();
     this.keyPositions = SchemaVersions.keyPositions(schemaVersion);
@@ -175,10 +170,6 @@ public final class RelationSchema {
   /** A shared one-element array holding this schema (never modified), for per-change references. */
   RelationSchema[] asSingletonArray() {
     return single;
-  }
-
-  Column[] columnArray() {
-    return columns;
   }
 
   @Override

@@ -91,6 +91,31 @@ public final class SampleTransactions {
         return b.build();
     }
 
+    /**
+     * A transaction whose DDL changes the relation between its changes: an insert of the 5-column orders, ALTER
+     * TABLE ... ADD COLUMN channel, an insert of the 6-column orders. The envelope carries both schema versions,
+     * and each change names the one its row image follows.
+     */
+    public static TransactionEnvelope envelopeWithSchemaChange() {
+        SchemaVersion widened = withFingerprint(ORDERS_SCHEMA.toBuilder()
+                .addColumns(column("channel", 25, "text", -1, false)));
+        TransactionEnvelope.Builder b = envelope(1, false).toBuilder().addSchemaVersions(widened);
+        b.setChanges(0, b.getChanges(0).toBuilder().setSchemaFingerprint(ORDERS_SCHEMA.getFingerprint()));
+        b.addDdlEvents(DdlEvent.newBuilder().setTransactionId(b.getTransactionId()).setTotalOrder(2)
+                .setCommandTag("ALTER TABLE").setObjectType("table").setObjectIdentity("public.orders")
+                .setSchemaName("public").setStatement("ALTER TABLE orders ADD COLUMN channel text")
+                .setSearchPath("\"$user\", public"));
+        RowImage after = RowImage.newBuilder()
+                .addColumns(value(COLUMNS[0], "2")).addColumns(value(COLUMNS[1], "customer-2"))
+                .addColumns(value(COLUMNS[2], "14.02")).addColumns(value(COLUMNS[3], "2026-11-29 10:15:12.123456+00"))
+                .addColumns(nullValue(COLUMNS[4])).addColumns(ColumnValue.newBuilder()
+                        .setState(ColumnState.COLUMN_STATE_VALUE).setText("web"))
+                .build();
+        b.addChanges(change(b, 3, 2, Operation.OPERATION_INSERT, null, after).toBuilder()
+                .setSchemaFingerprint(widened.getFingerprint()));
+        return b.build();
+    }
+
     private static ChangeRecord change(TransactionEnvelope.Builder tx, long totalOrder, long tableOrder,
                                        Operation op, RowImage before, RowImage after) {
         ChangeRecord.Builder c = ChangeRecord.newBuilder().setTransactionId(tx.getTransactionId())

@@ -9,7 +9,6 @@ import io.trellara.protocol.codec.EncodedMessage;
 import io.trellara.protocol.codec.TrellaraCodec;
 import io.trellara.protocol.sample.SampleTransactions;
 import io.trellara.protocol.v1.ChangeRecord;
-import io.trellara.protocol.v1.ColumnDefinition;
 import io.trellara.protocol.v1.ColumnState;
 import io.trellara.protocol.v1.ManifestBoundaryMode;
 import io.trellara.protocol.v1.ManifestPartition;
@@ -55,6 +54,9 @@ public final class ConformanceVectors {
                 + " an update with an unchanged-TOAST column, a delete", List.of(part(TrellaraCodec.encode(TX)))));
         v.add(new Vector("valid-envelope-single-insert", null, "the smallest strict transaction",
                 List.of(part(TrellaraCodec.encode(SampleTransactions.envelope(1, false))))));
+        v.add(new Vector("valid-envelope-schema-change", null, "an insert, ALTER TABLE ... ADD COLUMN, an insert of"
+                + " the widened table: two schema versions of one relation, each change naming its own by"
+                + " schema_fingerprint", List.of(part(TrellaraCodec.encode(SampleTransactions.envelopeWithSchemaChange())))));
         ChunkedBarrier.Barrier b = ChunkedBarrier.strictChunked(TX, 3);
         v.add(new Vector("valid-strict-chunked", null, "the same transaction as 3 chunks of at most 3 events,"
                 + " its manifest and commit marker", parts(b.inOrder())));
@@ -125,11 +127,11 @@ public final class ConformanceVectors {
                                 .getColumns(1))).build())));
         v.add(env("schema-version-missing", SCHEMA_VERSION_MISSING, "no schema_versions entry",
                 b -> b.clearSchemaVersions()));
-        v.add(env("schema-version-ambiguous", SCHEMA_VERSION_MISSING,
-                "two schema versions of the relation and the changes name none in schema_fingerprint",
-                b -> b.addSchemaVersions(withFingerprint(b.getSchemaVersions(0).toBuilder().addColumns(
-                        ColumnDefinition.newBuilder().setName("channel").setTypeOid(25).setTypeName("text")
-                                .setTypeModifier(-1))))));
+        TransactionEnvelope schemaChange = SampleTransactions.envelopeWithSchemaChange();
+        v.add(new Vector("schema-version-ambiguous", SCHEMA_VERSION_MISSING,
+                "two schema versions of the relation and the first change names none in schema_fingerprint",
+                List.of(part(TrellaraCodec.encodeWithoutValidation(schemaChange.toBuilder().setChanges(0,
+                        schemaChange.getChanges(0).toBuilder().clearSchemaFingerprint()).build())))));
         v.add(env("schema-version-unknown-fingerprint", SCHEMA_VERSION_MISSING,
                 "a change names a schema_fingerprint no schema version of its relation has",
                 b -> b.setChanges(0, b.getChanges(0).toBuilder().setSchemaFingerprint("0123456789abcdef"))));
