@@ -6,15 +6,23 @@ import com.google.protobuf.util.JsonFormat;
 import io.trellara.protocol.BoundaryVocabulary;
 import io.trellara.protocol.EventCounts;
 import io.trellara.protocol.MessageKind;
+import io.trellara.protocol.SchemaVersions;
 import io.trellara.protocol.codec.Checksums;
 import io.trellara.protocol.codec.KindDetector;
 import io.trellara.protocol.codec.TrellaraCodec;
+import io.trellara.protocol.v1.ChangeRecord;
+import io.trellara.protocol.v1.ColumnState;
+import io.trellara.protocol.v1.ColumnValue;
 import io.trellara.protocol.v1.ManifestBoundaryMode;
 import io.trellara.protocol.v1.PartitionChunk;
+import io.trellara.protocol.v1.RowImage;
+import io.trellara.protocol.v1.SchemaVersion;
 import io.trellara.protocol.v1.TransactionCommitMarker;
 import io.trellara.protocol.v1.TransactionEnvelope;
 import io.trellara.protocol.v1.TransactionManifest;
 import io.trellara.protocol.validation.ProtocolViolationException;
+import java.util.ArrayList;
+import java.util.List;
 
 /** The verdict on one message's bytes, rendered as one JSON object. */
 record MessageReport(String source, MessageKind kind, Message message, ProtocolViolationException violation) {
@@ -66,6 +74,10 @@ record MessageReport(String source, MessageKind kind, Message message, ProtocolV
                     .append(", \"checksum\": ").append(Json.quote(Checksums.hex(checksumOf(message))));
             if (withBody) {
                 sb.append(", \"message\": ").append(body(message));
+                List<SchemaVersion> schemas = schemaVersions(message);
+                if (schemas != null) {
+                    sb.append(", \"rows\": ").append(rows(changes(message), schemas));
+                }
             }
         } else {
             sb.append(", \"rule\": ").append(Json.quote(violation.rule().name()))
@@ -78,6 +90,77 @@ record MessageReport(String source, MessageKind kind, Message message, ProtocolV
 
     private static long checksumOf(Message m) {
         return (Long) m.getField(m.getDescriptorForType().findFieldByNumber(MessageKind.of(m).checksumTag()));
+    }
+
+    private static List<SchemaVersion> schemaVersions(Message m) {
+        if (m instanceof TransactionEnvelope e) {
+            return e.getSchemaVersionsList();
+        }
+        return m instanceof PartitionChunk c ? c.getSchemaVersionsList() : null;
+    }
+
+    private static List<ChangeRecord> changes(Message m) {
+        return m instanceof TransactionEnvelope e ? e.getChangesList() : ((PartitionChunk) m).getChangesList();
+    }
+
+    /**
+     * The row images by column name: row images are positional, the names are their schema version's. Per change:
+     * {@code {"total_order": n, "relation": "s.t", "before": {...}, "after": {...}}}, an image as
+     * {@code {"column": "text" | null, ...}} (binary values as {@code "\\x<hex>"}) with the columns the source did
+     * not send (unchanged TOAST, non-key columns of a key-only old image) listed under {@code "(not sent)"}.
+     */
+    static String rows(List<ChangeRecord> changes, List<SchemaVersion> schemas) {
+        StringBuilder sb = new StringBuilder("[");
+        for (int i = 0; i < changes.size(); i++) {
+            ChangeRecord c = changes.get(i);
+            sb.append(i == 0 ? "" : ", ").append("{\"total_order\": ").append(Long.toUnsignedString(c.getTotalOrder()))
+                    .append(", \"relation\": ").append(Json.quote(c.getRelation().getSchema() + "."
+                            + c.getRelation().getTable()));
+            SchemaVersion v = SchemaVersions.of(c, schemas);
+            if (v != null) {
+                if (c.hasBefore()) {
+                    sb.append(", \"before\": ");
+                    image(sb, c.getBefore(), v);
+                }
+                if (c.hasAfter()) {
+                    sb.append(", \"after\": ");
+                    image(sb, c.getAfter(), v);
+                }
+            }
+            sb.append('}');
+        }
+        return sb.append(']').toString();
+    }
+
+    private static void image(StringBuilder sb, RowImage image, SchemaVersion v) {
+        sb.append('{');
+        List<String> notSent = new ArrayList<>();
+        boolean first = true;
+        for (int i = 0; i < image.getColumnsCount() && i < v.getColumnsCount(); i++) {
+            ColumnValue value = image.getColumns(i);
+            String name = v.getColumns(i).getName();
+            if (value.getState() == ColumnState.COLUMN_STATE_UNCHANGED_TOAST) {
+                notSent.add(name);
+                continue;
+            }
+            sb.append(first ? "" : ", ").append(Json.quote(name)).append(": ");
+            first = false;
+            if (value.getState() != ColumnState.COLUMN_STATE_VALUE) {
+                sb.append("null");
+            } else if (value.getText().isEmpty() && !value.getBinary().isEmpty()) {
+                sb.append(Json.quote("\\x" + java.util.HexFormat.of().formatHex(value.getBinary().toByteArray())));
+            } else {
+                sb.append(Json.quote(value.getText()));
+            }
+        }
+        if (!notSent.isEmpty()) {
+            sb.append(first ? "" : ", ").append("\"(not sent)\": [");
+            for (int i = 0; i < notSent.size(); i++) {
+                sb.append(i == 0 ? "" : ", ").append(Json.quote(notSent.get(i)));
+            }
+            sb.append(']');
+        }
+        sb.append('}');
     }
 
     private static String body(Message m) {

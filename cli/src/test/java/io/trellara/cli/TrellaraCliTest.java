@@ -44,6 +44,16 @@ class TrellaraCliTest {
     }
 
     @Test
+    void inspectRendersPositionalRowImagesByTheSchemaVersionsColumnNames() {
+        String out = run("inspect", KIT.resolve("valid-envelope").toString()).out();
+        assertThat(out).contains("{\"total_order\": 1, \"relation\": \"public.orders\", \"after\": {\"id\": \"1\","
+                + " \"customer\": \"customer-1\", \"amount\": \"7.01\"");
+        assertThat(out).as("the update leaves the TOASTed note unchanged").contains("\"(not sent)\": [\"note\"]");
+        assertThat(out).as("the delete's key-only old image").contains("\"before\": {\"id\": \"2\", \"(not sent)\":"
+                + " [\"customer\", \"amount\", \"placed_at\", \"note\"]}");
+    }
+
+    @Test
     void verifyNamesTheRuleAndExitsNonZero() {
         Result r = run("verify", KIT.resolve("checksum-envelope").toString());
         assertThat(r.status()).isEqualTo(1);

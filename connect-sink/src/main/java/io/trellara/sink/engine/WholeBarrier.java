@@ -1,5 +1,6 @@
 package io.trellara.sink.engine;
 
+import io.trellara.protocol.SchemaVersions;
 import io.trellara.protocol.v1.ChangeRecord;
 import io.trellara.protocol.v1.DdlEvent;
 import io.trellara.protocol.v1.ManifestBoundaryMode;
@@ -40,10 +41,8 @@ final class WholeBarrier {
                 return null; // not in order as published: let the staged path merge it
             }
             last = lastOrder(c);
-            for (SchemaVersion s : c.getSchemaVersionsList()) {
-                if (schemas.add(s)) {
-                    e.addSchemaVersions(s);
-                }
+            if (!addSchemas(e, schemas, c)) {
+                return null;
             }
             e.addAllChanges(c.getChangesList()).addAllDdlEvents(c.getDdlEventsList());
         }
@@ -64,10 +63,8 @@ final class WholeBarrier {
         List<ChangeRecord> changes = new ArrayList<>();
         List<DdlEvent> ddl = new ArrayList<>();
         for (PartitionChunk c : chunks) {
-            for (SchemaVersion s : c.getSchemaVersionsList()) {
-                if (schemas.add(s)) {
-                    e.addSchemaVersions(s);
-                }
+            if (!addSchemas(e, schemas, c)) {
+                return null;
             }
             changes.addAll(c.getChangesList());
             ddl.addAll(c.getDdlEventsList());
@@ -75,6 +72,23 @@ final class WholeBarrier {
         changes.sort((a, b) -> Long.compareUnsigned(a.getTotalOrder(), b.getTotalOrder()));
         ddl.sort((a, b) -> Long.compareUnsigned(a.getTotalOrder(), b.getTotalOrder()));
         return e.addAllChanges(changes).addAllDdlEvents(ddl).build();
+    }
+
+    /**
+     * Adds the chunk's schema versions the envelope lacks; false when one is a second version of a relation (a DDL
+     * inside the transaction): a change that names no fingerprint is unambiguous only in its own chunk, so the
+     * staged path applies it chunk by chunk.
+     */
+    private static boolean addSchemas(TransactionEnvelope.Builder e, Set<SchemaVersion> schemas, PartitionChunk c) {
+        for (SchemaVersion s : c.getSchemaVersionsList()) {
+            if (schemas.add(s)) {
+                if (SchemaVersions.count(s.getRelation(), e.getSchemaVersionsList()) > 0) {
+                    return false;
+                }
+                e.addSchemaVersions(s);
+            }
+        }
+        return true;
     }
 
     /** The whole barrier verifies in memory, in {@code mode}; false sends it the staged way, which names the rule. */

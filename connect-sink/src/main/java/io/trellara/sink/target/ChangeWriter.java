@@ -4,6 +4,7 @@ import io.trellara.sink.engine.ApplyException;
 import io.trellara.sink.engine.ApplyOptions;
 import io.trellara.sink.engine.InsertConflictPolicy;
 import io.trellara.sink.engine.MissingRowPolicy;
+import io.trellara.protocol.SchemaVersions;
 import io.trellara.protocol.v1.ChangeRecord;
 import io.trellara.protocol.v1.ColumnState;
 import io.trellara.protocol.v1.ColumnValue;
@@ -65,6 +66,7 @@ final class ChangeWriter {
     private QualifiedName lastTarget;
     private List<SchemaVersion> lastSchemas;
     private SchemaVersion lastVersion;
+    private String lastFingerprint;
 
     long inserted;
     long updated;
@@ -149,7 +151,7 @@ final class ChangeWriter {
             return;
         }
         QualifiedName target = target(c.getRelation(), c.getIdempotencyKey());
-        SchemaVersion version = versionOf(c.getRelation(), schemas);
+        SchemaVersion version = versionOf(c, schemas);
         if (shape != null && shape.target.equals(target) && sameVersion(version, shapeVersion) && shape.matches(c)) {
             if (run.size() >= MAX_RUN_ROWS || runBytes >= MAX_RUN_BYTES) {
                 RowShape same = shape;
@@ -163,9 +165,19 @@ final class ChangeWriter {
         }
         flush();
         TargetTable table = prepared(target, version, c.getIdempotencyKey());
-        shape = RowShape.of(c, table);
+        shape = RowShape.of(c, layout(table, version, c.getIdempotencyKey()));
         shapeVersion = version;
         add(c);
+    }
+
+    /** How {@code version}'s positional rows map onto {@code table}: computed once per version and description. */
+    private RowLayout layout(TargetTable table, SchemaVersion version, String eventKey) {
+        RowLayout cached = session.layouts.get(table.name());
+        RowLayout layout = RowLayout.of(cached, version, table, table.name().quoted(), eventKey);
+        if (layout != cached) {
+            session.layouts.put(table.name(), layout);
+        }
+        return layout;
     }
 
     /** The same schema version: usually the very same message (one per envelope or chunk), else equal fingerprints. */
@@ -184,16 +196,31 @@ final class ChangeWriter {
         return t;
     }
 
-    /** The schema version of {@code relation} among {@code schemas} (the last lookup is remembered). */
-    private SchemaVersion versionOf(RelationId relation, List<SchemaVersion> schemas) {
-        if (schemas == lastSchemas && lastVersion != null && lastVersion.getRelation().equals(relation)) {
+    /**
+     * The schema version {@code c}'s row images follow ({@link SchemaVersions#of}; the last lookup is remembered:
+     * changes of one relation cluster). Row images are positional, so a change without one cannot be written.
+     */
+    private SchemaVersion versionOf(ChangeRecord c, List<SchemaVersion> schemas) {
+        if (schemas == lastSchemas && lastVersion != null && c.getSchemaFingerprint().equals(lastFingerprint)
+                && SchemaVersions.describes(lastVersion, c.getRelation())) {
             return lastVersion;
         }
+        SchemaVersion v = SchemaVersions.of(c, schemas);
+        if (v == null) {
+            throw new ApplyException(ApplyException.Reason.UNSUPPORTED_CHANGE, c.getRelation().getSchema() + "."
+                    + c.getRelation().getTable(), c.getIdempotencyKey(), SchemaVersions.whyMissing(c, schemas)
+                    + "; its row images cannot be mapped to columns");
+        }
+        lastSchemas = schemas;
+        lastVersion = v;
+        lastFingerprint = c.getSchemaFingerprint();
+        return v;
+    }
+
+    /** Any schema version of {@code relation} (a truncate needs one only to create a missing table). */
+    private static SchemaVersion anyVersionOf(RelationId relation, List<SchemaVersion> schemas) {
         for (SchemaVersion v : schemas) {
-            RelationId r = v.getRelation();
-            if (r.getTable().equals(relation.getTable()) && r.getSchema().equals(relation.getSchema())) {
-                lastSchemas = schemas;
-                lastVersion = v;
+            if (SchemaVersions.describes(v, relation)) {
                 return v;
             }
         }
@@ -376,7 +403,7 @@ final class ChangeWriter {
         StringBuilder b = new StringBuilder(shape.fullIdentity ? "old row " : "key ");
         for (int k = 0; k < shape.keyIndex.length; k++) {
             ColumnValue v = keyImage.getColumns(shape.keyIndex[k]);
-            b.append(k == 0 ? "" : ", ").append(v.getName()).append('=')
+            b.append(k == 0 ? "" : ", ").append(shape.keyColumns[k]).append('=')
                     .append(v.getState() == ColumnState.COLUMN_STATE_NULL ? "NULL" : v.getText());
         }
         return b.toString();
@@ -404,7 +431,7 @@ final class ChangeWriter {
         List<QualifiedName> targets = new ArrayList<>(relations.size());
         for (RelationId r : relations) {
             QualifiedName t = mapper.target(r, c.getIdempotencyKey());
-            tables.ensure(t, versionOf(r, schemas), c.getIdempotencyKey());
+            tables.ensure(t, anyVersionOf(r, schemas), c.getIdempotencyKey());
             targets.add(t);
         }
         StringBuilder sql = new StringBuilder("TRUNCATE TABLE ");

@@ -22,6 +22,8 @@ final class TargetSession implements AutoCloseable {
     final Map<QualifiedName, TargetTable> tables = new HashMap<>();
     /** Per target table, the fingerprint of the schema version its rows were last prepared for. */
     final Map<QualifiedName, String> preparedFingerprints = new HashMap<>();
+    /** Per target table, how the positional rows of the schema version last written map onto it. */
+    final Map<QualifiedName, RowLayout> layouts = new HashMap<>();
     private final LinkedHashMap<String, PreparedStatement> statements = new LinkedHashMap<>(64, 0.75f, true) {
         @Override
         protected boolean removeEldestEntry(Map.Entry<String, PreparedStatement> eldest) {
@@ -107,12 +109,14 @@ final class TargetSession implements AutoCloseable {
         statements.clear();
         tables.remove(target);
         preparedFingerprints.remove(target);
+        layouts.remove(target);
     }
 
     /** After a rollback: a table created or altered by the rolled-back transaction is as it was. */
     void forgetTables() {
         tables.clear();
         preparedFingerprints.clear();
+        layouts.clear();
     }
 
     boolean rollbackQuietly() {

@@ -129,8 +129,8 @@ class IdentifierSafetyTest {
     @Test
     void failsClosedOnAMissingTargetTableUnlessCreationIsEnabled() {
         RelationId fresh = rel("newschema", "fresh");
-        Tx t = tx(0x10).insert(fresh, key("id", "bigint", "1"), val("amount", "numeric(12,2)", "3.50").toBuilder()
-                        .setTypeModifier((12 << 16 | 2) + 4).build(),
+        Tx t = tx(0x10).insert(fresh, key("id", "bigint", "1"), val("amount", "numeric(12,2)", "3.50")
+                        .typeModifier((12 << 16 | 2) + 4),
                 val("tags", "text[]", "{a,b}"), val("at", "timestamp with time zone", "2026-01-01 00:00:00+00"));
         try (TransactionApplier a = applier(RelationMapper.identity())) {
             assertThatThrownBy(() -> a.apply(t.source())).hasMessageContaining("MISSING_TARGET_TABLE")

@@ -155,10 +155,9 @@ public final class LargeBarrierMemoryCheck {
                 .setReplicaIdentity(ReplicaIdentity.REPLICA_IDENTITY_DEFAULT)
                 .setIdempotencyKey(EventKey.of(source, lsn, tx, order))
                 .setAfter(RowImage.newBuilder()
-                        .addColumns(ColumnValue.newBuilder().setName("id").setTypeName("bigint").setTypeModifier(-1)
-                                .setKey(true).setState(ColumnState.COLUMN_STATE_VALUE).setText(Long.toString(id)))
-                        .addColumns(ColumnValue.newBuilder().setName("body").setTypeName("text").setTypeModifier(-1)
-                                .setState(ColumnState.COLUMN_STATE_VALUE).setText(FILLER)))
+                        .addColumns(ColumnValue.newBuilder().setState(ColumnState.COLUMN_STATE_VALUE)
+                                .setText(Long.toString(id)))
+                        .addColumns(ColumnValue.newBuilder().setState(ColumnState.COLUMN_STATE_VALUE).setText(FILLER)))
                 .build();
     }
 

@@ -18,13 +18,39 @@ import io.trellara.protocol.v1.RowImage;
 import io.trellara.protocol.v1.SchemaVersion;
 import io.trellara.protocol.v1.TransactionEnvelope;
 import io.trellara.protocol.v1.TruncateSpec;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
-/** Test builder of valid envelopes: schema versions are derived from the row images. */
+/**
+ * Test builder of valid envelopes, written by column name: each relation's schema version is the union of the
+ * columns its changes name (in order of first mention, key flag and type from the first mention), and every row
+ * image is laid out positionally against it, a column an image does not name being not sent (unchanged-TOAST).
+ * After a DDL event, a change that names a new column starts a new schema version of its relation (as a source
+ * does after ALTER TABLE ... ADD COLUMN); the changes of a relation with several versions name theirs.
+ */
 public final class Tx {
+    /** One named column of a row image, as a test writes it. */
+    public record Col(String name, String type, int typeModifier, boolean key, ColumnValue value) {
+        public Col typeModifier(int typmod) {
+            return new Col(name, type, typmod, key, value);
+        }
+    }
+
+    private record Pending(ChangeRecord.Builder change, Map<String, ColumnDefinition> version, Col[] before,
+                           Col[] after) {
+    }
+
+    private static final ColumnValue NOT_SENT = ColumnValue.newBuilder()
+            .setState(ColumnState.COLUMN_STATE_UNCHANGED_TOAST).build();
+
     private final TransactionEnvelope.Builder b;
-    private final Map<RelationId, Map<String, ColumnDefinition>> schemas = new LinkedHashMap<>();
+    /** Per relation, its schema versions in order, each as column name to definition. */
+    private final Map<RelationId, List<Map<String, ColumnDefinition>>> schemas = new LinkedHashMap<>();
+    /** Relations whose current version a DDL event closed. */
+    private final java.util.Set<RelationId> closed = new java.util.HashSet<>();
+    private final List<Pending> changes = new ArrayList<>();
     private long order;
     private ReplicaIdentity identity = ReplicaIdentity.REPLICA_IDENTITY_DEFAULT;
 
@@ -46,22 +72,24 @@ public final class Tx {
         return RelationId.newBuilder().setSchema(schema).setTable(table).build();
     }
 
-    public static ColumnValue key(String name, String type, String text) {
-        return col(name, type, text, true);
+    public static Col key(String name, String type, String text) {
+        return new Col(name, type, -1, true, value(text));
     }
 
-    public static ColumnValue val(String name, String type, String text) {
-        return col(name, type, text, false);
+    public static Col val(String name, String type, String text) {
+        return new Col(name, type, -1, false, value(text));
     }
 
-    public static ColumnValue nul(String name, String type) {
-        return ColumnValue.newBuilder().setName(name).setTypeName(type).setTypeModifier(-1)
-                .setState(ColumnState.COLUMN_STATE_NULL).build();
+    public static Col nul(String name, String type) {
+        return new Col(name, type, -1, false, ColumnValue.newBuilder().setState(ColumnState.COLUMN_STATE_NULL).build());
     }
 
-    public static ColumnValue toast(String name, String type) {
-        return ColumnValue.newBuilder().setName(name).setTypeName(type).setTypeModifier(-1)
-                .setState(ColumnState.COLUMN_STATE_UNCHANGED_TOAST).build();
+    public static Col toast(String name, String type) {
+        return new Col(name, type, -1, false, NOT_SENT);
+    }
+
+    private static ColumnValue value(String text) {
+        return ColumnValue.newBuilder().setState(ColumnState.COLUMN_STATE_VALUE).setText(text).build();
     }
 
     /** Built-in type OIDs of the types tests use (the fingerprint covers the OID, not the name). */
@@ -69,14 +97,9 @@ public final class Tx {
             "numeric", 1700, "text[]", 1009, "timestamp with time zone", 1184, "jsonb", 3802, "uuid", 2950,
             "bytea", 17);
 
-    private static ColumnValue col(String name, String type, String text, boolean key) {
-        return ColumnValue.newBuilder().setName(name).setTypeName(type).setTypeOid(OIDS.getOrDefault(type, 0))
-                .setTypeModifier(-1).setKey(key)
-                .setState(ColumnState.COLUMN_STATE_VALUE).setText(text).build();
-    }
-
-    public static RowImage row(ColumnValue... cols) {
-        return RowImage.newBuilder().addAllColumns(java.util.List.of(cols)).build();
+    /** An old image (an update's before), by name. */
+    public static Col[] row(Col... cols) {
+        return cols;
     }
 
     /** Another flow (dataset) of the same source. */
@@ -90,26 +113,26 @@ public final class Tx {
         return this;
     }
 
-    public Tx insert(RelationId rel, ColumnValue... cols) {
-        return change(rel, Operation.OPERATION_INSERT, null, row(cols));
+    public Tx insert(RelationId rel, Col... cols) {
+        return change(rel, Operation.OPERATION_INSERT, null, cols);
     }
 
-    public Tx update(RelationId rel, RowImage before, ColumnValue... after) {
-        return change(rel, Operation.OPERATION_UPDATE, before, row(after));
+    public Tx update(RelationId rel, Col[] before, Col... after) {
+        return change(rel, Operation.OPERATION_UPDATE, before, after);
     }
 
-    public Tx delete(RelationId rel, ColumnValue... before) {
-        return change(rel, Operation.OPERATION_DELETE, row(before), null);
+    public Tx delete(RelationId rel, Col... before) {
+        return change(rel, Operation.OPERATION_DELETE, before, null);
     }
 
     public Tx truncate(boolean cascade, boolean restartIdentity, RelationId... rels) {
         for (RelationId r : rels) {
-            schemas.computeIfAbsent(r, k -> new LinkedHashMap<>());
+            current(r);
         }
         ChangeRecord.Builder c = base(rels[0], Operation.OPERATION_TRUNCATE)
                 .setTruncate(TruncateSpec.newBuilder().addAllRelations(java.util.List.of(rels)).setCascade(cascade)
                         .setRestartIdentity(restartIdentity));
-        b.addChanges(c);
+        changes.add(new Pending(c, current(rels[0]), null, null));
         return this;
     }
 
@@ -117,29 +140,39 @@ public final class Tx {
         b.addDdlEvents(DdlEvent.newBuilder().setTransactionId(b.getTransactionId()).setTotalOrder(++order)
                 .setCommandTag("ALTER TABLE").setObjectType("table").setObjectIdentity(objectIdentity)
                 .setSchemaName("public").setStatement(statement).setSearchPath("\"$user\", public"));
+        closed.addAll(schemas.keySet());
         return this;
     }
 
-    private Tx change(RelationId rel, Operation op, RowImage before, RowImage after) {
-        ChangeRecord.Builder c = base(rel, op);
-        Map<String, ColumnDefinition> cols = schemas.computeIfAbsent(rel, k -> new LinkedHashMap<>());
-        for (RowImage img : new RowImage[] {before, after}) {
-            if (img == null) {
-                continue;
-            }
-            for (ColumnValue v : img.getColumnsList()) {
-                cols.putIfAbsent(v.getName(), ColumnDefinition.newBuilder().setName(v.getName())
-                        .setTypeName(v.getTypeName()).setTypeOid(v.getTypeOid()).setTypeModifier(v.getTypeModifier()).setKey(v.getKey()).build());
+    private Tx change(RelationId rel, Operation op, Col[] before, Col[] after) {
+        Map<String, ColumnDefinition> cols = current(rel);
+        boolean names = false;
+        for (Col[] img : new Col[][] {before, after}) {
+            for (Col v : img == null ? new Col[0] : img) {
+                names |= !cols.containsKey(v.name());
             }
         }
-        if (before != null) {
-            c.setBefore(before);
+        if (names && closed.remove(rel)) { // a new column after a DDL event: the relation's next version
+            cols = new LinkedHashMap<>(cols);
+            schemas.get(rel).add(cols);
         }
-        if (after != null) {
-            c.setAfter(after);
+        for (Col[] img : new Col[][] {before, after}) {
+            for (Col v : img == null ? new Col[0] : img) {
+                cols.putIfAbsent(v.name(), ColumnDefinition.newBuilder().setName(v.name()).setTypeName(v.type())
+                        .setTypeOid(OIDS.getOrDefault(v.type(), 0)).setTypeModifier(v.typeModifier()).setKey(v.key())
+                        .build());
+            }
         }
-        b.addChanges(c);
+        changes.add(new Pending(base(rel, op), cols, before, after));
         return this;
+    }
+
+    private Map<String, ColumnDefinition> current(RelationId rel) {
+        List<Map<String, ColumnDefinition>> versions = schemas.computeIfAbsent(rel, k -> new ArrayList<>());
+        if (versions.isEmpty()) {
+            versions.add(new LinkedHashMap<>());
+        }
+        return versions.get(versions.size() - 1);
     }
 
     private ChangeRecord.Builder base(RelationId rel, Operation op) {
@@ -149,6 +182,22 @@ public final class Tx {
                 .setIdempotencyKey(EventKey.of(b.getSourceId(), b.getCommitLsn(), b.getTransactionId(), o));
     }
 
+    /** {@code named} laid out positionally against the relation's columns; unnamed columns are not sent. */
+    private static RowImage positional(Map<String, ColumnDefinition> columns, Col[] named) {
+        RowImage.Builder image = RowImage.newBuilder();
+        for (String name : columns.keySet()) {
+            ColumnValue v = NOT_SENT;
+            for (Col c : named) {
+                if (c.name().equals(name)) {
+                    v = c.value();
+                    break;
+                }
+            }
+            image.addColumns(v);
+        }
+        return image.build();
+    }
+
     /** Validated and checksummed as a producer would; decoded as the sink would. */
     public TransactionEnvelope build() {
         return TrellaraCodec.decodeEnvelope(TrellaraCodec.encode(unvalidated()).bytes());
@@ -156,11 +205,26 @@ public final class Tx {
 
     /** For fail-closed tests of the applier's own checks (the validator would refuse earlier). */
     public TransactionEnvelope unvalidated() {
-        b.clearSchemaVersions();
-        schemas.forEach((rel, cols) -> {
+        b.clearSchemaVersions().clearChanges();
+        Map<Map<String, ColumnDefinition>, String> fingerprints = new java.util.IdentityHashMap<>();
+        schemas.forEach((rel, versions) -> versions.forEach(cols -> {
             SchemaVersion.Builder sv = SchemaVersion.newBuilder().setRelation(rel).addAllColumns(cols.values());
             b.addSchemaVersions(sv.setFingerprint(SchemaFingerprint.of(sv)));
-        });
+            fingerprints.put(cols, sv.getFingerprint());
+        }));
+        for (Pending p : changes) {
+            ChangeRecord.Builder c = p.change().clone();
+            if (schemas.get(c.getRelation()).size() > 1) {
+                c.setSchemaFingerprint(fingerprints.get(p.version()));
+            }
+            if (p.before() != null) {
+                c.setBefore(positional(p.version(), p.before()));
+            }
+            if (p.after() != null) {
+                c.setAfter(positional(p.version(), p.after()));
+            }
+            b.addChanges(c);
+        }
         return b.build();
     }
 

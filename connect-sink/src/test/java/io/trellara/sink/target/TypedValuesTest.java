@@ -8,7 +8,6 @@ import static io.trellara.sink.target.Tx.val;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.trellara.sink.engine.ApplyOptions;
-import io.trellara.protocol.v1.ColumnValue;
 import io.trellara.protocol.v1.RelationId;
 import java.util.ArrayList;
 import java.util.List;
@@ -49,13 +48,13 @@ class TypedValuesTest {
         pg.exec(ddl.append(')').toString());
     }
 
-    private static ColumnValue[] row(int id, String[] values) {
-        List<ColumnValue> cols = new ArrayList<>();
+    private static Tx.Col[] row(int id, String[] values) {
+        List<Tx.Col> cols = new ArrayList<>();
         cols.add(key("id", "integer", Integer.toString(id)));
         for (int i = 0; i < COLUMNS.length; i++) {
             cols.add(values == null ? nul(COLUMNS[i][0], COLUMNS[i][1]) : val(COLUMNS[i][0], COLUMNS[i][1], values[i]));
         }
-        return cols.toArray(ColumnValue[]::new);
+        return cols.toArray(Tx.Col[]::new);
     }
 
     private static void apply(Tx t, int copyThreshold) {

@@ -21,6 +21,7 @@ import io.trellara.source.pgoutput.PgOutputMessage.Update;
 import io.trellara.source.pgoutput.TupleData;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Turns the buffered change messages of one committed transaction into ChangeRecord and DdlEvent protobufs
@@ -28,10 +29,12 @@ import java.util.Map;
  * numbering total_order 1..N across both kinds and table_order per relation (partition_order stays 0:
  * strict mode). One instance per pass over a transaction; it reuses its protobuf builders.
  *
- * <p>Row images: every column carries name, type OID, type name, typmod, key flag and a state: NULL for
- * 'n', UNCHANGED_TOAST for 'u' (never null), VALUE with {@code text} for 't' (the server's UTF-8 bytes are
- * set as the field's bytes, no String is made) or {@code binary} for 'b'. Insert: after. Update: after, plus
- * before when an old tuple came (K: key columns only, O: the whole old row). Delete: before (K or O).
+ * <p>Row images are positional against the relation's schema version (one column per column, names and types
+ * only in the schema version): NULL for 'n', UNCHANGED_TOAST for 'u' (never null), VALUE with {@code text} for
+ * 't' (the server's UTF-8 bytes are set as the field's bytes, no String is made) or {@code binary} for 'b'.
+ * Insert: after. Update: after, plus before when an old tuple came (K: the key columns' values, every other
+ * column UNCHANGED_TOAST as not sent; O: the whole old row). Delete: before (K or O). A change names its schema
+ * version's fingerprint only when the transaction references several versions of its relation.
  * Update and delete fail closed ({@link CaptureException}, rule {@code missing_key_column}) when their
  * identifying image (before, else after) lacks a value for a key column, or the relation has no key column
  * and is not REPLICA IDENTITY FULL with an old row.
@@ -42,6 +45,12 @@ final class CapturedEventFactory {
   private final ByteString transactionIdBytes;
   private final String keyPrefix;
   private final String commitLsnText;
+  /** A column that is SQL NULL; and one whose value the source did not send (unchanged TOAST, or not a key). */
+  private static final ColumnValue NULL = ColumnValue.newBuilder().setState(ColumnState.COLUMN_STATE_NULL).build();
+  private static final ColumnValue NOT_SENT = ColumnValue.newBuilder()
+      .setState(ColumnState.COLUMN_STATE_UNCHANGED_TOAST).build();
+
+  private final Set<Long> severalVersions;
   private final ChangeRecord.Builder change = ChangeRecord.newBuilder();
   private final RowImage.Builder image = RowImage.newBuilder();
   private final ColumnValue.Builder value = ColumnValue.newBuilder();
@@ -53,8 +62,14 @@ final class CapturedEventFactory {
   private long[] lastTableOrder;
   private long totalOrder;
 
-  CapturedEventFactory(String sourceId, String transactionId, String commitLsnText, DdlFilter ddlFilter) {
+  /**
+   * @param severalVersions OIDs of the relations the transaction references more than one schema version of:
+   *                        their changes name theirs in schema_fingerprint (usually empty)
+   */
+  CapturedEventFactory(String sourceId, String transactionId, String commitLsnText, DdlFilter ddlFilter,
+      Set<Long> severalVersions) {
     this.ddlFilter = ddlFilter;
+    this.severalVersions = severalVersions;
     this.transactionId = transactionId;
     this.transactionIdBytes = ByteString.copyFromUtf8(transactionId);
     this.commitLsnText = commitLsnText;
@@ -93,7 +108,7 @@ final class CapturedEventFactory {
         TruncateSpec.Builder spec = TruncateSpec.newBuilder().setCascade(m.cascade())
             .setRestartIdentity(m.restartIdentity());
         for (RelationSchema r : relations) {
-          spec.addRelations(r.relationId());
+          spec.addRelations(r.changeRelation());
         }
         begin(relations[0], Operation.OPERATION_TRUNCATE).setTruncate(spec);
         sink.onTruncate(change.build(), relations);
@@ -115,8 +130,11 @@ final class CapturedEventFactory {
   private ChangeRecord.Builder begin(RelationSchema r, Operation op) {
     long order = ++totalOrder;
     change.clear();
+    if (!severalVersions.isEmpty() && severalVersions.contains(r.oid())) {
+      change.setSchemaFingerprint(r.fingerprint());
+    }
     return change.setTransactionIdBytes(transactionIdBytes).setTotalOrder(order).setTableOrder(nextTableOrder(r))
-        .setPartitionOrder(0).setRelation(r.relationId()).setOperation(op).setReplicaIdentity(r.replicaIdentity())
+        .setPartitionOrder(0).setRelation(r.changeRelation()).setOperation(op).setReplicaIdentity(r.replicaIdentity())
         .setIdempotencyKey(keyPrefix + order);
   }
 
@@ -128,21 +146,30 @@ final class CapturedEventFactory {
     return ++lastTableOrder[0];
   }
 
+  /**
+   * A positional row image: one column per column of the relation, each only its state and value (names and
+   * types travel once per message, in the schema version). A key-only old tuple ('K') marks its non-key columns
+   * NOT_SENT: pgoutput sends them as 'n', but they are absent, not NULL.
+   */
   private RowImage image(RelationSchema r, TupleData t, boolean keysOnly, long walStart) {
     requireShape(r, t, walStart);
     image.clear();
-    RelationSchema.Column[] columns = r.columnArray();
-    for (int i = 0; i < columns.length; i++) {
-      RelationSchema.Column col = columns[i];
-      if (keysOnly && !col.key) {
+    int[] keys = r.keyPositions();
+    int nextKey = 0;
+    for (int i = 0; i < t.columnCount(); i++) {
+      boolean key = nextKey < keys.length && keys[nextKey] == i;
+      if (key) {
+        nextKey++;
+      } else if (keysOnly) {
+        image.addColumns(NOT_SENT);
         continue;
       }
       switch (t.kindCode(i)) {
-        case 'n' -> image.addColumns(col.nullValue);
-        case 'u' -> image.addColumns(col.unchangedToast);
-        case 't' -> image.addColumns(col.base(value.clear()).setState(ColumnState.COLUMN_STATE_VALUE)
+        case 'n' -> image.addColumns(NULL);
+        case 'u' -> image.addColumns(NOT_SENT);
+        case 't' -> image.addColumns(value.clear().setState(ColumnState.COLUMN_STATE_VALUE)
             .setTextBytes(ByteString.copyFrom(t.value(i))).build());
-        case 'b' -> image.addColumns(col.base(value.clear()).setState(ColumnState.COLUMN_STATE_VALUE)
+        case 'b' -> image.addColumns(value.clear().setState(ColumnState.COLUMN_STATE_VALUE)
             .setBinary(ByteString.copyFrom(t.value(i))).build());
         default -> throw new IllegalStateException("tuple column kind " + t.kindCode(i));
       }
@@ -167,10 +194,10 @@ final class CapturedEventFactory {
       throw missingKey(r, null, "the relation has no key column and is not REPLICA IDENTITY FULL (" + op
           + " cannot identify its row)", walStart);
     }
-    for (int i = 0; i < r.columnCount(); i++) {
-      RelationSchema.Column col = r.column(i);
-      if (col.key && !identifying.hasValue(i)) {
-        throw missingKey(r, col.name, "key column '" + col.name + "' is "
+    for (int i : r.keyPositions()) {
+      if (!identifying.hasValue(i)) {
+        String name = r.column(i).name;
+        throw missingKey(r, name, "key column '" + name + "' is "
             + (identifying.isNull(i) ? "NULL" : "unchanged-TOAST (no value sent)") + " in the " + op
             + "'s identifying image", walStart);
       }

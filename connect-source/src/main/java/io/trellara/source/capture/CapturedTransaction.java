@@ -126,7 +126,7 @@ public final class CapturedTransaction {
       throw new IllegalStateException("transaction " + transactionId + " was released after its handler returned");
     }
     CapturedEventFactory factory = new CapturedEventFactory(identity.sourceId(), transactionId, commitLsnText,
-        ddlFilter);
+        ddlFilter, state.severalVersions);
     if (state.spilling()) {
       replaySpill(factory, sink);
     } else {

@@ -32,6 +32,10 @@ final class InFlightTransaction {
   private long[] lastCounts;
   long changeCount;
   long ddlCount;
+  /** OIDs of relations whose schema changed inside this transaction (several versions referenced). */
+  final Set<Long> severalVersions = new HashSet<>(2);
+  private final Map<Long, RelationSchema> versionByOid = new HashMap<>(4);
+  private RelationSchema lastReferenced;
   Path spillFile;
   LocalLogWriter spill;
   long spilledRecords;
@@ -44,6 +48,23 @@ final class InFlightTransaction {
 
   boolean spilling() {
     return spill != null;
+  }
+
+  /** Notes the schema versions a buffered change references (consecutive changes of one version cost a compare). */
+  void referenced(RelationSchema[] relations) {
+    if (relations == null) {
+      return;
+    }
+    for (RelationSchema r : relations) {
+      if (r == lastReferenced) {
+        continue;
+      }
+      RelationSchema previous = versionByOid.put(r.oid(), r);
+      if (previous != null && previous != r) {
+        severalVersions.add(r.oid());
+      }
+      lastReferenced = r;
+    }
   }
 
   void count(long subXid, boolean ddl) {

@@ -1,10 +1,8 @@
 package io.trellara.source.capture;
 
-import com.google.protobuf.ByteString;
 import io.trellara.protocol.SchemaFingerprint;
+import io.trellara.protocol.SchemaVersions;
 import io.trellara.protocol.v1.ColumnDefinition;
-import io.trellara.protocol.v1.ColumnState;
-import io.trellara.protocol.v1.ColumnValue;
 import io.trellara.protocol.v1.RelationId;
 import io.trellara.protocol.v1.ReplicaIdentity;
 import io.trellara.protocol.v1.SchemaVersion;
@@ -12,9 +10,10 @@ import java.util.List;
 
 /**
  * One relation as a Relation message described it, resolved once when the message arrived: names, replica
- * identity, columns with their type names, the protobuf pieces every row image reuses (names as cached
- * {@link ByteString}s, column values for the NULL and unchanged-TOAST states) and the {@link SchemaVersion}.
- * Immutable; a new Relation message that changes anything yields a new instance (a new schema version).
+ * identity, columns with their type names, the {@link SchemaVersion} (the only place the columns' names and
+ * types go on the wire: row images are positional against it), the relation as changes name it, and the key
+ * columns' positions. Immutable; a new Relation message that changes anything yields a new instance (a new
+ * schema version).
  *
  * <p><b>Key flags.</b> A column's key flag is pgoutput's "part of the replica identity" flag, except under
  * REPLICA IDENTITY FULL, where pgoutput flags every column: there the relation has no key columns and the
@@ -23,34 +22,20 @@ import java.util.List;
  */
 public final class RelationSchema {
 
-  /** One column, with the protobuf pieces row images reuse. */
+  /** One column, as the Relation message described it (row images carry only its state and value). */
   public static final class Column {
     final String name;
-    final ByteString nameBytes;
     final long typeOid;
     final int typeModifier;
     final String typeName;
-    final ByteString typeNameBytes;
     final boolean key;
-    final ColumnValue nullValue;
-    final ColumnValue unchangedToast;
 
     Column(String name, long typeOid, int typeModifier, String typeName, boolean key) {
       this.name = name;
-      this.nameBytes = ByteString.copyFromUtf8(name);
       this.typeOid = typeOid;
       this.typeModifier = typeModifier;
       this.typeName = typeName;
-      this.typeNameBytes = ByteString.copyFromUtf8(typeName);
       this.key = key;
-      this.nullValue = base(ColumnValue.newBuilder()).setState(ColumnState.COLUMN_STATE_NULL).build();
-      this.unchangedToast = base(ColumnValue.newBuilder()).setState(ColumnState.COLUMN_STATE_UNCHANGED_TOAST).build();
-    }
-
-    /** Sets name, type and key on a (cleared) builder. */
-    ColumnValue.Builder base(ColumnValue.Builder b) {
-      return b.setNameBytes(nameBytes).setTypeOid((int) typeOid).setTypeNameBytes(typeNameBytes)
-          .setTypeModifier(typeModifier).setKey(key);
     }
 
     public String name() {
@@ -77,9 +62,10 @@ public final class RelationSchema {
   private final int version;
   private final long oid;
   private final RelationId relationId;
+  private final RelationId changeRelation;
   private final ReplicaIdentity replicaIdentity;
   private final Column[] columns;
-  private final int keyColumnCount;
+  private final int[] keyPositions;
   private final SchemaVersion schemaVersion;
   private final String qualifiedName;
   private final RelationSchema[] single = {this};
@@ -89,19 +75,16 @@ public final class RelationSchema {
     this.version = version;
     this.oid = oid;
     this.relationId = RelationId.newBuilder().setSchema(schema).setTable(table).setSourceOid((int) oid).build();
+    this.changeRelation = RelationId.newBuilder().setSchema(schema).setTable(table).build();
     this.replicaIdentity = replicaIdentity;
     this.columns = columns;
-    int keys = 0;
     SchemaVersion.Builder sv = SchemaVersion.newBuilder().setRelation(relationId);
     for (Column c : columns) {
-      if (c.key) {
-        keys++;
-      }
-      sv.addColumns(ColumnDefinition.newBuilder().setNameBytes(c.nameBytes).setTypeOid((int) c.typeOid)
-          .setTypeNameBytes(c.typeNameBytes).setTypeModifier(c.typeModifier).setKey(c.key));
+      sv.addColumns(ColumnDefinition.newBuilder().setName(c.name).setTypeOid((int) c.typeOid)
+          .setTypeName(c.typeName).setTypeModifier(c.typeModifier).setKey(c.key));
     }
-    this.keyColumnCount = keys;
     this.schemaVersion = sv.setFingerprint(SchemaFingerprint.of(sv)).build();
+    this.keyPositions = SchemaVersions.keyPositions(schemaVersion);
     this.qualifiedName = schema + '.' + table;
   }
 
@@ -114,8 +97,14 @@ public final class RelationSchema {
     return oid;
   }
 
+  /** The relation with its OID hint, as schema versions and DDL events carry it. */
   public RelationId relationId() {
     return relationId;
+  }
+
+  /** The relation as a change names it: schema and table (the OID hint travels once, in the schema version). */
+  public RelationId changeRelation() {
+    return changeRelation;
   }
 
   public String schema() {
@@ -148,7 +137,12 @@ public final class RelationSchema {
   }
 
   public int keyColumnCount() {
-    return keyColumnCount;
+    return keyPositions.length;
+  }
+
+  /** Positions of the key columns in column order (none under REPLICA IDENTITY FULL); do not modify. */
+  int[] keyPositions() {
+    return keyPositions;
   }
 
   public SchemaVersion schemaVersion() {
@@ -176,10 +170,6 @@ public final class RelationSchema {
   /** A shared one-element array holding this schema (never modified), for per-change references. */
   RelationSchema[] asSingletonArray() {
     return single;
-  }
-
-  Column[] columnArray() {
-    return columns;
   }
 
   @Override

@@ -339,6 +339,7 @@ public final class TransactionAssembler implements AutoCloseable {
   private void add(Streamable m, ByteBuffer raw, long walStart, RelationSchema[] rels, boolean ddl) {
     InFlightTransaction tx = target(m, walStart);
     tx.count(m.streamXid(), ddl);
+    tx.referenced(rels);
     int size = estimate(m);
     if (!tx.spilling()) {
       long budget = settings.spillThresholdBytes();

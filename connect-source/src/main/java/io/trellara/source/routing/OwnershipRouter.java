@@ -96,12 +96,14 @@ public final class OwnershipRouter {
     }
 
     private void emitMove(ChangeRecord c, RelationSchema relation, int from, int to, Lanes lanes) {
-        for (ColumnValue v : c.getAfter().getColumnsList()) {
-            if (v.getState() == ColumnState.COLUMN_STATE_UNCHANGED_TOAST) {
+        RowImage after = c.getAfter();
+        for (int i = 0; i < after.getColumnsCount(); i++) {
+            if (after.getColumns(i).getState() == ColumnState.COLUMN_STATE_UNCHANGED_TOAST) {
                 throw new CaptureException("ownership_key_change", "update " + c.getIdempotencyKey() + " of "
                         + relation.qualifiedName() + " moves its row to partition " + to + " but column '"
-                        + v.getName() + "' was not sent (unchanged TOAST), so no complete insert can be emitted."
-                        + " Use key_change_policy=quarantine and move such rows by delete and insert at the source.");
+                        + relation.column(i).name() + "' was not sent (unchanged TOAST), so no complete insert can"
+                        + " be emitted. Use key_change_policy=quarantine and move such rows by delete and insert at"
+                        + " the source.");
             }
         }
         ChangeRecord delete = move.clear().mergeFrom(c).clearAfter().setOperation(Operation.OPERATION_DELETE).build();
@@ -138,12 +140,13 @@ public final class OwnershipRouter {
         return new Route(relation, ownership, primaryKey);
     }
 
-    /** One relation version's ownership columns, located in full images and in key-only images. */
+    /**
+     * One relation version's ownership columns, by position: row images are positional against the relation's
+     * columns, key-only old images included, so one set of positions serves every image.
+     */
     private final class Route {
         final String table;
-        final int columnCount;
-        final int[] fullIndex;
-        final int[] keyIndex;
+        final int[] positions;
         final KeyEncoder encoder;
         final Route primaryKey; // for derive_from_primary_key; null when ownership already is the primary key
 
@@ -153,22 +156,15 @@ public final class OwnershipRouter {
 
         private Route(RelationSchema relation, List<String> ownership, List<String> pk, boolean outer) {
             table = relation.qualifiedName();
-            columnCount = relation.columnCount();
-            fullIndex = new int[ownership.size()];
-            keyIndex = new int[ownership.size()];
+            positions = new int[ownership.size()];
             List<ColumnType> types = new ArrayList<>();
             for (int i = 0; i < ownership.size(); i++) {
-                int keysBefore = 0;
                 for (int c = 0; c < relation.columnCount(); c++) {
                     RelationSchema.Column col = relation.column(c);
                     if (col.name().equals(ownership.get(i))) {
-                        fullIndex[i] = c;
-                        keyIndex[i] = keysBefore;
+                        positions[i] = c;
                         types.add(ColumnType.of((int) col.typeOid(), col.typeModifier()));
                         break;
-                    }
-                    if (col.key()) {
-                        keysBefore++;
                     }
                 }
             }
@@ -182,9 +178,8 @@ public final class OwnershipRouter {
         }
 
         int partition(RowImage image, String eventKey) {
-            int[] index = image.getColumnsCount() == columnCount ? fullIndex : keyIndex;
             encoder.begin();
-            for (int i : index) {
+            for (int i : positions) {
                 ColumnValue v = i < image.getColumnsCount() ? image.getColumns(i) : null;
                 if (v == null || v.getState() != ColumnState.COLUMN_STATE_VALUE) {
                     return nullKey(image, eventKey, v == null ? "absent" : v.getState().name());

@@ -39,9 +39,8 @@ class CaptureFixtureTest {
     return e;
   }
 
-  private static ColumnValue column(RowImage image, String name) {
-    return image.getColumnsList().stream().filter(c -> c.getName().equals(name)).findFirst()
-        .orElseThrow(() -> new AssertionError("no column " + name + " in " + image));
+  private static ColumnValue column(TransactionEnvelope e, ChangeRecord c, RowImage image, String name) {
+    return Rows.column(e, c, image, name);
   }
 
   @Test
@@ -64,21 +63,27 @@ class CaptureFixtureTest {
 
     ChangeRecord first = e.getChanges(0);
     assertThat(first.hasBefore()).isFalse();
-    assertThat(column(first.getAfter(), "id").getKey()).isTrue();
-    assertThat(column(first.getAfter(), "balance").getTypeName()).isEqualTo("numeric(12,2)");
-    assertThat(column(first.getAfter(), "balance").getText()).isEqualTo("1234.50");
-    assertThat(column(first.getAfter(), "tags").getTypeName()).isEqualTo("text[]");
-    assertThat(column(first.getAfter(), "photo").getText()).isEqualTo("\\x00ff10");
-    assertThat(column(e.getChanges(1).getAfter(), "balance").getState()).isEqualTo(ColumnState.COLUMN_STATE_NULL);
-    assertThat(column(e.getChanges(2).getAfter(), "note").getTypeName()).isEqualTo("character varying(200)");
+    assertThat(first.getRelation().getSourceOid()).as("the OID hint travels in the schema version").isZero();
+    assertThat(Rows.definition(e, first, "id").getKey()).isTrue();
+    assertThat(Rows.definition(e, first, "balance").getTypeName()).isEqualTo("numeric(12,2)");
+    assertThat(column(e, first, first.getAfter(), "balance").getText()).isEqualTo("1234.50");
+    assertThat(Rows.definition(e, first, "tags").getTypeName()).isEqualTo("text[]");
+    assertThat(column(e, first, first.getAfter(), "photo").getText()).isEqualTo("\\x00ff10");
+    assertThat(column(e, e.getChanges(1), e.getChanges(1).getAfter(), "balance").getState())
+        .isEqualTo(ColumnState.COLUMN_STATE_NULL);
+    assertThat(Rows.definition(e, e.getChanges(2), "note").getTypeName()).isEqualTo("character varying(200)");
+    assertThat(e.getChangesList()).extracting(ChangeRecord::getSchemaFingerprint).containsOnly("");
 
     ChangeRecord update = e.getChanges(3);
     assertThat(update.hasBefore()).as("key unchanged: no old tuple").isFalse();
-    assertThat(column(update.getAfter(), "balance").getText()).isEqualTo("1134.55");
+    assertThat(column(e, update, update.getAfter(), "balance").getText()).isEqualTo("1134.55");
 
     ChangeRecord delete = e.getChanges(4);
-    assertThat(delete.getBefore().getColumnsList()).extracting(ColumnValue::getName).containsExactly("id");
-    assertThat(delete.getBefore().getColumns(0).getText()).isEqualTo("9");
+    assertThat(delete.getBefore().getColumnsCount()).as("positional: every column")
+        .isEqualTo(Rows.schema(e, delete).getColumnsCount());
+    assertThat(column(e, delete, delete.getBefore(), "id").getText()).isEqualTo("9");
+    assertThat(delete.getBefore().getColumnsList()).extracting(ColumnValue::getState).as("only the key was sent")
+        .containsOnlyOnce(ColumnState.COLUMN_STATE_VALUE);
     assertThat(delete.hasAfter()).isFalse();
 
     ChangeRecord truncate = e.getChanges(5);
@@ -93,9 +98,10 @@ class CaptureFixtureTest {
     TransactionEnvelope e = only(run(load("toast-unchanged", 2), spill));
     ChangeRecord update = e.getChanges(0);
     assertThat(update.getOperation()).isEqualTo(Operation.OPERATION_UPDATE);
-    assertThat(column(update.getAfter(), "body").getState()).isEqualTo(ColumnState.COLUMN_STATE_UNCHANGED_TOAST);
-    assertThat(column(update.getAfter(), "body").getText()).isEmpty();
-    assertThat(column(update.getAfter(), "title").getText()).isEqualTo("v2");
+    assertThat(column(e, update, update.getAfter(), "body").getState())
+        .isEqualTo(ColumnState.COLUMN_STATE_UNCHANGED_TOAST);
+    assertThat(column(e, update, update.getAfter(), "body").getText()).isEmpty();
+    assertThat(column(e, update, update.getAfter(), "title").getText()).isEqualTo("v2");
   }
 
   @Test
@@ -106,19 +112,24 @@ class CaptureFixtureTest {
 
     TransactionEnvelope keyed = c.envelopes.get(0);
     ChangeRecord keyChange = keyed.getChanges(0);
-    assertThat(keyChange.getBefore().getColumnsList()).extracting(ColumnValue::getName).containsExactly("id");
-    assertThat(keyChange.getBefore().getColumns(0).getText()).isEqualTo("30");
-    assertThat(column(keyChange.getAfter(), "id").getText()).isEqualTo("32");
+    assertThat(column(keyed, keyChange, keyChange.getBefore(), "id").getText()).isEqualTo("30");
+    assertThat(keyChange.getBefore().getColumnsList()).extracting(ColumnValue::getState).as("non-key: not sent")
+        .containsOnlyOnce(ColumnState.COLUMN_STATE_VALUE).contains(ColumnState.COLUMN_STATE_UNCHANGED_TOAST)
+        .doesNotContain(ColumnState.COLUMN_STATE_NULL);
+    assertThat(column(keyed, keyChange, keyChange.getAfter(), "id").getText()).isEqualTo("32");
     assertThat(keyChange.getAfter().getColumnsCount()).isEqualTo(9);
+    assertThat(keyChange.getBefore().getColumnsCount()).isEqualTo(9);
     ChangeRecord keyDelete = keyed.getChanges(1);
-    assertThat(keyDelete.getBefore().getColumnsList()).extracting(ColumnValue::getText).containsExactly("31");
+    assertThat(column(keyed, keyDelete, keyDelete.getBefore(), "id").getText()).isEqualTo("31");
+    assertThat(keyDelete.getBefore().getColumnsList()).extracting(ColumnValue::getText).filteredOn(t -> !t.isEmpty())
+        .containsExactly("31");
 
     TransactionEnvelope full = c.envelopes.get(1);
     ChangeRecord fullUpdate = full.getChanges(0);
     assertThat(fullUpdate.getReplicaIdentity()).isEqualTo(ReplicaIdentity.REPLICA_IDENTITY_FULL);
     assertThat(fullUpdate.getBefore().getColumnsList()).extracting(ColumnValue::getText)
         .containsExactly("1", "30", "5.00", "m1");
-    assertThat(column(fullUpdate.getAfter(), "memo").getText()).isEqualTo("changed");
+    assertThat(column(full, fullUpdate, fullUpdate.getAfter(), "memo").getText()).isEqualTo("changed");
     assertThat(full.getChanges(1).getBefore().getColumnsList()).extracting(ColumnValue::getText)
         .containsExactly("2", "31", "6.00", "m2");
     assertThat(full.getSchemaVersions(0).getColumnsList()).as("FULL has no key columns, the old row identifies")
@@ -151,8 +162,8 @@ class CaptureFixtureTest {
     Set<Integer> ids = new HashSet<>();
     for (ChangeRecord change : e.getChangesList()) {
       if (change.getOperation() == Operation.OPERATION_INSERT) {
-        assertThat(column(change.getAfter(), "batch").getText()).isEqualTo("A");
-        ids.add(Integer.parseInt(column(change.getAfter(), "id").getText()));
+        assertThat(column(e, change, change.getAfter(), "batch").getText()).isEqualTo("A");
+        ids.add(Integer.parseInt(column(e, change, change.getAfter(), "id").getText()));
       }
     }
     Set<Integer> expected = new HashSet<>();
@@ -190,12 +201,14 @@ class CaptureFixtureTest {
     EnvelopeCollector c = run(load("type-and-origin", 2), spill);
     assertThat(c.envelopes).hasSize(2);
     c.envelopes.forEach(ProtocolValidator::validateEnvelope);
-    RowImage first = c.envelopes.get(0).getChanges(0).getAfter();
-    assertThat(column(first, "mood").getTypeName()).isEqualTo("public.mood");
-    assertThat(column(first, "mood").getText()).isEqualTo("happy");
+    TransactionEnvelope e = c.envelopes.get(0);
+    ChangeRecord first = e.getChanges(0);
+    assertThat(Rows.definition(e, first, "mood").getTypeName()).isEqualTo("public.mood");
+    assertThat(column(e, first, first.getAfter(), "mood").getText()).isEqualTo("happy");
     // PostgreSQL announces a domain with its base type's name
-    assertThat(column(first, "score").getTypeName()).isEqualTo("int4");
-    assertThat(column(c.envelopes.get(1).getChanges(1).getAfter(), "mood").getState())
+    assertThat(Rows.definition(e, first, "score").getTypeName()).isEqualTo("int4");
+    TransactionEnvelope second = c.envelopes.get(1);
+    assertThat(column(second, second.getChanges(1), second.getChanges(1).getAfter(), "mood").getState())
         .isEqualTo(ColumnState.COLUMN_STATE_NULL);
   }
 
@@ -203,11 +216,11 @@ class CaptureFixtureTest {
   void binaryValuesTravelAsBinary() {
     TransactionEnvelope e = only(run(load("binary-proto2", 2), spill));
     RowImage after = e.getChanges(0).getAfter();
-    ColumnValue id = column(after, "id");
+    ColumnValue id = column(e, e.getChanges(0), after, "id");
     assertThat(id.getState()).isEqualTo(ColumnState.COLUMN_STATE_VALUE);
     assertThat(id.getText()).isEmpty();
     assertThat(id.getBinary().toByteArray()).containsExactly(0, 0, 0, 0, 0, 0, 0, 80);
-    assertThat(column(after, "owner").getBinary().toStringUtf8()).isEqualTo("erin");
+    assertThat(column(e, e.getChanges(0), after, "owner").getBinary().toStringUtf8()).isEqualTo("erin");
   }
 
   @Test

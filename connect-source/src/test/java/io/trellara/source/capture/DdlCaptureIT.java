@@ -98,7 +98,11 @@ class DdlCaptureIT {
     assertThat(tx.getDdlEvents(1).getCommandTag()).isEqualTo("ALTER TABLE");
     assertThat(tx.getDdlEvents(1).getObjectIdentity()).isEqualTo("public.item");
     assertThat(tx.getChanges(1).getAfter().getColumnsCount()).isEqualTo(3);
-    assertThat(tx.getChanges(1).getAfter().getColumns(2).getTypeName()).isEqualTo("numeric(12,2)");
+    assertThat(Rows.definition(tx, tx.getChanges(1), "price").getTypeName()).isEqualTo("numeric(12,2)");
+    assertThat(tx.getSchemaVersionsCount()).as("the item table before and after ADD COLUMN").isEqualTo(2);
+    assertThat(tx.getChangesList()).as("two versions of one relation: each change names its own")
+        .extracting(ChangeRecord::getSchemaFingerprint)
+        .containsExactly(tx.getSchemaVersions(0).getFingerprint(), tx.getSchemaVersions(1).getFingerprint());
     assertThat(tx.getBeginLsn()).isNotEmpty();
 
     TransactionEnvelope drop = collector.envelopes.get(1);

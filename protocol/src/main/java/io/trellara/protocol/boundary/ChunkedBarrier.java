@@ -1,15 +1,13 @@
 package io.trellara.protocol.boundary;
 
 import io.trellara.protocol.codec.EncodedMessage;
+import io.trellara.protocol.SchemaVersions;
 import io.trellara.protocol.v1.ChangeRecord;
 import io.trellara.protocol.v1.DdlEvent;
-import io.trellara.protocol.v1.RelationId;
 import io.trellara.protocol.v1.SchemaVersion;
 import io.trellara.protocol.v1.TransactionEnvelope;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -36,8 +34,7 @@ public final class ChunkedBarrier {
         if (maxEventsPerChunk <= 0) {
             throw new IllegalArgumentException("maxEventsPerChunk must be positive");
         }
-        Map<RelationId, SchemaVersion> schemas = new HashMap<>();
-        tx.getSchemaVersionsList().forEach(v -> schemas.putIfAbsent(v.getRelation(), v));
+        List<SchemaVersion> schemas = tx.getSchemaVersionsList();
         List<EncodedMessage> chunks = new ArrayList<>();
         BarrierPlanner planner = BarrierPlanner.strictChunked(new BarrierPlanner.TransactionHeader(
                 tx.getProtocolVersion(), tx.getSourceId(), tx.getDatabaseId(), tx.getDatasetId(), tx.getTransactionId(),
@@ -54,9 +51,15 @@ public final class ChunkedBarrier {
         return new Barrier(chunks, closing.manifest(), closing.commitMarker());
     }
 
-    private static SchemaVersion[] referenced(ChangeRecord c, Map<RelationId, SchemaVersion> schemas) {
-        List<RelationId> relations = c.hasTruncate() ? c.getTruncate().getRelationsList() : List.of(c.getRelation());
-        return relations.stream().map(schemas::get).filter(Objects::nonNull).toArray(SchemaVersion[]::new);
+    /** The schema version the change follows; a truncate: one version of each relation it names. */
+    private static SchemaVersion[] referenced(ChangeRecord c, List<SchemaVersion> schemas) {
+        if (!c.hasTruncate()) {
+            SchemaVersion v = SchemaVersions.of(c, schemas);
+            return v == null ? new SchemaVersion[0] : new SchemaVersion[] {v};
+        }
+        return c.getTruncate().getRelationsList().stream()
+                .map(r -> schemas.stream().filter(s -> SchemaVersions.describes(s, r)).findFirst().orElse(null))
+                .filter(Objects::nonNull).toArray(SchemaVersion[]::new);
     }
 
     private static List<Object> mergeByTotalOrder(TransactionEnvelope tx) {

@@ -183,9 +183,15 @@ public final class TrellaraCodec {
                         if (s.checksumStart >= 0) {
                             throw malformed(kind, "the checksum field appears twice", null);
                         }
+                        int valueStart = in.getTotalBytesRead();
                         s.checksum = in.readUInt64();
                         s.checksumStart = start;
                         s.checksumEnd = in.getTotalBytesRead();
+                        // a longer varint than needed can carry bits beyond 64 that parsing drops: such bytes
+                        // would differ from the checksummed ones yet verify
+                        if (s.checksumEnd - valueStart != CodedOutputStream.computeUInt64SizeNoTag(s.checksum)) {
+                            throw malformed(kind, "the checksum is not a shortest-form varint", null);
+                        }
                     } else if (field == 1 && varint) {
                         s.version = in.readUInt64();
                     } else if (field == kind.checksumTag() || field == 1) {

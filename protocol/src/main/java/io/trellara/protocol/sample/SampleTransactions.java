@@ -22,6 +22,8 @@ import io.trellara.protocol.v1.TransactionEnvelope;
 public final class SampleTransactions {
     public static final RelationId ORDERS = RelationId.newBuilder().setSchema("public").setTable("orders")
             .setSourceOid(16384).build();
+    /** How a change names the relation: schema and table (the OID hint travels in the schema version). */
+    private static final RelationId ORDERS_OF_CHANGE = ORDERS.toBuilder().clearSourceOid().build();
     private static final ColumnDefinition[] COLUMNS = {
         column("id", 20, "bigint", -1, true),
         column("customer", 25, "text", -1, false),
@@ -82,16 +84,42 @@ public final class SampleTransactions {
                     .addColumns(state(COLUMNS[4], ColumnState.COLUMN_STATE_UNCHANGED_TOAST))
                     .build();
             b.addChanges(change(b, ++order, inserts + 1, Operation.OPERATION_UPDATE, null, updated));
-            RowImage key = RowImage.newBuilder().addColumns(value(COLUMNS[0], "2")).build();
+            RowImage key = RowImage.newBuilder().addColumns(value(COLUMNS[0], "2"))
+                    .addColumns(NOT_SENT).addColumns(NOT_SENT).addColumns(NOT_SENT).addColumns(NOT_SENT).build();
             b.addChanges(change(b, ++order, inserts + 2, Operation.OPERATION_DELETE, key, null));
         }
+        return b.build();
+    }
+
+    /**
+     * A transaction whose DDL changes the relation between its changes: an insert of the 5-column orders, ALTER
+     * TABLE ... ADD COLUMN channel, an insert of the 6-column orders. The envelope carries both schema versions,
+     * and each change names the one its row image follows.
+     */
+    public static TransactionEnvelope envelopeWithSchemaChange() {
+        SchemaVersion widened = withFingerprint(ORDERS_SCHEMA.toBuilder()
+                .addColumns(column("channel", 25, "text", -1, false)));
+        TransactionEnvelope.Builder b = envelope(1, false).toBuilder().addSchemaVersions(widened);
+        b.setChanges(0, b.getChanges(0).toBuilder().setSchemaFingerprint(ORDERS_SCHEMA.getFingerprint()));
+        b.addDdlEvents(DdlEvent.newBuilder().setTransactionId(b.getTransactionId()).setTotalOrder(2)
+                .setCommandTag("ALTER TABLE").setObjectType("table").setObjectIdentity("public.orders")
+                .setSchemaName("public").setStatement("ALTER TABLE orders ADD COLUMN channel text")
+                .setSearchPath("\"$user\", public"));
+        RowImage after = RowImage.newBuilder()
+                .addColumns(value(COLUMNS[0], "2")).addColumns(value(COLUMNS[1], "customer-2"))
+                .addColumns(value(COLUMNS[2], "14.02")).addColumns(value(COLUMNS[3], "2026-11-29 10:15:12.123456+00"))
+                .addColumns(nullValue(COLUMNS[4])).addColumns(ColumnValue.newBuilder()
+                        .setState(ColumnState.COLUMN_STATE_VALUE).setText("web"))
+                .build();
+        b.addChanges(change(b, 3, 2, Operation.OPERATION_INSERT, null, after).toBuilder()
+                .setSchemaFingerprint(widened.getFingerprint()));
         return b.build();
     }
 
     private static ChangeRecord change(TransactionEnvelope.Builder tx, long totalOrder, long tableOrder,
                                        Operation op, RowImage before, RowImage after) {
         ChangeRecord.Builder c = ChangeRecord.newBuilder().setTransactionId(tx.getTransactionId())
-                .setTotalOrder(totalOrder).setTableOrder(tableOrder).setRelation(ORDERS).setOperation(op)
+                .setTotalOrder(totalOrder).setTableOrder(tableOrder).setRelation(ORDERS_OF_CHANGE).setOperation(op)
                 .setReplicaIdentity(ReplicaIdentity.REPLICA_IDENTITY_DEFAULT)
                 .setIdempotencyKey(EventKey.of(tx.getSourceId(), tx.getCommitLsn(), tx.getTransactionId(),
                         totalOrder));
@@ -104,13 +132,13 @@ public final class SampleTransactions {
         return c.build();
     }
 
-    private static ColumnValue.Builder base(ColumnDefinition d) {
-        return ColumnValue.newBuilder().setName(d.getName()).setTypeOid(d.getTypeOid()).setTypeName(d.getTypeName())
-                .setTypeModifier(d.getTypeModifier()).setKey(d.getKey());
-    }
+    /** A non-key column of a key-only old image: not sent by the source. */
+    private static final ColumnValue NOT_SENT = ColumnValue.newBuilder()
+            .setState(ColumnState.COLUMN_STATE_UNCHANGED_TOAST).build();
 
+    /** Row images are positional: {@code d} only says which column of the schema version the value is for. */
     private static ColumnValue value(ColumnDefinition d, String text) {
-        return base(d).setState(ColumnState.COLUMN_STATE_VALUE).setText(text).build();
+        return ColumnValue.newBuilder().setState(ColumnState.COLUMN_STATE_VALUE).setText(text).build();
     }
 
     private static ColumnValue nullValue(ColumnDefinition d) {
@@ -118,6 +146,6 @@ public final class SampleTransactions {
     }
 
     private static ColumnValue state(ColumnDefinition d, ColumnState s) {
-        return base(d).setState(s).build();
+        return ColumnValue.newBuilder().setState(s).build();
     }
 }

@@ -31,10 +31,15 @@ public enum ProtocolRule {
     REPLICA_IDENTITY_UNSPECIFIED("replica_identity must be default, index, full or nothing"),
     ROW_IMAGE_MISSING("insert and update carry an after image; delete carries a before image"),
     COLUMN_STATE_UNSPECIFIED("every column of a row image states NULL, unchanged-TOAST or a value"),
-    COLUMN_NAME_BLANK("every column of a row image says its name"),
-    SCHEMA_VERSION_MISSING("every relation a change references has a schema_versions entry"),
+    ROW_IMAGE_COLUMN_COUNT_MISMATCH("a row image carries exactly one column per column of its schema version, in"
+            + " the schema version's order"),
+    COLUMN_NAME_BLANK("every column of a schema version says its name"),
+    COLUMN_NAME_DUPLICATE("a schema version names each column once"),
+    SCHEMA_VERSION_MISSING("every change's relation has a schema_versions entry its row images follow: the only one,"
+            + " or the one its schema_fingerprint names"),
     SCHEMA_FINGERPRINT_MISMATCH("a schema version's fingerprint must equal xxh3_64 of its canonical description"),
-    MISSING_KEY_COLUMN("an update or delete must carry every key column with a value; there is no best-effort path"),
+    MISSING_KEY_COLUMN("an update or delete must carry every key column of its schema version with a value; there is"
+            + " no best-effort path"),
     DDL_COMMAND_TAG_BLANK("a DDL event names its command tag"),
 
     // boundaries

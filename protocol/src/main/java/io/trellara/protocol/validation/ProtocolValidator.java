@@ -6,9 +6,9 @@ import io.trellara.protocol.EventKey;
 import io.trellara.protocol.Lsn;
 import io.trellara.protocol.ProtocolVersion;
 import io.trellara.protocol.SchemaFingerprint;
+import io.trellara.protocol.SchemaVersions;
 import io.trellara.protocol.v1.ChangeRecord;
 import io.trellara.protocol.v1.ColumnState;
-import io.trellara.protocol.v1.ColumnValue;
 import io.trellara.protocol.v1.DdlEvent;
 import io.trellara.protocol.v1.ManifestBoundaryMode;
 import io.trellara.protocol.v1.ManifestPartition;
@@ -26,8 +26,8 @@ import java.util.Set;
 
 /**
  * Validates each message on its own against the wire contract (cross-message barrier rules live in
- * {@link BarrierVerifier}). Every failure is a {@link ProtocolViolationException}. Allocation-free on the
- * success path apart from one small per-message key-count table.
+ * {@link BarrierVerifier}). Every failure is a {@link ProtocolViolationException}. Allocation-free per change
+ * on the success path; per message it checks each schema version once (fingerprint, column names).
  */
 public final class ProtocolValidator {
 
@@ -202,8 +202,8 @@ public final class ProtocolValidator {
     /** Validates the events of an envelope or chunk; returns how many there are. */
     static long events(Identity id, List<ChangeRecord> changes, List<DdlEvent> ddl, List<SchemaVersion> schemas,
                        String fieldPrefix) {
-        fingerprints(id, schemas, fieldPrefix);
-        KeyColumns keys = new KeyColumns(schemas);
+        schemaVersions(id, schemas, fieldPrefix);
+        Versions versions = new Versions(schemas);
         String keyPrefix = EventKey.prefix(id.sourceId, id.commitLsn, id.transactionId);
         long previous = 0;
         String changesList = fieldPrefix + "changes";
@@ -225,7 +225,7 @@ public final class ProtocolValidator {
                 throw new ProtocolViolationException(IDEMPOTENCY_KEY_MISMATCH, f.at(".idempotency_key"),
                         id.eventKey(order), "'" + c.getIdempotencyKey() + "'");
             }
-            change(id, c, f, keys);
+            change(id, c, f, versions);
         }
         previous = 0;
         String ddlList = fieldPrefix + "ddl_events";
@@ -247,16 +247,31 @@ public final class ProtocolValidator {
         return (long) changes.size() + ddl.size();
     }
 
-    /** A consumer maps columns by a schema version, so one whose fingerprint lies about it is refused. */
-    private static void fingerprints(Identity id, List<SchemaVersion> schemas, String fieldPrefix) {
+    /**
+     * A consumer maps row positions to columns by a schema version, so one whose fingerprint lies about it, or whose
+     * column names are blank or repeated, is refused.
+     */
+    private static void schemaVersions(Identity id, List<SchemaVersion> schemas, String fieldPrefix) {
         for (int i = 0; i < schemas.size(); i++) {
             SchemaVersion s = schemas.get(i);
+            String field = fieldPrefix + "schema_versions[" + i + "]";
             String expected = SchemaFingerprint.of(s);
             if (!expected.equals(s.getFingerprint())) {
-                throw new ProtocolViolationException(SCHEMA_FINGERPRINT_MISMATCH,
-                        fieldPrefix + "schema_versions[" + i + "].fingerprint", id.txKey(),
+                throw new ProtocolViolationException(SCHEMA_FINGERPRINT_MISMATCH, field + ".fingerprint", id.txKey(),
                         "schema version of " + s.getRelation().getSchema() + "." + s.getRelation().getTable()
                                 + " carries fingerprint '" + s.getFingerprint() + "', its columns give " + expected);
+            }
+            Set<String> names = new HashSet<>(s.getColumnsCount() * 2);
+            for (int j = 0; j < s.getColumnsCount(); j++) {
+                String name = s.getColumns(j).getName();
+                if (name.isEmpty()) {
+                    throw new ProtocolViolationException(COLUMN_NAME_BLANK, field + ".columns[" + j + "].name",
+                            id.txKey(), "column " + j + " of " + s.getRelation().getTable() + " has no name");
+                }
+                if (!names.add(name)) {
+                    throw new ProtocolViolationException(COLUMN_NAME_DUPLICATE, field + ".columns[" + j + "].name",
+                            id.txKey(), "column '" + name + "' of " + s.getRelation().getTable() + " is listed twice");
+                }
             }
         }
     }
@@ -323,7 +338,7 @@ public final class ProtocolValidator {
         }
     }
 
-    private static void change(Identity id, ChangeRecord c, Field f, KeyColumns keys) {
+    private static void change(Identity id, ChangeRecord c, Field f, Versions versions) {
         long order = c.getTotalOrder();
         if (!c.hasRelation() || c.getRelation().getSchema().isEmpty() || c.getRelation().getTable().isEmpty()) {
             throw new ProtocolViolationException(RELATION_MISSING, f.at(".relation"), id.eventKey(order),
@@ -342,27 +357,26 @@ public final class ProtocolValidator {
         if (op == Operation.OPERATION_TRUNCATE) {
             return;
         }
-        List<String> keyColumns = keys.keyColumns(c.getRelation().getSchema(), c.getRelation().getTable());
-        if (keyColumns == null) {
+        if (!versions.resolve(c)) {
             throw new ProtocolViolationException(SCHEMA_VERSION_MISSING, f.at(".relation"), id.eventKey(order),
-                    "no schema_versions entry for " + c.getRelation().getSchema() + "." + c.getRelation().getTable());
+                    SchemaVersions.whyMissing(c, versions.schemas));
         }
         if (c.hasBefore()) {
-            columns(id, c.getBefore(), f, ".before", order);
+            columns(id, c.getBefore(), f, ".before", order, versions.columnCount);
         }
         if (c.hasAfter()) {
-            columns(id, c.getAfter(), f, ".after", order);
+            columns(id, c.getAfter(), f, ".after", order, versions.columnCount);
         }
         switch (op) {
             case OPERATION_INSERT -> requireImage(id, c.hasAfter(), f, ".after", order);
             case OPERATION_UPDATE -> {
                 requireImage(id, c.hasAfter(), f, ".after", order);
                 identifyingKey(id, c.hasBefore() ? c.getBefore() : c.getAfter(), f,
-                        c.hasBefore() ? ".before" : ".after", order, keyColumns, ri);
+                        c.hasBefore() ? ".before" : ".after", order, versions, ri);
             }
             case OPERATION_DELETE -> {
                 requireImage(id, c.hasBefore(), f, ".before", order);
-                identifyingKey(id, c.getBefore(), f, ".before", order, keyColumns, ri);
+                identifyingKey(id, c.getBefore(), f, ".before", order, versions, ri);
             }
             default -> throw new IllegalStateException(op.toString());
         }
@@ -375,98 +389,83 @@ public final class ProtocolValidator {
         }
     }
 
-    private static void columns(Identity id, RowImage image, Field f, String imageName, long order) {
-        for (int i = 0; i < image.getColumnsCount(); i++) {
-            ColumnValue v = image.getColumns(i);
-            if (v.getState() == ColumnState.COLUMN_STATE_UNSPECIFIED || v.getState() == ColumnState.UNRECOGNIZED) {
-                throw new ProtocolViolationException(COLUMN_STATE_UNSPECIFIED, f.at(imageName + ".columns[" + i + "].state"),
-                        id.eventKey(order), "column '" + v.getName() + "' has no state");
-            }
-            if (v.getName().isEmpty()) {
-                throw new ProtocolViolationException(COLUMN_NAME_BLANK, f.at(imageName + ".columns[" + i + "].name"),
-                        id.eventKey(order), "a column has no name");
+    /** A row image is positional: one column per column of its schema version, each with a state. */
+    private static void columns(Identity id, RowImage image, Field f, String imageName, long order,
+                                int columnCount) {
+        if (image.getColumnsCount() != columnCount) {
+            throw new ProtocolViolationException(ROW_IMAGE_COLUMN_COUNT_MISMATCH, f.at(imageName + ".columns"),
+                    id.eventKey(order), "the image carries " + image.getColumnsCount() + " columns, its schema"
+                            + " version " + columnCount);
+        }
+        for (int i = 0; i < columnCount; i++) {
+            ColumnState state = image.getColumns(i).getState();
+            if (state == ColumnState.COLUMN_STATE_UNSPECIFIED || state == ColumnState.UNRECOGNIZED) {
+                throw new ProtocolViolationException(COLUMN_STATE_UNSPECIFIED,
+                        f.at(imageName + ".columns[" + i + "].state"), id.eventKey(order),
+                        "column " + i + " has no state");
             }
         }
     }
 
     /**
-     * Update and delete must identify the row: each key column of the relation's schema version flagged exactly
-     * once, by name, with a value; under any replica identity but FULL (which flags the whole old row) no other
-     * column may be flagged. Counting flags is not enough: a composite key (a, b) with a flagged twice would pass.
+     * Update and delete must identify the row: every key column of the schema version (ColumnDefinition.key) has
+     * a value in the identifying image; a relation without key columns is identified only by a full old row
+     * under REPLICA IDENTITY FULL.
      */
     private static void identifyingKey(Identity id, RowImage image, Field f, String imageName, long order,
-                                       List<String> keyColumns, ReplicaIdentity ri) {
-        if (keyColumns.isEmpty()) {
+                                       Versions versions, ReplicaIdentity ri) {
+        int[] keys = versions.keyPositions;
+        if (keys.length == 0) {
             if (ri == ReplicaIdentity.REPLICA_IDENTITY_FULL && image.getColumnsCount() > 0) {
                 return; // the whole old row identifies it
             }
             throw new ProtocolViolationException(MISSING_KEY_COLUMN, f.at(imageName), id.eventKey(order),
                     "the relation has no key columns and the change carries no full old row");
         }
-        boolean full = ri == ReplicaIdentity.REPLICA_IDENTITY_FULL;
-        for (int i = 0; i < image.getColumnsCount(); i++) {
-            ColumnValue v = image.getColumns(i);
-            if (!v.getKey()) {
-                continue;
-            }
-            boolean isKey = keyColumns.contains(v.getName());
-            if (!isKey && !full) {
-                throw new ProtocolViolationException(MISSING_KEY_COLUMN, f.at(imageName + ".columns[" + i + "]"),
-                        id.eventKey(order), "column '" + v.getName() + "' is flagged as key but the relation's key is "
-                                + keyColumns);
-            }
-            if (isKey && v.getState() != ColumnState.COLUMN_STATE_VALUE) {
-                throw new ProtocolViolationException(MISSING_KEY_COLUMN, f.at(imageName + ".columns[" + i + "]"),
-                        id.eventKey(order), "key column '" + v.getName() + "' is " + v.getState());
-            }
-        }
-        for (String k : keyColumns) {
-            int seen = 0;
-            for (int i = 0; i < image.getColumnsCount(); i++) {
-                ColumnValue v = image.getColumns(i);
-                if (v.getKey() && v.getName().equals(k)) {
-                    seen++;
-                }
-            }
-            if (seen != 1) {
-                throw new ProtocolViolationException(MISSING_KEY_COLUMN, f.at(imageName), id.eventKey(order),
-                        "key column '" + k + "' of " + keyColumns + " is flagged " + seen + " times instead of once");
+        for (int k : keys) {
+            ColumnState state = image.getColumns(k).getState();
+            if (state != ColumnState.COLUMN_STATE_VALUE) {
+                throw new ProtocolViolationException(MISSING_KEY_COLUMN, f.at(imageName + ".columns[" + k + "]"),
+                        id.eventKey(order), "key column '" + versions.version.getColumns(k).getName() + "' is "
+                                + state);
             }
         }
     }
 
-    /** Key columns per relation, from schema_versions; remembers the last lookup (changes cluster). */
-    private static final class KeyColumns {
-        private final List<SchemaVersion> schemas;
-        private String lastSchema;
-        private String lastTable;
-        private List<String> lastKeys;
+    /**
+     * The schema version each change follows ({@link SchemaVersions#of}), with its column count and key positions;
+     * remembers the last one (changes of one relation cluster).
+     */
+    private static final class Versions {
+        final List<SchemaVersion> schemas;
+        SchemaVersion version;
+        /** {@code version} is its relation's only one in the message (a change naming no fingerprint follows it). */
+        boolean onlyVersion;
+        int columnCount;
+        int[] keyPositions;
 
-        KeyColumns(List<SchemaVersion> schemas) {
+        Versions(List<SchemaVersion> schemas) {
             this.schemas = schemas;
         }
 
-        /** The relation's key column names, or null when no schema version describes it. */
-        List<String> keyColumns(String schema, String table) {
-            if (schema.equals(lastSchema) && table.equals(lastTable)) {
-                return lastKeys;
+        /** Points at {@code c}'s schema version; false when it has none. */
+        boolean resolve(ChangeRecord c) {
+            if (version != null && SchemaVersions.describes(version, c.getRelation())
+                    && (c.getSchemaFingerprint().isEmpty() ? onlyVersion
+                    : c.getSchemaFingerprint().equals(version.getFingerprint()))) {
+                return true;
             }
-            List<String> found = null;
-            for (SchemaVersion s : schemas) {
-                if (s.getRelation().getSchema().equals(schema) && s.getRelation().getTable().equals(table)) {
-                    found = new java.util.ArrayList<>(2);
-                    for (int i = 0; i < s.getColumnsCount(); i++) {
-                        if (s.getColumns(i).getKey()) {
-                            found.add(s.getColumns(i).getName());
-                        }
-                    }
-                    break;
-                }
+            SchemaVersion v = SchemaVersions.of(c, schemas);
+            if (v == null) {
+                return false;
             }
-            lastSchema = schema;
-            lastTable = table;
-            lastKeys = found;
-            return found;
+            if (v != version) {
+                version = v;
+                onlyVersion = SchemaVersions.count(c.getRelation(), schemas) == 1;
+                columnCount = v.getColumnsCount();
+                keyPositions = SchemaVersions.keyPositions(v);
+            }
+            return true;
         }
     }
 }

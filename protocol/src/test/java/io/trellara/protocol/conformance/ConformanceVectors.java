@@ -3,6 +3,7 @@ package io.trellara.protocol.conformance;
 import static io.trellara.protocol.validation.ProtocolRule.*;
 
 import io.trellara.protocol.MessageKind;
+import io.trellara.protocol.SchemaFingerprint;
 import io.trellara.protocol.boundary.ChunkedBarrier;
 import io.trellara.protocol.codec.EncodedMessage;
 import io.trellara.protocol.codec.TrellaraCodec;
@@ -15,6 +16,7 @@ import io.trellara.protocol.v1.Operation;
 import io.trellara.protocol.v1.PartitionChunk;
 import io.trellara.protocol.v1.ReplicaIdentity;
 import io.trellara.protocol.v1.RowImage;
+import io.trellara.protocol.v1.SchemaVersion;
 import io.trellara.protocol.v1.TransactionCommitMarker;
 import io.trellara.protocol.v1.TransactionEnvelope;
 import io.trellara.protocol.v1.TransactionManifest;
@@ -52,6 +54,9 @@ public final class ConformanceVectors {
                 + " an update with an unchanged-TOAST column, a delete", List.of(part(TrellaraCodec.encode(TX)))));
         v.add(new Vector("valid-envelope-single-insert", null, "the smallest strict transaction",
                 List.of(part(TrellaraCodec.encode(SampleTransactions.envelope(1, false))))));
+        v.add(new Vector("valid-envelope-schema-change", null, "an insert, ALTER TABLE ... ADD COLUMN, an insert of"
+                + " the widened table: two schema versions of one relation, each change naming its own by"
+                + " schema_fingerprint", List.of(part(TrellaraCodec.encode(SampleTransactions.envelopeWithSchemaChange())))));
         ChunkedBarrier.Barrier b = ChunkedBarrier.strictChunked(TX, 3);
         v.add(new Vector("valid-strict-chunked", null, "the same transaction as 3 chunks of at most 3 events,"
                 + " its manifest and commit marker", parts(b.inOrder())));
@@ -105,10 +110,31 @@ public final class ConformanceVectors {
         v.add(env("column-state-unspecified", COLUMN_STATE_UNSPECIFIED, "a column without a state",
                 b -> b.setChanges(0, withColumn(b.getChanges(0), 1,
                         c -> c.setState(ColumnState.COLUMN_STATE_UNSPECIFIED)))));
-        v.add(env("column-name-blank", COLUMN_NAME_BLANK, "a column without a name",
-                b -> b.setChanges(0, withColumn(b.getChanges(0), 1, c -> c.setName("")))));
+        v.add(env("column-name-blank", COLUMN_NAME_BLANK, "a schema version's column without a name (fingerprinted)",
+                b -> editSchema(b, s -> s.getColumnsBuilder(1).setName(""))));
+        v.add(env("column-name-duplicate", COLUMN_NAME_DUPLICATE,
+                "a schema version naming its key column twice (fingerprinted)",
+                b -> editSchema(b, s -> s.getColumnsBuilder(1).setName("id"))));
+        v.add(env("row-image-too-few-columns", ROW_IMAGE_COLUMN_COUNT_MISMATCH,
+                "a delete whose before image carries only the key column (the schema version has 5)", b -> {
+                    int last = b.getChangesCount() - 1;
+                    b.setChanges(last, b.getChanges(last).toBuilder().setBefore(RowImage.newBuilder()
+                            .addColumns(b.getChanges(last).getBefore().getColumns(0))));
+                }));
+        v.add(env("row-image-too-many-columns", ROW_IMAGE_COLUMN_COUNT_MISMATCH,
+                "an insert whose after image carries a sixth column", b -> b.setChanges(0, b.getChanges(0).toBuilder()
+                        .setAfter(b.getChanges(0).getAfter().toBuilder().addColumns(b.getChanges(0).getAfter()
+                                .getColumns(1))).build())));
         v.add(env("schema-version-missing", SCHEMA_VERSION_MISSING, "no schema_versions entry",
                 b -> b.clearSchemaVersions()));
+        TransactionEnvelope schemaChange = SampleTransactions.envelopeWithSchemaChange();
+        v.add(new Vector("schema-version-ambiguous", SCHEMA_VERSION_MISSING,
+                "two schema versions of the relation and the first change names none in schema_fingerprint",
+                List.of(part(TrellaraCodec.encodeWithoutValidation(schemaChange.toBuilder().setChanges(0,
+                        schemaChange.getChanges(0).toBuilder().clearSchemaFingerprint()).build())))));
+        v.add(env("schema-version-unknown-fingerprint", SCHEMA_VERSION_MISSING,
+                "a change names a schema_fingerprint no schema version of its relation has",
+                b -> b.setChanges(0, b.getChanges(0).toBuilder().setSchemaFingerprint("0123456789abcdef"))));
         v.add(env("schema-fingerprint-mismatch", SCHEMA_FINGERPRINT_MISMATCH,
                 "the fingerprint's last hex digit changed; the columns are as they were",
                 b -> b.setSchemaVersions(0, b.getSchemaVersions(0).toBuilder()
@@ -117,25 +143,25 @@ public final class ConformanceVectors {
                 "a column widened (typmod) but the fingerprint is the old shape's",
                 b -> b.setSchemaVersions(0, b.getSchemaVersions(0).toBuilder()
                         .setColumns(1, b.getSchemaVersions(0).getColumns(1).toBuilder().setTypeModifier(104)))));
-        v.add(env("delete-missing-key", MISSING_KEY_COLUMN, "a delete whose before image lacks the key column",
+        v.add(env("delete-missing-key", MISSING_KEY_COLUMN, "a delete whose before image has its key column NULL",
                 b -> {
                     int last = b.getChangesCount() - 1;
-                    b.setChanges(last, b.getChanges(last).toBuilder().setBefore(RowImage.newBuilder()
-                            .addColumns(b.getChanges(0).getAfter().getColumns(1))));
+                    b.setChanges(last, withColumn(b.getChanges(last), 0,
+                            c -> c.setState(ColumnState.COLUMN_STATE_NULL).clearText()));
                 }));
-        v.add(env("delete-key-flagged-on-another-column", MISSING_KEY_COLUMN,
-                "a delete whose before image flags a non-key column as the key and leaves the key column out",
-                b -> {
+        v.add(env("delete-key-not-sent", MISSING_KEY_COLUMN,
+                "a delete whose before image marks its key column unchanged-TOAST (not sent)", b -> {
                     int last = b.getChangesCount() - 1;
-                    b.setChanges(last, b.getChanges(last).toBuilder().setBefore(RowImage.newBuilder()
-                            .addColumns(b.getChanges(0).getAfter().getColumns(1).toBuilder().setKey(true))));
+                    b.setChanges(last, withColumn(b.getChanges(last), 0,
+                            c -> c.setState(ColumnState.COLUMN_STATE_UNCHANGED_TOAST).clearText()));
                 }));
-        v.add(env("delete-key-column-twice", MISSING_KEY_COLUMN,
-                "a delete whose before image names its key column twice", b -> {
+        v.add(env("delete-key-column-moved", MISSING_KEY_COLUMN,
+                "a delete whose before image carries the key value at another position than the key column's",
+                b -> {
                     int last = b.getChangesCount() - 1;
                     RowImage before = b.getChanges(last).getBefore();
                     b.setChanges(last, b.getChanges(last).toBuilder().setBefore(before.toBuilder()
-                            .addColumns(before.getColumns(0))));
+                            .setColumns(1, before.getColumns(0)).setColumns(0, before.getColumns(1))));
                 }));
         v.add(env("update-key-unchanged-toast", MISSING_KEY_COLUMN,
                 "an update whose key column is marked unchanged-TOAST", b -> {
@@ -149,6 +175,17 @@ public final class ConformanceVectors {
                 b -> b.setManifest(decodedBarrier().manifest)));
         v.add(env("empty-envelope", EMPTY_BARRIER, "no change and no DDL event",
                 b -> b.clearChanges().clearDdlEvents()));
+    }
+
+    /** Edits the first schema version and fingerprints it again, so only the edit is wrong. */
+    private static void editSchema(TransactionEnvelope.Builder b, Consumer<SchemaVersion.Builder> edit) {
+        SchemaVersion.Builder s = b.getSchemaVersions(0).toBuilder();
+        edit.accept(s);
+        b.setSchemaVersions(0, withFingerprint(s));
+    }
+
+    private static SchemaVersion withFingerprint(SchemaVersion.Builder s) {
+        return s.setFingerprint(SchemaFingerprint.of(s)).build();
     }
 
     private static String lastDigitChanged(String hex) {
