@@ -7,7 +7,10 @@ package io.trellara.benchmarks.e2e;
  * @param bulkCommitToApplied   bulk COMMIT returned on the source → the transaction is visible on the target
  * @param transfersConverged    first transfer started → the target equals the source
  * @param transfersSource       the transfer workload's own time on the source (all its commits)
+ * @param transfersCpuMillis    CPU this JVM (broker, worker and its connectors, the workload's client) used from
+ *                              the first transfer until the target equalled the source
  */
 record LegResult(String mode, double bulkStartToEqual, double bulkCommitToApplied, double transfersConverged,
-                 double transfersSource, double latencyP50Millis, double latencyP99Millis) {
+                 double transfersSource, double latencyP50Millis, double latencyP99Millis,
+                 double transfersCpuMillis) {
 }

@@ -15,7 +15,8 @@ final class Report {
             new Column("transfers converged", "s", LegResult::transfersConverged),
             new Column("transfers on the source", "s", LegResult::transfersSource),
             new Column("single-row p50", "ms", LegResult::latencyP50Millis),
-            new Column("single-row p99", "ms", LegResult::latencyP99Millis));
+            new Column("single-row p99", "ms", LegResult::latencyP99Millis),
+            new Column("transfers JVM CPU", "s", r -> r.transfersCpuMillis() / 1000));
 
     private Report() {
     }
@@ -42,6 +43,17 @@ final class Report {
                         : String.format(Locale.ROOT, " %.2f |", value / column.value().applyAsDouble(nativeResult)));
             }
             System.out.println(row);
+        }
+        if (nativeResult != null) {
+            System.out.println("\nCPU the pipeline added per replicated row (this JVM's CPU during the transfers, less"
+                    + " native's, which is the broker, the idle worker and the workload's client):");
+            for (LegResult result : results) {
+                if (result != nativeResult) {
+                    System.out.printf(Locale.ROOT, "  %s: %.1f µs per row (%,d rows)%n", result.mode(),
+                            (result.transfersCpuMillis() - nativeResult.transfersCpuMillis()) * 1000.0
+                                    / (4.0 * transfers), 4L * transfers);
+                }
+            }
         }
     }
 }

@@ -19,8 +19,8 @@ final class TrellaraLeg implements Leg {
     /** One 300k-row envelope is ~100 MB: every limit on its way is raised to 256 MiB. */
     private static final String LARGE = Integer.toString(256 * 1024 * 1024);
     private static final int LANES = 6;
-    /** Partitioned mode spreads the lanes over three sink tasks; the strict modes have one partition. */
-    private static final int PARTITIONED_SINK_TASKS = 3;
+    /** Sink tasks in partitioned mode: 1, Connect's default, unless {@code -Dbench.partitioned.sinkTasks=N}. */
+    private static final int PARTITIONED_SINK_TASKS = Integer.getInteger("bench.partitioned.sinkTasks", 1);
     private static final Logger LOG = LoggerFactory.getLogger(TrellaraLeg.class);
 
     private final String mode;
@@ -81,7 +81,7 @@ final class TrellaraLeg implements Leg {
         rest.awaitRunning(sourceConnector);
         connectors.add(sinkConnector);
         Map<String, String> sinkExtra = new HashMap<>(atDefaults ? Map.of("tasks.max", Integer.toString(sinkTasks()))
-                : Map.of("apply.group.max.transactions", "200", "tasks.max", Integer.toString(sinkTasks()),
+                : Map.of("tasks.max", Integer.toString(sinkTasks()),
                         "consumer.override.max.partition.fetch.bytes", LARGE,
                         "consumer.override.fetch.max.bytes", LARGE));
         sinkExtra.putAll(extra("bench.sink.extra"));
@@ -117,9 +117,6 @@ final class TrellaraLeg implements Leg {
         // required by the source's own validation whatever else is tuned: they only admit large records
         c.put("producer.override.max.request.size", LARGE);
         c.put("producer.override.buffer.memory", Integer.toString(512 * 1024 * 1024));
-        if (!atDefaults) {
-            c.put("producer.override.linger.ms", "0");
-        }
         // the largest record is the envelope cap plus 16 KiB of record overhead: it must fit LARGE
         c.put("dataset.strict.max_envelope_bytes", Integer.toString(Integer.parseInt(LARGE) - 16 * 1024));
         c.put("kafka.bootstrap.servers", platform.broker().bootstrapServers());

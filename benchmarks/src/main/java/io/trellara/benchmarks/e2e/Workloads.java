@@ -52,7 +52,7 @@ final class Workloads {
             Latency latency = latency(leg, source, target);
             Transfers transfer = transfers(leg, source, sourceProbe, target);
             return new LegResult(leg.mode(), bulk.startToEqual(), bulk.commitToApplied(), transfer.converged(),
-                    transfer.onSource(), latency.p50Millis(), latency.p99Millis());
+                    transfer.onSource(), latency.p50Millis(), latency.p99Millis(), transfer.cpuMillis());
         }
     }
 
@@ -73,7 +73,7 @@ final class Workloads {
     private record Latency(double p50Millis, double p99Millis) {
     }
 
-    private record Transfers(double converged, double onSource) {
+    private record Transfers(double converged, double onSource, double cpuMillis) {
     }
 
     /** One transaction of {@code bulkRows} inserts, timed from its start and from its COMMIT. */
@@ -133,6 +133,9 @@ final class Workloads {
      */
     private Transfers transfers(Leg leg, Connection source, Probe sourceProbe, Probe target) throws Exception {
         Random r = new Random(1);
+        var os = (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+                .getOperatingSystemMXBean();
+        long cpu0 = os.getProcessCpuTime();
         long start = System.nanoTime();
         source.setAutoCommit(false);
         try (Statement st = source.createStatement()) {
@@ -152,15 +155,17 @@ final class Workloads {
         String expected = sourceProbe.text(TRANSFER_FINGERPRINT); // the source no longer changes
         long converged = await(leg, "the transfers", () -> expected.equals(target.text(TRANSFER_FINGERPRINT)),
                 Leg.Stages.NONE, 5);
+        double cpuMillis = (os.getProcessCpuTime() - cpu0) / 1e6;
         verifyEqual(leg, "account", sourceProbe, target);
         verifyEqual(leg, "transfer", sourceProbe, target);
         double sourceSeconds = (sourceDone - start) / 1e9;
         double total = (converged - start) / 1e9;
         System.out.printf("[%s] transfers: %,d transactions (4 rows each) committed in %.1f s (%,.0f tx/s); target"
-                + " equal %.1f s after the first began (%,.0f tx/s end to end), %.2f s after the last commit%n",
+                + " equal %.1f s after the first began (%,.0f tx/s end to end), %.2f s after the last commit; this"
+                + " JVM used %,.0f CPU-ms meanwhile%n",
                 leg.mode(), transfers, sourceSeconds, transfers / sourceSeconds, total, transfers / total,
-                (converged - sourceDone) / 1e9);
-        return new Transfers(total, sourceSeconds);
+                (converged - sourceDone) / 1e9, cpuMillis);
+        return new Transfers(total, sourceSeconds, cpuMillis);
     }
 
     /** A full comparison once the target looks caught up: a pipeline that lost or changed a row fails the run. */

@@ -282,7 +282,11 @@ public final class ApplyPipeline implements AutoCloseable {
             }
             boolean lane = step.chunk().getBoundaryMode() == ManifestBoundaryMode.PARTITIONED_SCALE_MODE;
             if (lane) {
-                step.ps().laneFlow = new FlowKey.Flow(step.chunk().getSourceId(), step.chunk().getDatasetId());
+                FlowKey.Flow f = step.ps().laneFlow;
+                if (f == null || !f.sourceId().equals(step.chunk().getSourceId())
+                        || !f.datasetId().equals(step.chunk().getDatasetId())) {
+                    step.ps().laneFlow = new FlowKey.Flow(step.chunk().getSourceId(), step.chunk().getDatasetId());
+                }
             }
             if (hold && lane) {
                 lanes.hold(step.ps(), step.in().offset(), step.chunk(), step.in().bytes(), now);

@@ -17,6 +17,16 @@ public record FlowKey(String datasetId, TransactionBoundaryKey transaction) {
         Objects.requireNonNull(transaction, "transaction");
     }
 
+    @Override
+    public boolean equals(Object o) {
+        return this == o || (o instanceof FlowKey k && datasetId.equals(k.datasetId) && transaction.equals(k.transaction));
+    }
+
+    @Override
+    public int hashCode() {
+        return 31 * datasetId.hashCode() + transaction.hashCode();
+    }
+
     public static FlowKey of(TransactionEnvelope e) {
         return new FlowKey(e.getDatasetId(), new TransactionBoundaryKey(e.getSourceId(), e.getDatabaseId(),
                 e.getCommitLsn(), e.getTransactionId()));
@@ -49,6 +59,18 @@ public record FlowKey(String datasetId, TransactionBoundaryKey transaction) {
 
     /** One flow of one source. */
     public record Flow(String sourceId, String datasetId) {
+        // written out: the generated ones go through a method handle per call, which showed in profiles of the
+        // lane buffer's lookups
+        @Override
+        public boolean equals(Object o) {
+            return this == o || (o instanceof Flow f && sourceId.equals(f.sourceId) && datasetId.equals(f.datasetId));
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * sourceId.hashCode() + datasetId.hashCode();
+        }
+
         @Override
         public String toString() {
             return sourceId + '/' + datasetId;

@@ -45,7 +45,8 @@ final class LaneBuffer {
             this.offset = offset;
             this.chunk = chunk;
             this.bytes = bytes;
-            this.flow = new FlowKey.Flow(chunk.getSourceId(), chunk.getDatasetId());
+            FlowKey.Flow flow = new FlowKey.Flow(chunk.getSourceId(), chunk.getDatasetId());
+            this.flow = flow.equals(lane.laneFlow) ? lane.laneFlow : flow; // one instance per lane: cheap lookups
             this.commit = Lsn.parse(chunk.getCommitLsn());
             this.heldAt = heldAt;
             this.size = bytes != null ? bytes.length : chunk.getSerializedSize();
@@ -240,15 +241,28 @@ final class LaneBuffer {
         return out;
     }
 
-    /** Drops every held chunk of each flow at or before its commit LSN in {@code committed}: those committed. */
+    /**
+     * Drops every held chunk of each flow at or before its commit LSN in {@code committed}: those committed. A
+     * lane holds a flow's chunks in commit order, so with one flow committed (the usual case) the look at a lane
+     * ends at its first later chunk: the cost is what is released, not what is held.
+     */
     void release(Map<FlowKey.Flow, Lsn> committed, Iterable<PartitionQueues.PartitionState> lanes) {
+        boolean oneFlow = committed.size() == 1;
         for (PartitionQueues.PartitionState ps : lanes) {
             for (Iterator<Held> it = ps.held.iterator(); it.hasNext(); ) {
                 Held h = it.next();
-                if (released(h, committed)) {
-                    it.remove();
-                    forget(h);
+                Lsn commit = committed.get(h.flow);
+                if (commit == null) {
+                    continue; // another flow's
                 }
+                if (h.commit.compareTo(commit) > 0) {
+                    if (oneFlow) {
+                        break;
+                    }
+                    continue;
+                }
+                it.remove();
+                forget(h);
             }
         }
     }

@@ -156,31 +156,56 @@ final class MessageReader {
   //            'n' (null) | 'u' (unchanged TOAST, no value) | 't' or 'b': Int32 length | Byte[length] value
   // One pass validates and records offsets (from the message start); the tuple then shares the one copy of
   // the whole message (see TupleData#message), which holds its values.
-  TupleData tupleData(String field) {
-    int count = uint16(field + ".column_count");
-    requireRemaining(count, field + ".columns");
+  TupleData tupleData(TupleField field) {
+    int count = uint16(field.columnCount);
+    requireRemaining(count, field.columns);
     byte[] kinds = new byte[count];
     int[] bounds = new int[2 * count];
     for (int i = 0; i < count; i++) {
-      byte kind = int8(field + ".kind");
+      byte kind = int8(field.kind);
       kinds[i] = kind;
       switch (kind) {
         case 'n', 'u' -> { }
         case 't', 'b' -> {
-          int length = int32(field + ".length");
+          int length = int32(field.length);
           if (length < 0) {
-            throw violationBefore(4, "negative value length " + length, field + ".length");
+            throw violationBefore(4, "negative value length " + length, field.length);
           }
-          need(length, field + ".value");
+          need(length, field.value);
           bounds[2 * i] = pos - start;
           bounds[2 * i + 1] = length;
           pos += length;
         }
         default -> throw violationBefore(1, "unknown tuple column kind " + PgOutputProtocolException.typeName(kind),
-            field + ".kind");
+            field.kind);
       }
     }
     return new TupleData(keptMessage(), kinds, bounds);
+  }
+
+  /**
+   * A tuple's place in its message, with the names its errors report written out once: building them per column
+   * was a fifth of the capture thread's time.
+   */
+  enum TupleField {
+    INSERT_NEW("insert.new_tuple"),
+    UPDATE_OLD("update.old_tuple"),
+    UPDATE_NEW("update.new_tuple"),
+    DELETE_OLD("delete.old_tuple");
+
+    final String columnCount;
+    final String columns;
+    final String kind;
+    final String length;
+    final String value;
+
+    TupleField(String field) {
+      columnCount = field + ".column_count";
+      columns = field + ".columns";
+      kind = field + ".kind";
+      length = field + ".length";
+      value = field + ".value";
+    }
   }
 
   private byte[] keptMessage() {

@@ -176,7 +176,7 @@ public final class PgOutputParser {
   private static Insert insert(MessageReader in, long streamXid) {
     long oid = in.uint32("insert.relation_oid");
     in.expectMarker((byte) 'N', "insert.new_tuple_marker");
-    return new Insert(streamXid, oid, in.tupleData("insert.new_tuple"));
+    return new Insert(streamXid, oid, in.tupleData(MessageReader.TupleField.INSERT_NEW));
   }
 
   // Update: Byte1 'U' | [Int32 xid] | Int32 relation OID
@@ -189,7 +189,7 @@ public final class PgOutputParser {
     TupleData oldTuple = null;
     if (marker == 'K' || marker == 'O') {
       kind = marker == 'K' ? OldTupleKind.KEY : OldTupleKind.OLD;
-      oldTuple = in.tupleData("update.old_tuple");
+      oldTuple = in.tupleData(MessageReader.TupleField.UPDATE_OLD);
       in.expectMarker((byte) 'N', "update.new_tuple_marker");
     } else if (marker == 'N') {
       kind = OldTupleKind.NONE;
@@ -197,7 +197,7 @@ public final class PgOutputParser {
       throw in.violationBefore(1, "expected K, O or N but found " + PgOutputProtocolException.typeName(marker),
           "update.tuple_marker");
     }
-    return new Update(streamXid, oid, kind, oldTuple, in.tupleData("update.new_tuple"));
+    return new Update(streamXid, oid, kind, oldTuple, in.tupleData(MessageReader.TupleField.UPDATE_NEW));
   }
 
   // Delete: Byte1 'D' | [Int32 xid] | Int32 relation OID | Byte1 'K' (old key) or 'O' (old row)
@@ -210,7 +210,7 @@ public final class PgOutputParser {
           "delete.tuple_marker");
     }
     OldTupleKind kind = marker == 'K' ? OldTupleKind.KEY : OldTupleKind.OLD;
-    return new Delete(streamXid, oid, kind, in.tupleData("delete.old_tuple"));
+    return new Delete(streamXid, oid, kind, in.tupleData(MessageReader.TupleField.DELETE_OLD));
   }
 
   // Truncate: Byte1 'T' | [Int32 xid] | Int32 number of relations | Int8 options (1 = CASCADE,
