@@ -1,5 +1,8 @@
 package io.trellara.benchmarks.capture;
 
+import static io.trellara.benchmarks.capture.PgOutputBytes.cstring;
+import static io.trellara.benchmarks.capture.PgOutputBytes.message;
+
 import io.trellara.source.capture.CapturedTables;
 import io.trellara.source.engine.BoundarySettings;
 import io.trellara.source.engine.SourceSettings;
@@ -9,7 +12,6 @@ import io.trellara.source.pgoutput.PgOutputParser;
 import io.trellara.source.routing.KeyChangePolicy;
 import io.trellara.source.routing.NullKeyPolicy;
 import io.trellara.source.routing.OwnershipKeys;
-import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -128,22 +130,7 @@ public class CaptureBenchmark {
         return records[0];
     }
 
-    private interface Body {
-        void write(DataOutputStream out) throws IOException;
-    }
 
-    private static byte[] message(Body body) throws IOException {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        try (DataOutputStream out = new DataOutputStream(bytes)) {
-            body.write(out);
-        }
-        return bytes.toByteArray();
-    }
-
-    private static void cstring(DataOutputStream out, String s) throws IOException {
-        out.write(s.getBytes(StandardCharsets.UTF_8));
-        out.write(0);
-    }
 
     private static void column(DataOutputStream out, boolean key, String name, int type) throws IOException {
         out.write(key ? 1 : 0);

@@ -38,7 +38,32 @@ public final class EndToEndBenchmark {
         List<String> modes = modes(args.length > 2 ? args[2] : "strict");
         System.out.println("legs: " + String.join(", ", modes));
         Workloads workloads = new Workloads(bulkRows, transfers);
-        List<LegResult> results = new ArrayList<>();
+        List<LegResult> results = onPlatform(modes, false, workloads::run);
+        Report.print(results, bulkRows, transfers);
+    }
+
+    private static void latency(String[] args) throws Exception {
+        int transactions = args.length > 1 ? Integer.parseInt(args[1]) : 500;
+        List<String> modes = modes(args.length > 2 ? args[2] : "strict");
+        int idleSeconds = args.length > 3 ? Integer.parseInt(args[3]) : 30;
+        long paceMillis = args.length > 4 ? Long.parseLong(args[4]) : 20;
+        System.out.println("latency legs: " + String.join(", ", modes) + " (at defaults)");
+        PacedLatency workload = new PacedLatency(transactions, paceMillis, idleSeconds);
+        List<PacedLatency.Result> results = onPlatform(modes, true, workload::run);
+        PacedLatency.print(results);
+    }
+
+    /** One leg's workload. */
+    private interface LegRun<R> {
+        R run(Leg leg) throws Exception;
+    }
+
+    /**
+     * Starts the platform (two durable PostgreSQL servers, the broker and a worker), runs {@code run} on each
+     * leg in turn on fresh databases of its own, and stops everything.
+     */
+    private static <R> List<R> onPlatform(List<String> modes, boolean atDefaults, LegRun<R> run) throws Exception {
+        List<R> results = new ArrayList<>();
         long t0 = System.nanoTime();
         try (PostgresServer sourcePg = PostgresServer.builder().name("bench-source").durable().build().start();
              PostgresServer targetPg = PostgresServer.builder().name("bench-target").durable().build().start();
@@ -50,45 +75,16 @@ public final class EndToEndBenchmark {
                 Platform platform = new Platform(sourcePg, targetPg, broker, worker);
                 for (String mode : modes) {
                     try (Leg leg = mode.equals("native") ? new NativeReplicationLeg(platform)
-                            : new TrellaraLeg(mode, platform)) {
+                            : new TrellaraLeg(mode, platform, atDefaults)) {
                         leg.start();
-                        results.add(workloads.run(leg));
+                        results.add(run.run(leg));
                     }
                 }
             } finally {
                 worker.stop();
             }
         }
-        Report.print(results, bulkRows, transfers);
-    }
-
-    private static void latency(String[] args) throws Exception {
-        int transactions = args.length > 1 ? Integer.parseInt(args[1]) : 500;
-        List<String> modes = modes(args.length > 2 ? args[2] : "strict");
-        int idleSeconds = args.length > 3 ? Integer.parseInt(args[3]) : 30;
-        long paceMillis = args.length > 4 ? Long.parseLong(args[4]) : 20;
-        System.out.println("latency legs: " + String.join(", ", modes) + " (at defaults)");
-        PacedLatency workload = new PacedLatency(transactions, paceMillis, idleSeconds);
-        List<PacedLatency.Result> results = new ArrayList<>();
-        try (PostgresServer sourcePg = PostgresServer.builder().name("bench-source").durable().build().start();
-             PostgresServer targetPg = PostgresServer.builder().name("bench-target").durable().build().start();
-             KafkaBroker broker = KafkaBroker.builder().build()) {
-            broker.start();
-            ConnectWorker worker = ConnectWorker.builder(broker).groupId("bench").build().start();
-            try {
-                Platform platform = new Platform(sourcePg, targetPg, broker, worker);
-                for (String mode : modes) {
-                    try (Leg leg = mode.equals("native") ? new NativeReplicationLeg(platform)
-                            : new TrellaraLeg(mode, platform, true)) {
-                        leg.start();
-                        results.add(workload.run(leg));
-                    }
-                }
-            } finally {
-                worker.stop();
-            }
-        }
-        PacedLatency.print(results);
+        return results;
     }
 
     /** Native first, always: every other leg is reported as a ratio to it. */

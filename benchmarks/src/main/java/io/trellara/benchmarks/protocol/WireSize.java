@@ -1,5 +1,8 @@
 package io.trellara.benchmarks.protocol;
 
+import static io.trellara.benchmarks.capture.PgOutputBytes.cstring;
+import static io.trellara.benchmarks.capture.PgOutputBytes.message;
+
 import io.trellara.protocol.MessageKind;
 import io.trellara.protocol.codec.EncodedMessage;
 import io.trellara.protocol.codec.TrellaraCodec;
@@ -14,7 +17,6 @@ import io.trellara.source.pgoutput.PgOutputParser;
 import io.trellara.source.routing.KeyChangePolicy;
 import io.trellara.source.routing.NullKeyPolicy;
 import io.trellara.source.routing.OwnershipKeys;
-import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -94,17 +96,6 @@ public final class WireSize {
     private record Col(boolean key, String name, int type, int typmod) {
     }
 
-    private interface Body {
-        void write(DataOutputStream out) throws IOException;
-    }
-
-    private static byte[] message(Body body) throws IOException {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        try (DataOutputStream out = new DataOutputStream(bytes)) {
-            body.write(out);
-        }
-        return bytes.toByteArray();
-    }
 
     private static byte[] relation(int oid, String table, Col... cols) throws IOException {
         return message(out -> {
@@ -158,10 +149,6 @@ public final class WireSize {
         });
     }
 
-    private static void cstring(DataOutputStream out, String s) throws IOException {
-        out.write(s.getBytes(StandardCharsets.UTF_8));
-        out.write(0);
-    }
 
     /** 32 hex digits, like md5(g::text). */
     private static String md5Like(int g) {
