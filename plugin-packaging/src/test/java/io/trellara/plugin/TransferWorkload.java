@@ -148,33 +148,83 @@ final class TransferWorkload implements AutoCloseable {
         }
     }
 
+    /**
+     * Transfers 1..N until stopped. The source may go away meanwhile (a fault test restarts it): the writer
+     * connects again, and a transfer whose COMMIT got no answer counts as committed exactly when the server says
+     * so ({@code txid_status}).
+     */
     private void write() {
         Random random = new Random(14);
-        try (Connection c = source.connect(); Statement s = c.createStatement()) {
-            c.setAutoCommit(false);
-            for (int n = 1; writing.get(); n++) {
-                int moves = n % 25 == 0 ? 30 : 1;
-                int from = 0;
-                int to = 0;
-                int amount = 0;
-                for (int m = 0; m < moves; m++) {
-                    from = 1 + random.nextInt(ACCOUNTS);
-                    to = 1 + (from + random.nextInt(ACCOUNTS - 1)) % ACCOUNTS;
-                    amount = 1 + random.nextInt(20);
-                    s.executeUpdate("UPDATE account SET balance = balance - " + amount + " WHERE id = " + from);
-                    s.executeUpdate("UPDATE account SET balance = balance + " + amount + " WHERE id = " + to);
+        int n = 1;
+        long deadline = 0;
+        while (writing.get()) {
+            long inFlight = -1;
+            try (Connection c = source.connect(); Statement s = c.createStatement()) {
+                deadline = 0;
+                c.setAutoCommit(false);
+                for (; writing.get(); n++) {
+                    transfer(s, n, random);
+                    inFlight = txid(s);
+                    c.commit();
+                    committed.put(n, Long.toString(inFlight % 4294967296L));
+                    inFlight = -1;
+                    LockSupport.parkNanos(20_000_000L); // paces the writer; waits for nothing
                 }
-                s.executeUpdate("UPDATE account SET balance = balance - 1 WHERE id = " + from);
-                s.executeUpdate("UPDATE account SET balance = balance + 1 WHERE id = 0");
-                s.executeUpdate("INSERT INTO ledger VALUES (" + n + ", " + from + ", " + to + ", " + amount + ")");
-                String xid = SourceTransactions.xid(s);
-                c.commit();
-                committed.put(n, xid);
-                LockSupport.parkNanos(20_000_000L); // paces the writer; waits for nothing
+            } catch (SQLException | RuntimeException e) {
+                if (!writing.get()) {
+                    return;
+                }
+                deadline = deadline == 0 ? System.nanoTime() + WAIT.toNanos() : deadline;
+                if (System.nanoTime() > deadline) {
+                    writerFailure.set(e);
+                    return;
+                }
+                if (inFlight >= 0 && committedOnSource(inFlight, deadline)) {
+                    committed.put(n, Long.toString(inFlight % 4294967296L));
+                    n++;
+                }
+                LockSupport.parkNanos(200_000_000L);
             }
-        } catch (SQLException | RuntimeException e) {
-            writerFailure.set(e);
         }
+    }
+
+    /** Transfer {@code n}: money between two accounts (30 moves every 25th), a fee into account 0, ledger row n. */
+    private static void transfer(Statement s, int n, Random random) throws SQLException {
+        int moves = n % 25 == 0 ? 30 : 1;
+        int from = 0;
+        int to = 0;
+        int amount = 0;
+        for (int m = 0; m < moves; m++) {
+            from = 1 + random.nextInt(ACCOUNTS);
+            to = 1 + (from + random.nextInt(ACCOUNTS - 1)) % ACCOUNTS;
+            amount = 1 + random.nextInt(20);
+            s.executeUpdate("UPDATE account SET balance = balance - " + amount + " WHERE id = " + from);
+            s.executeUpdate("UPDATE account SET balance = balance + " + amount + " WHERE id = " + to);
+        }
+        s.executeUpdate("UPDATE account SET balance = balance - 1 WHERE id = " + from);
+        s.executeUpdate("UPDATE account SET balance = balance + 1 WHERE id = 0");
+        s.executeUpdate("INSERT INTO ledger VALUES (" + n + ", " + from + ", " + to + ", " + amount + ")");
+    }
+
+    private static long txid(Statement s) throws SQLException {
+        try (ResultSet rs = s.executeQuery("SELECT txid_current()")) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    /** Whether the transaction whose COMMIT got no answer committed, asked again until the server answers. */
+    private boolean committedOnSource(long txid, long deadline) {
+        while (System.nanoTime() < deadline) {
+            try (Connection c = source.connect(); Statement s = c.createStatement();
+                 ResultSet rs = s.executeQuery("SELECT txid_status(" + txid + ")")) {
+                rs.next();
+                return "committed".equals(rs.getString(1));
+            } catch (SQLException | RuntimeException e) {
+                LockSupport.parkNanos(200_000_000L);
+            }
+        }
+        throw new IllegalStateException("the source did not come back within " + WAIT.toSeconds() + " s");
     }
 
     /** Polls the target for the invariant, one statement per read, every 10 ms. */
