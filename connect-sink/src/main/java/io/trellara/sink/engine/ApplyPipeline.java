@@ -55,6 +55,8 @@ public final class ApplyPipeline implements AutoCloseable {
     public static final long DEFAULT_MAX_QUEUED_BYTES = 64L << 20;
     /** A waiting barrier is looked at again at most this often, unless this task staged a chunk meanwhile. */
     public static final long DEFAULT_RECHECK_MILLIS = 100;
+    /** ...and at most this often in its first second of waiting. */
+    public static final long FAST_RECHECK_MILLIS = 10;
     /** Lane chunks held in memory longer than this are staged (their barrier is late, elsewhere, or waits). */
     public static final long DEFAULT_HOLD_MILLIS = 1_000;
     /** ...as are all of them once they hold this many bytes. */
@@ -78,11 +80,7 @@ public final class ApplyPipeline implements AutoCloseable {
     private final BarrierStreams streams;
     private final LaneBuffer lanes = new LaneBuffer();
     private final BarrierQueues queues;
-    private long maxStagedPerLane = DEFAULT_MAX_STAGED_BYTES_PER_LANE;
-    private long stagingCheckNanos = DEFAULT_STAGING_CHECK_MILLIS * 1_000_000L;
-    private long stagingCheckedAt = System.nanoTime();
-    /** Lanes paused because too much is staged behind a waiting barrier. */
-    private final Set<TopicPartitionKey> stagingFull = new HashSet<>();
+    private final StagingBound staging = new StagingBound();
 
     private volatile long waitingTransactions;
     private volatile long waitingLanes;
@@ -185,9 +183,7 @@ public final class ApplyPipeline implements AutoCloseable {
 
     /** {@link #maxStagedPerLane(long)}, looking at the staged bytes every {@code checkEvery}. */
     public ApplyPipeline maxStagedPerLane(long maxBytes, java.time.Duration checkEvery) {
-        this.maxStagedPerLane = maxBytes;
-        this.stagingCheckNanos = checkEvery.toNanos();
-        this.stagingCheckedAt = System.nanoTime() - stagingCheckNanos;
+        staging.limits(maxBytes, checkEvery.toNanos());
         return this;
     }
 
@@ -447,7 +443,7 @@ public final class ApplyPipeline implements AutoCloseable {
             for (PartitionQueues.PartitionState ps : partitions.values()) {
                 queues.drain(ps);
             }
-            checkStaging();
+            staging.check(applier, partitions.values());
         } finally {
             publishGauges();
         }
@@ -511,51 +507,22 @@ public final class ApplyPipeline implements AutoCloseable {
     }
 
     /**
-     * Every {@link #DEFAULT_STAGING_CHECK_MILLIS} ms while this task holds lanes: which of them have too much staged behind a
-     * waiting barrier ({@link #maxStagedPerLane}); those pause until it drains.
-     */
-    private void checkStaging() {
-        long now = System.nanoTime();
-        if (now - stagingCheckedAt < stagingCheckNanos) {
-            return;
-        }
-        boolean holdsLanes = false;
-        for (PartitionQueues.PartitionState ps : partitions.values()) {
-            holdsLanes |= ps.laneFlow != null;
-        }
-        if (!holdsLanes) {
-            return;
-        }
-        stagingCheckedAt = now;
-        Map<StagedLane, Long> staged = applier.stagedBehindOldest();
-        for (PartitionQueues.PartitionState ps : partitions.values()) {
-            if (ps.laneFlow == null) {
-                continue;
-            }
-            long bytes = staged.getOrDefault(new StagedLane(ps.laneFlow.sourceId(), ps.laneFlow.datasetId(),
-                    ps.tp.partition()), 0L);
-            if (bytes > maxStagedPerLane && stagingFull.add(ps.tp)) {
-                LOG.warn("Pausing lane {}: {} bytes of its chunks are staged behind the oldest staged transaction of"
-                        + " {} (staging.lane.max.bytes {}), whose barrier waits; it resumes once that applies",
-                        ps.tp, bytes, ps.laneFlow, maxStagedPerLane);
-            } else if (bytes <= maxStagedPerLane && stagingFull.remove(ps.tp)) {
-                LOG.info("Resuming lane {}: {} bytes staged behind its flow's oldest staged transaction", ps.tp, bytes);
-            }
-        }
-    }
-
-    /**
      * Partitions that should not deliver more records for now: a long queue behind a barrier, a poison, or a lane
      * with too much staged behind a waiting barrier.
      */
     public Set<TopicPartitionKey> backlogged() {
-        Set<TopicPartitionKey> out = new HashSet<>(stagingFull);
+        Set<TopicPartitionKey> out = new HashSet<>(staging.full());
         for (PartitionQueues.PartitionState ps : partitions.values()) {
             if (ps.poisoned || ps.queue.size() >= maxQueuedTransactions || ps.queuedBytes >= maxQueuedBytes) {
                 out.add(ps.tp);
             }
         }
         return out;
+    }
+
+    /** How soon {@link #poll()} should run again while {@link #waiting()}, in milliseconds. */
+    public long recheckWithinMillis() {
+        return queues.recheckWithinMillis(partitions.values());
     }
 
     /** True when a barrier waits for chunks: {@link #poll()} soon. */
@@ -566,7 +533,7 @@ public final class ApplyPipeline implements AutoCloseable {
             }
         }
         // held lane chunks are staged once they wait too long; a lane paused for staging is looked at again
-        return !lanes.isEmpty() || !stagingFull.isEmpty();
+        return !lanes.isEmpty() || !staging.full().isEmpty();
     }
 
     /** Forget everything about these partitions (newly assigned: they resume from the target's progress). */
@@ -624,7 +591,7 @@ public final class ApplyPipeline implements AutoCloseable {
         if (ps != null) {
             lanes.forget(ps);
         }
-        stagingFull.remove(tp);
+        staging.forget(tp);
         if (ps != null && ps.stream != null) {
             LOG.info("Rolling back {} (streamed from {}): the partition is no longer this task's", ps.stream.key().display(), tp);
             ps.stream.rollback();

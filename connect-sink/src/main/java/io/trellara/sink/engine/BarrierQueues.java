@@ -139,7 +139,7 @@ final class BarrierQueues {
     /** Applies the barrier at the head of the queue when it is ready; false when it waits. */
     private boolean applyBarrier(PartitionQueues.PartitionState ps, PartitionQueues.BarrierItem b) {
         long now = System.nanoTime();
-        if (b.verdict != null && b.checkedGeneration == generation && now - b.checkedAt < recheckNanos) {
+        if (b.verdict != null && b.checkedGeneration == generation && now - b.checkedAt < recheckNanos(b, now)) {
             return false;
         }
         BarrierState.Verdict v = applier.checkBarrier(b.manifest); // throws when a chunk is missing for good
@@ -172,6 +172,28 @@ final class BarrierQueues {
         boundaryMode = BoundaryVocabulary.of(b.manifest.getBoundaryMode());
         listener.barrierApplied(b.manifest, result);
         return true;
+    }
+
+    /**
+     * How soon a waiting barrier is looked at again: {@link ApplyPipeline#FAST_RECHECK_MILLIS} in its first second
+     * of waiting (the other tasks' chunks of a small transaction are usually staged within milliseconds), then the
+     * pipeline's recheck interval (a long wait costs a query per interval, not hundreds a second).
+     */
+    private long recheckNanos(PartitionQueues.BarrierItem b, long now) {
+        boolean young = b.waitingSince == 0 || now - b.waitingSince < 1_000_000_000L;
+        return young ? Math.min(recheckNanos, ApplyPipeline.FAST_RECHECK_MILLIS * 1_000_000L) : recheckNanos;
+    }
+
+    /** The soonest any waiting barrier wants to be looked at again, in milliseconds. */
+    long recheckWithinMillis(Collection<PartitionQueues.PartitionState> all) {
+        long now = System.nanoTime();
+        long soonest = recheckNanos;
+        for (PartitionQueues.PartitionState ps : all) {
+            if (ps.queue.peek() instanceof PartitionQueues.BarrierItem b) {
+                soonest = Math.min(soonest, recheckNanos(b, now));
+            }
+        }
+        return Math.max(1, soonest / 1_000_000L);
     }
 
     /** True when every chunk the barrier waits for is held in memory here. */

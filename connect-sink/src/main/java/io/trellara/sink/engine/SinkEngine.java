@@ -95,7 +95,7 @@ public final class SinkEngine implements AutoCloseable {
         }
         resume(d.resume());
         if (d.recheckSoon()) {
-            consumer.callAgainWithin(ApplyPipeline.DEFAULT_RECHECK_MILLIS);
+            consumer.callAgainWithin(pipeline.recheckWithinMillis());
         }
     }
 

@@ -152,9 +152,10 @@ class BarrierEndToEndIT {
             assertThat(dst.queryLong("SELECT count(*) FROM trellara_sink.staged_chunks")).isZero();
             // every transaction applied once, through its barrier, by the task holding the strict partition
             assertThat(sumOverTasks(sink, "BarriersApplied")).isEqualTo(transactions);
-            // lane chunks are always staged; a strict-chunked barrier that reached the task whole in one batch is
-            // applied from memory instead
-            assertThat(sumOverTasks(sink, "ChunksStaged")).isBetween((long) laneTopic.size(),
+            // lane chunks are staged by the tasks that do not hold the strict partition (the one that does holds
+            // its lanes' chunks in memory), and a strict-chunked barrier that reached the task whole in one batch is
+            // applied from memory: at most every chunk is staged, and none is left
+            assertThat(sumOverTasks(sink, "ChunksStaged")).isBetween(0L,
                     laneTopic.size() + strictTopic.size() - 2L * transactions);
             assertThat(sumOverTasks(sink, "TransactionsWaitingAtBarrier")).isZero();
             assertThat(STACK.rest().status(sink).isRunning(3)).isTrue();

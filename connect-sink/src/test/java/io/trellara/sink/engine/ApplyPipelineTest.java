@@ -317,6 +317,17 @@ class ApplyPipelineTest {
     }
 
     @Test
+    void aBarrierThatJustBeganWaitingIsLookedAtAgainSoonerThanOneThatHasWaitedASecond() throws Exception {
+        ApplyPipeline p = new ApplyPipeline(target, null); // the default recheck interval
+        Barriers b = lanes(opens(0x100, 1, 9, "1"));
+        p.accept(new Feed().inputs(b.closing()));
+        assertThat(p.waiting()).isTrue();
+        assertThat(p.recheckWithinMillis()).isEqualTo(ApplyPipeline.FAST_RECHECK_MILLIS);
+        Thread.sleep(1_050);
+        assertThat(p.recheckWithinMillis()).isEqualTo(ApplyPipeline.DEFAULT_RECHECK_MILLIS);
+    }
+
+    @Test
     void aPartitionRevokedWhileItsBarrierWaitsIsReadAgainByItsNextOwner() {
         Barriers b = lanes(opens(0x100, 1, 9, "1"));
         pipeline.accept(new Feed().inputs(b.closing()));
