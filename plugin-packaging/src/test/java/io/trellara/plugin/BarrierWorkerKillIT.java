@@ -123,6 +123,7 @@ class BarrierWorkerKillIT {
                         Map.of()));
                 sink.remove("consumer.override.max.partition.fetch.bytes"); // Kafka's default: ~1 MB a partition
                 sink.put("tasks.max", "3");
+                sink.put("lanes.hold.max.bytes", "0"); // every lane chunk staged: the kill lands mid-staging
                 // the dead worker's consumers leave the sink's group after 6 s, not Kafka's default 45 s
                 sink.put("consumer.override.session.timeout.ms", "6000");
                 sink.put("consumer.override.heartbeat.interval.ms", "1000");

@@ -55,6 +55,7 @@ public final class TrellaraSinkConfig extends AbstractConfig {
     public static final String RETRY_DURATION_MS = "retry.max.duration.ms";
     public static final String BARRIER_MAX_WAIT_MS = "barrier.max.wait.ms";
     public static final String STAGING_LANE_MAX_BYTES = "staging.lane.max.bytes";
+    public static final String LANES_HOLD_MAX_BYTES = "lanes.hold.max.bytes";
     public static final String RETRY_BACKOFF_MS = "retry.backoff.initial.ms";
     public static final String RETRY_BACKOFF_MAX_MS = "retry.backoff.max.ms";
 
@@ -166,6 +167,13 @@ public final class TrellaraSinkConfig extends AbstractConfig {
                         + " lost worker's lanes, or for ever with barrier.max.wait.ms=0). The lanes the waiting barrier"
                         + " still needs are behind, so they are never paused.", GROUP_APPLY, ++o, Width.SHORT,
                 "Max staged bytes per lane");
+        d.define(LANES_HOLD_MAX_BYTES, Type.LONG, io.trellara.sink.engine.ApplyPipeline.DEFAULT_MAX_HELD_BYTES,
+                ConfigDef.Range.atLeast(0), Importance.LOW,
+                "The task that holds a partitioned flow's strict partition holds the chunks of its own lanes in"
+                        + " memory, up to this many bytes, so that a transaction whose lanes it all holds is verified"
+                        + " and applied without staging a byte; beyond it, or after a second, they are staged. 0:"
+                        + " every lane chunk is staged in the target as it arrives.", GROUP_APPLY, ++o, Width.SHORT,
+                "Lane chunks held in memory (bytes)");
         d.define(COPY_THRESHOLD, Type.INT, 64, ConfigDef.Range.atLeast(1), Importance.LOW,
                 "Insert runs of at least this many rows are written with COPY.", GROUP_APPLY, ++o, Width.SHORT,
                 "COPY threshold");

@@ -70,7 +70,9 @@ public class TrellaraSinkTask extends SinkTask {
         metrics = new SinkTaskMetrics(sinkName, props.getOrDefault(TASK_ID, "0"), applier.metrics());
         ApplyPipeline pipeline = new ApplyPipeline(applier, metrics)
                 .maxBarrierWait(Duration.ofMillis(config.getLong(TrellaraSinkConfig.BARRIER_MAX_WAIT_MS)))
-                .maxStagedPerLane(config.getLong(TrellaraSinkConfig.STAGING_LANE_MAX_BYTES));
+                .maxStagedPerLane(config.getLong(TrellaraSinkConfig.STAGING_LANE_MAX_BYTES))
+                .holdLanes(Duration.ofMillis(ApplyPipeline.DEFAULT_HOLD_MILLIS),
+                        config.getLong(TrellaraSinkConfig.LANES_HOLD_MAX_BYTES));
         metrics.pipeline(pipeline).start();
         engine = new SinkEngine(sinkName, applier, pipeline, consumer());
         ApplyOptions o = applier.options();
