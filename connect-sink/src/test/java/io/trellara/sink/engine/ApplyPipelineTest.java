@@ -6,6 +6,7 @@ import static io.trellara.sink.target.Tx.tx;
 import static io.trellara.sink.target.Tx.val;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.awaitility.Awaitility.await;
 
 import io.trellara.sink.target.Barriers;
 import io.trellara.sink.target.Feed;
@@ -236,15 +237,16 @@ class ApplyPipelineTest {
     }
 
     @Test
-    void heldLaneChunksWaitingLongerThanTheHoldTimeAreStagedAndTheirBarrierGoesTheStagedWay() throws Exception {
+    void heldLaneChunksWaitingLongerThanTheHoldTimeAreStagedAndTheirBarrierGoesTheStagedWay() {
         pipeline.holdLanes(java.time.Duration.ofMillis(20), 64 << 20);
         Barriers b = lanes(opens(0x100, 1, 9, "1"));
         Feed feed = new Feed();
         pipeline.accept(feed.inputs(concat(List.of(envelope(sets(0x50, 1, "0"))), b.chunkMessages())));
         assertThat(target.stagedChunks()).isZero();
-        Thread.sleep(40);
-        pipeline.poll();
-        assertThat(target.stagedChunks()).isEqualTo(b.chunks().size());
+        await().atMost(java.time.Duration.ofSeconds(5)).pollInterval(java.time.Duration.ofMillis(5)).until(() -> {
+            pipeline.poll(); // as Connect calls put() while the pipeline waits
+            return target.stagedChunks() == b.chunks().size();
+        });
         TopicPartitionKey lane0 = new TopicPartitionKey(Feed.LANES, 0);
         assertThat(target.progress()).containsEntry(lane0, feed.next(lane0));
         pipeline.accept(feed.inputs(b.closing()));
@@ -317,14 +319,14 @@ class ApplyPipelineTest {
     }
 
     @Test
-    void aBarrierThatJustBeganWaitingIsLookedAtAgainSoonerThanOneThatHasWaitedASecond() throws Exception {
+    void aBarrierThatJustBeganWaitingIsLookedAtAgainSoonerThanOneThatHasWaitedASecond() {
         ApplyPipeline p = new ApplyPipeline(target, null); // the default recheck interval
         Barriers b = lanes(opens(0x100, 1, 9, "1"));
         p.accept(new Feed().inputs(b.closing()));
         assertThat(p.waiting()).isTrue();
         assertThat(p.recheckWithinMillis()).isEqualTo(ApplyPipeline.FAST_RECHECK_MILLIS);
-        Thread.sleep(1_050);
-        assertThat(p.recheckWithinMillis()).isEqualTo(ApplyPipeline.DEFAULT_RECHECK_MILLIS);
+        await().atMost(java.time.Duration.ofSeconds(5)).pollInterval(java.time.Duration.ofMillis(50))
+                .until(() -> p.recheckWithinMillis() == ApplyPipeline.DEFAULT_RECHECK_MILLIS);
     }
 
     @Test
