@@ -187,9 +187,10 @@ public final class TrellaraCodec {
                         s.checksum = in.readUInt64();
                         s.checksumStart = start;
                         s.checksumEnd = in.getTotalBytesRead();
-                        // a longer varint than needed can carry bits beyond 64 that parsing drops: such bytes
-                        // would differ from the checksummed ones yet verify
-                        if (s.checksumEnd - valueStart != CodedOutputStream.computeUInt64SizeNoTag(s.checksum)) {
+                        // the checksum bytes are outside the hash, so they must be the one encoding of the value:
+                        // a longer varint, or a tenth byte with bits beyond 64 (which parsing drops), would differ
+                        // from what the writer sent yet verify
+                        if (!isCanonicalVarint(bytes, valueStart, s.checksumEnd, s.checksum)) {
                             throw malformed(kind, "the checksum is not a shortest-form varint", null);
                         }
                     } else if (field == 1 && varint) {
@@ -207,6 +208,20 @@ public final class TrellaraCodec {
                 throw new UncheckedIOException(e);
             }
             return s;
+        }
+
+        private static boolean isCanonicalVarint(byte[] bytes, int start, int end, long value) {
+            if (end - start != CodedOutputStream.computeUInt64SizeNoTag(value)) {
+                return false;
+            }
+            long v = value;
+            for (int i = start; i < end; i++, v >>>= 7) {
+                int expected = i == end - 1 ? (int) v : (int) (v & 0x7F) | 0x80;
+                if ((bytes[i] & 0xFF) != expected) {
+                    return false;
+                }
+            }
+            return true;
         }
 
         long hashWithoutChecksum(byte[] bytes) {

@@ -96,6 +96,29 @@ class TrellaraCodecTest {
                 .isInstanceOf(ProtocolViolationException.class);
     }
 
+    @Test
+    void everyFlipInsideTheChecksumFieldIsRejected() {
+        // the checksum bytes are outside the hash: a tenth varint byte with bits beyond 64 once verified
+        byte[] tenByte = envelopeWithTenByteChecksum();
+        for (int p = tenByte.length - 11; p < tenByte.length; p++) {
+            for (int mask = 1; mask < 256; mask++) {
+                byte[] copy = tenByte.clone();
+                copy[p] ^= (byte) mask;
+                assertThatThrownBy(() -> TrellaraCodec.decodeEnvelope(copy))
+                        .as("byte %d xor %d", p, mask).isInstanceOf(ProtocolViolationException.class);
+            }
+        }
+    }
+
+    private static byte[] envelopeWithTenByteChecksum() {
+        for (int n = 1; ; n++) {
+            EncodedMessage encoded = TrellaraCodec.encode(SampleTransactions.envelope(n, true));
+            if (encoded.checksum() < 0) {
+                return encoded.bytes();
+            }
+        }
+    }
+
     @Property(tries = 300)
     void anySingleByteFlipIsRejected(@ForAll @IntRange(min = 0, max = 100_000) int position,
                                      @ForAll @IntRange(min = 1, max = 255) int mask) {
