@@ -4,6 +4,7 @@ import io.trellara.sink.engine.ApplyOptions;
 import io.trellara.sink.engine.DdlPolicy;
 import io.trellara.sink.engine.DropColumnsPolicy;
 import io.trellara.sink.engine.InsertConflictPolicy;
+import io.trellara.sink.engine.SnapshotTargetPolicy;
 import io.trellara.sink.engine.MissingRowPolicy;
 import io.trellara.sink.target.RelationMapper;
 import io.trellara.sink.engine.SchemaEvolutionMode;
@@ -42,6 +43,7 @@ public final class TrellaraSinkConfig extends AbstractConfig {
     public static final String CREATE_TABLES = "target.tables.create";
 
     public static final String INSERT_CONFLICT = "insert.conflict";
+    public static final String SNAPSHOT_TARGET_NONEMPTY = "snapshot.target.nonempty";
     public static final String MISSING_ROW = "apply.missing_row";
     public static final String DDL_APPLY = "ddl.apply";
     public static final String DDL_REPLAY_TRUST = "ddl.replay.trust.topic.writers";
@@ -104,6 +106,15 @@ public final class TrellaraSinkConfig extends AbstractConfig {
                 "An insert whose key exists on the target: 'fail' stops the task (the target diverged), 'upsert'"
                         + " updates the existing row.", GROUP_APPLY, ++o, Width.SHORT, "Insert conflict",
                 recommender(List.of("fail", "upsert")));
+        d.define(SNAPSHOT_TARGET_NONEMPTY, Type.STRING, "fail", ConfigDef.ValidString.in("fail", "truncate", "upsert"),
+                Importance.MEDIUM, "A source's initial snapshot (transaction_id 'snapshot') about to load a target table"
+                        + " that already holds rows: 'fail' (default) refuses it, names the table and applies nothing"
+                        + " of the snapshot; 'truncate' empties the table in the snapshot's own target transaction,"
+                        + " so readers see the old rows until the snapshot commits and the new ones after; 'upsert'"
+                        + " keeps the rows and writes the snapshot's over them by key. A table an earlier snapshot of"
+                        + " the same source loaded is always replaced: the later snapshot supersedes it.",
+                GROUP_APPLY, ++o, Width.SHORT, "Snapshot into a non-empty table",
+                recommender(List.of("fail", "truncate", "upsert")));
         d.define(MISSING_ROW, Type.STRING, "fail", ConfigDef.ValidString.in("fail", "ignore"), Importance.MEDIUM,
                 "An update or delete that matches no target row: 'fail' stops the task, 'ignore' counts and skips"
                         + " it.", GROUP_APPLY, ++o, Width.SHORT, "Missing row", recommender(List.of("fail", "ignore")));
@@ -237,6 +248,7 @@ public final class TrellaraSinkConfig extends AbstractConfig {
                 .maxRetryDuration(Duration.ofMillis(getLong(RETRY_DURATION_MS)))
                 .initialBackoff(Duration.ofMillis(getLong(RETRY_BACKOFF_MS)))
                 .maxBackoff(Duration.ofMillis(getLong(RETRY_BACKOFF_MAX_MS)))
+                .snapshotTarget(SnapshotTargetPolicy.valueOf(getString(SNAPSHOT_TARGET_NONEMPTY).toUpperCase(Locale.ROOT)))
                 .build();
     }
 

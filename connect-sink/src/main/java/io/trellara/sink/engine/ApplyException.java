@@ -40,7 +40,9 @@ public class ApplyException extends RuntimeException {
         /** An update or delete matched more than one target row. */
         MULTIPLE_ROWS_MATCHED,
         /** A schema change of a captured relation cannot be derived safely (a rename, a key change, a type). */
-        SCHEMA_CHANGE_REFUSED
+        SCHEMA_CHANGE_REFUSED,
+        /** A source's initial snapshot would load a target table that holds rows (snapshot.target.nonempty=fail). */
+        SNAPSHOT_TARGET_NOT_EMPTY
     }
 
     private final Reason reason;

@@ -29,12 +29,13 @@ import java.util.Objects;
  *                                  length up to it is ridden out whatever the backoff
  * @param initialBackoff            first retry delay, doubled per attempt (default 200 ms)
  * @param maxBackoff                cap of the retry delay (default 2 s)
+ * @param snapshotTarget            a snapshot into a non-empty target table (default {@link SnapshotTargetPolicy#FAIL})
  */
 public record ApplyOptions(String sinkName, int groupMaxTransactions, int groupMaxChanges, boolean synchronousCommitOff,
                            InsertConflictPolicy insertConflict, MissingRowPolicy missingRow, DdlPolicy ddlPolicy,
                            SchemaEvolutionMode schemaEvolution, DropColumnsPolicy dropColumns,
                            boolean createMissingTables, int copyThreshold, Duration maxRetryDuration,
-                           Duration initialBackoff, Duration maxBackoff) {
+                           Duration initialBackoff, Duration maxBackoff, SnapshotTargetPolicy snapshotTarget) {
     public static final int DEFAULT_GROUP_MAX_TRANSACTIONS = 500;
     public static final int DEFAULT_GROUP_MAX_CHANGES = 10_000;
 
@@ -47,6 +48,7 @@ public record ApplyOptions(String sinkName, int groupMaxTransactions, int groupM
         Objects.requireNonNull(dropColumns, "dropColumns");
         Objects.requireNonNull(initialBackoff, "initialBackoff");
         Objects.requireNonNull(maxBackoff, "maxBackoff");
+        Objects.requireNonNull(snapshotTarget, "snapshotTarget");
         if (groupMaxTransactions < 1) {
             throw new IllegalArgumentException("groupMaxTransactions must be >= 1");
         }
@@ -74,7 +76,8 @@ public record ApplyOptions(String sinkName, int groupMaxTransactions, int groupM
         return new Builder(sinkName).groupMaxTransactions(groupMaxTransactions).groupMaxChanges(groupMaxChanges)
                 .synchronousCommitOff(synchronousCommitOff).insertConflict(insertConflict).missingRow(missingRow)
                 .ddlPolicy(ddlPolicy).schemaEvolution(schemaEvolution).dropColumns(dropColumns).createMissingTables(createMissingTables).copyThreshold(copyThreshold)
-                .maxRetryDuration(maxRetryDuration).initialBackoff(initialBackoff).maxBackoff(maxBackoff);
+                .maxRetryDuration(maxRetryDuration).initialBackoff(initialBackoff).maxBackoff(maxBackoff)
+                .snapshotTarget(snapshotTarget);
     }
 
     public static final class Builder {
@@ -92,6 +95,7 @@ public record ApplyOptions(String sinkName, int groupMaxTransactions, int groupM
         private Duration maxRetryDuration = Duration.ofMinutes(10);
         private Duration initialBackoff = Duration.ofMillis(200);
         private Duration maxBackoff = Duration.ofSeconds(2);
+        private SnapshotTargetPolicy snapshotTarget = SnapshotTargetPolicy.FAIL;
 
         private Builder(String sinkName) {
             this.sinkName = sinkName;
@@ -162,10 +166,15 @@ public record ApplyOptions(String sinkName, int groupMaxTransactions, int groupM
             return this;
         }
 
+        public Builder snapshotTarget(SnapshotTargetPolicy v) {
+            snapshotTarget = v;
+            return this;
+        }
+
         public ApplyOptions build() {
             return new ApplyOptions(sinkName, groupMaxTransactions, groupMaxChanges, synchronousCommitOff, insertConflict, missingRow,
                     ddlPolicy, schemaEvolution, dropColumns, createMissingTables, copyThreshold, maxRetryDuration, initialBackoff,
-                    maxBackoff);
+                    maxBackoff, snapshotTarget);
         }
     }
 }

@@ -53,6 +53,7 @@ final class ChangeWriter {
     private final SchemaEvolution evolution;
     private final DdlApplier ddl;
     private final CopyTextEncoder copy = new CopyTextEncoder();
+    private final SnapshotLoad snapshot;
     private final List<ChangeRecord> run = new ArrayList<>();
     private long runBytes;
     private RowShape shape;
@@ -83,6 +84,7 @@ final class ChangeWriter {
         this.tables = new TargetTables(session, options.createMissingTables());
         this.evolution = new SchemaEvolution(session, tables, options);
         this.ddl = new DdlApplier(session, mapper, options);
+        this.snapshot = new SnapshotLoad(session, options.snapshotTarget());
     }
 
     /**
@@ -94,6 +96,7 @@ final class ChangeWriter {
         this.datasetId = datasetId;
         this.commitLsn = commitLsn;
         this.transactionId = transactionId;
+        snapshot.begin(sourceId, datasetId, commitLsn, transactionId);
     }
 
     /** Writes every change and DDL event of {@code e} in total order (the run may continue into the next). */
@@ -165,6 +168,7 @@ final class ChangeWriter {
         }
         flush();
         TargetTable table = prepared(target, version, c.getIdempotencyKey());
+        snapshot.prepare(target, sourceId, datasetId, c.getIdempotencyKey());
         shape = RowShape.of(c, layout(table, version, c.getIdempotencyKey()));
         shapeVersion = version;
         add(c);
@@ -264,7 +268,7 @@ final class ChangeWriter {
 
     private void insertRun() throws SQLException {
         session.at(shape.target.quoted(), range());
-        boolean upsert = options.insertConflict() == InsertConflictPolicy.UPSERT;
+        boolean upsert = options.insertConflict() == InsertConflictPolicy.UPSERT || snapshot.upserts(shape.target);
         if (!upsert && run.size() >= options.copyThreshold()) {
             copyRun();
             return;

@@ -34,10 +34,11 @@ class ProductionDatabaseIT {
             PostgresDatabase dst = scope.targetDatabase();
             schema(src, dst, "CREATE TABLE account (id int PRIMARY KEY, balance bigint NOT NULL)");
             src.execute("INSERT INTO account SELECT g, 1000 FROM generate_series(1, " + ACCOUNTS + ") g");
-            dst.execute("INSERT INTO account SELECT g, 1000 FROM generate_series(1, " + ACCOUNTS + ") g");
+            // the initial snapshot loads the accounts while the workload below runs: none or all of them
+            BankReader reader = new BankReader(dst, "SELECT CASE WHEN count(*) = 0 THEN " + ACCOUNTS * 1000L
+                    + " ELSE sum(balance) END FROM account", ACCOUNTS * 1000L);
             deployPair(scope, mode, src, dst, "public.account", Map.of());
 
-            BankReader reader = new BankReader(dst, "SELECT sum(balance) FROM account", ACCOUNTS * 1000L);
             Random random = new Random(11);
             String[][] otherApplications = {
                 {"CREATE TEMP TABLE t_tmp (x int)", "INSERT INTO t_tmp VALUES (1)", "DROP TABLE t_tmp"},

@@ -1,6 +1,7 @@
 package io.trellara.source.capture;
 
 import io.trellara.protocol.Lsn;
+import io.trellara.protocol.Snapshots;
 import io.trellara.protocol.log.LocalLogReader;
 import io.trellara.protocol.log.LogRecord;
 import io.trellara.source.pgoutput.PgOutputMessage.Streamable;
@@ -42,7 +43,8 @@ public final class CapturedTransaction {
       long commitTimestampMs, RelationCache relations, DdlFilter ddlFilter) {
     this.identity = identity;
     this.xid = state.xid;
-    this.transactionId = Long.toString(state.xid);
+    // xid 0 (InvalidTransactionId) is never a real transaction's: the source's own snapshot transaction
+    this.transactionId = state.xid == 0 ? Snapshots.TRANSACTION_ID : Long.toString(state.xid);
     long begin = state.beginLsn;
     this.beginLsn = begin != 0 && Long.compareUnsigned(begin, commitLsn) <= 0 ? begin : 0;
     this.commitLsn = commitLsn;
@@ -63,7 +65,7 @@ public final class CapturedTransaction {
     return xid;
   }
 
-  /** The protocol's transaction_id: the top-level xid in decimal. */
+  /** The protocol's transaction_id: the top-level xid in decimal, or {@link Snapshots#TRANSACTION_ID}. */
   public String transactionId() {
     return transactionId;
   }

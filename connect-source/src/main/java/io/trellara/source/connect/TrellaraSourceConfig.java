@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Map;
 import io.trellara.connect.common.ConfigRecommenders;
 import org.apache.kafka.common.config.AbstractConfig;
+import io.trellara.source.snapshot.SnapshotMode;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Type;
@@ -52,6 +53,7 @@ public final class TrellaraSourceConfig extends AbstractConfig {
     public static final String OFFSETS_ACCEPT_NEW_HISTORY = "offsets.accept.new.history";
     public static final String HEARTBEAT_INTERVAL_MS = "heartbeat.interval.ms";
     public static final String SLOT_DROP_ON_STOP = "slot.drop.on.stop";
+    public static final String SNAPSHOT_MODE = "snapshot.mode";
 
     public static final String DATASET_MODE = "dataset.mode";
     public static final String MAX_ENVELOPE_BYTES = "dataset.strict.max_envelope_bytes";
@@ -100,6 +102,10 @@ public final class TrellaraSourceConfig extends AbstractConfig {
     static final List<String> SSLMODES = List.of("disable", "allow", "prefer", "require", "verify-ca", "verify-full");
 
     public static final ConfigDef CONFIG_DEF = define();
+
+    public SnapshotMode snapshotMode() {
+        return SnapshotMode.of(getString(SNAPSHOT_MODE));
+    }
 
     private static ConfigDef define() {
         ConfigDef d = new ConfigDef();
@@ -211,6 +217,21 @@ public final class TrellaraSourceConfig extends AbstractConfig {
                         + " connector (SELECT pg_drop_replication_slot('<slot>')). Do not share the publication"
                         + " with another connector when this is on. The DDL event triggers are never dropped.",
                 GROUP_REPLICATION, ++o, Width.SHORT, "Drop slot on stop");
+        d.define(SNAPSHOT_MODE, Type.STRING, SnapshotMode.INITIAL.configName(),
+                ConfigDef.ValidString.in(SnapshotMode.names().toArray(new String[0])), Importance.HIGH,
+                "Whether the task first publishes what the captured tables already hold, consistent with the"
+                        + " stream: it creates the slot with an exported snapshot, reads every table of the"
+                        + " publication inside that snapshot and publishes it as one transaction of inserts"
+                        + " (transaction_id 'snapshot', committed at the slot's consistent point), then streams"
+                        + " from that point, so no row is missed or duplicated between the two. 'initial'"
+                        + " (default): snapshot when the connector has no offsets, or its last snapshot did not"
+                        + " finish (an existing slot is dropped and created again for it), then stream."
+                        + " 'never': only stream changes from the slot's position (load the target by other"
+                        + " means). 'initial_only': snapshot in a temporary slot, then stop: nothing is streamed"
+                        + " and no slot is left. 'when_needed': as 'initial', and also snapshot again when the"
+                        + " slot is gone or PostgreSQL invalidated it (wal_status lost), where 'initial' would"
+                        + " warn about the changes it cannot stream.",
+                GROUP_REPLICATION, ++o, Width.SHORT, "Snapshot mode", recommender(SnapshotMode.names()));
 
         o = 0;
         d.define(DATASET_MODE, Type.STRING, MODE_STRICT, ConfigDef.ValidString.in(MODE_STRICT, MODE_PARTITIONED),

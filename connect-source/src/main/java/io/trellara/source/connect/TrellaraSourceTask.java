@@ -2,6 +2,7 @@ package io.trellara.source.connect;
 
 import io.trellara.connect.common.PluginVersion;
 import io.trellara.protocol.MessageKind;
+import io.trellara.protocol.Snapshots;
 import io.trellara.source.connect.metrics.SourceTaskMetrics;
 import io.trellara.source.engine.CaptureEngine;
 import io.trellara.source.engine.AckTracker;
@@ -85,6 +86,7 @@ public class TrellaraSourceTask extends SourceTask {
         partitionedTopic = config.partitionedTopic();
         sourcePartition = Map.of("source_id", settings.sourceId(), "slot", settings.slotName());
         lastOffset = context.offsetStorageReader().offset(sourcePartition);
+        Map<String, Object> storedOffset = lastOffset; // a new history's offset still says a snapshot was taken
         try {
             server = ServerIdentity.of(settings.endpoint());
         } catch (SQLException e) {
@@ -108,14 +110,30 @@ public class TrellaraSourceTask extends SourceTask {
             case NEW_TIMELINE -> LOG.warn(resume.message());
             default -> LOG.info(resume.message());
         }
+        SnapshotDecision snapshot;
         try {
-            if (SourceSetup.ensure(settings) && resume.startLsn() != 0) {
+            snapshot = SnapshotDecision.decide(config.snapshotMode(), storedOffset, SourceSetup.slotStatus(settings),
+                    settings.slotName());
+            LOG.info(snapshot.message());
+            if (snapshot.dropSlot()) {
+                SourceSetup.dropSlot(settings);
+            }
+        } catch (SQLException e) {
+            throw new ConnectException("Cannot inspect or drop slot " + settings.slotName() + ": " + e.getMessage()
+                    + " (SQLSTATE " + e.getSQLState() + ")", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ConnectException("Interrupted while dropping slot " + settings.slotName(), e);
+        }
+        long startLsn = snapshot.plan().read() ? 0 : resume.startLsn();
+        try {
+            if (SourceSetup.ensure(settings, !snapshot.plan().read()) && startLsn != 0) {
                 // the server starts a new slot where WAL is now, whatever the offset asks: the gap is not captured
                 LOG.warn("Slot {} did not exist and was created now, although the offsets say the source had"
                         + " captured up to {}: transactions committed after that and before now are not captured"
                         + " (the slot was dropped, e.g. by {}=true or an administrator, or the server is another"
                         + " one). Re-synchronise the target if they matter.", settings.slotName(),
-                        io.trellara.protocol.Lsn.format(resume.startLsn()), TrellaraSourceConfig.SLOT_DROP_ON_STOP);
+                        io.trellara.protocol.Lsn.format(startLsn), TrellaraSourceConfig.SLOT_DROP_ON_STOP);
             }
         } catch (SQLException e) {
             throw new ConnectException("Cannot create the publication, slot or DDL trigger: " + e.getMessage()
@@ -129,12 +147,12 @@ public class TrellaraSourceTask extends SourceTask {
         }
         LOG.info("Source task captures publication {} ({}); DDL capture {}", settings.publicationName(),
                 settings.capturedTables(), settings.ddlCapture() ? "on" : "off (trellara.ddl messages are ignored)");
-        engine = new CaptureEngine(settings, resume.startLsn(), StrictPipeline.factory(settings));
+        engine = new CaptureEngine(settings, startLsn, StrictPipeline.factory(settings), snapshot.plan());
         engine.start();
         metrics = new SourceTaskMetrics(props.getOrDefault("name", settings.slotName()),
                 props.getOrDefault(TASK_ID, "0"), engine).start();
         LOG.info("Source task of slot {} started at LSN {} ({} mode, {})", settings.slotName(),
-                resume.startLsn() == 0 ? "of the slot" : io.trellara.protocol.Lsn.format(resume.startLsn()),
+                startLsn == 0 ? "of the slot" : io.trellara.protocol.Lsn.format(startLsn),
                 settings.boundary().wireMode(), server);
     }
 
@@ -180,8 +198,13 @@ public class TrellaraSourceTask extends SourceTask {
      */
     private SourceRecord record(Outbound o) {
         String key = o.key().display();
+        Map<String, ?> recordOffset;
         if (o.closesTransaction()) {
             lastOffset = offset(o.key().commitLsn(), o.endLsn(), o.key().transactionId(), server);
+            recordOffset = lastOffset;
+        } else {
+            // a snapshot's records before its marker: a restart that sees this takes the snapshot again
+            recordOffset = Snapshots.isSnapshot(o.key().transactionId()) ? SnapshotDecision.RUNNING_OFFSET : lastOffset;
         }
         ConnectHeaders headers = new ConnectHeaders();
         headers.addString(MessageKind.HEADER, o.kind().wireName());
@@ -190,7 +213,7 @@ public class TrellaraSourceTask extends SourceTask {
         // envelopes: the protobuf message, encoded once by TrellaraConverter; the others were encoded by the
         // barrier planner (their checksums are listed in the manifest) and the converter verifies them
         String topic = o.destination() == Outbound.Destination.PARTITIONED ? partitionedTopic : strictTopic;
-        return new TransactionRecord(sourcePartition, lastOffset, topic, o.partition(), key, o.value(),
+        return new TransactionRecord(sourcePartition, recordOffset, topic, o.partition(), key, o.value(),
                 o.commitTimestampMs(), headers, o.sequence());
     }
 

@@ -17,6 +17,10 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 import io.trellara.protocol.Lsn;
 import io.trellara.source.pgoutput.PgOutputMessage.LogicalMessage;
+import io.trellara.source.snapshot.ExportedSnapshot;
+import io.trellara.source.snapshot.SnapshotPlan;
+import io.trellara.source.snapshot.SnapshotProgress;
+import io.trellara.source.snapshot.SnapshotReader;
 import org.postgresql.PGConnection;
 import org.postgresql.replication.LogSequenceNumber;
 import org.postgresql.replication.PGReplicationStream;
@@ -44,6 +48,8 @@ public final class CaptureEngine implements AutoCloseable {
     private final AtomicLong published = new AtomicLong();
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private final CaptureMetrics metrics = new CaptureMetrics();
+    private final SnapshotPlan plan;
+    private final SnapshotProgress snapshotProgress = new SnapshotProgress();
     private volatile boolean running;
     private Thread thread;
     private PGReplicationStream stream; // touched by the capture thread only
@@ -60,9 +66,15 @@ public final class CaptureEngine implements AutoCloseable {
 
     public CaptureEngine(SourceSettings settings, long startLsn,
                          Function<Consumer<Outbound>, TransactionPipeline> pipelineFactory) {
+        this(settings, startLsn, pipelineFactory, SnapshotPlan.STREAM);
+    }
+
+    public CaptureEngine(SourceSettings settings, long startLsn,
+                         Function<Consumer<Outbound>, TransactionPipeline> pipelineFactory, SnapshotPlan plan) {
         this.settings = settings;
         this.startLsn = startLsn;
         this.pipelineFactory = pipelineFactory;
+        this.plan = plan;
         this.queue = new OutboundQueue(settings.queueMaxRecords(), settings.queueMaxBytes());
     }
 
@@ -113,6 +125,10 @@ public final class CaptureEngine implements AutoCloseable {
         return metrics;
     }
 
+    public SnapshotProgress snapshotProgress() {
+        return snapshotProgress;
+    }
+
     /** True while the capture thread runs (capturing, or waiting to reconnect). */
     boolean capturing() {
         return thread != null && thread.isAlive();
@@ -150,6 +166,17 @@ public final class CaptureEngine implements AutoCloseable {
      * offset may step back to a duplicate's end LSN for a while: a restart then resumes earlier, never later.
      */
     private void run() {
+        if (plan.read() && !snapshot()) {
+            return;
+        }
+        if (!plan.stream()) {
+            LOG.info("snapshot.mode=initial_only: the snapshot is published; slot {} is not streamed",
+                    settings.slotName());
+            while (pause(60_000)) {
+                // nothing to capture until closed
+            }
+            return;
+        }
         ReconnectBackoff backoff = new ReconnectBackoff(settings.reconnectMaxDurationMs());
         boolean reconnecting = false;
         while (running) {
@@ -189,6 +216,38 @@ public final class CaptureEngine implements AutoCloseable {
     }
 
     static final String RECONNECT_SETTING = "replication.reconnect.max.duration.ms";
+
+    /**
+     * Creates the slot with an exported snapshot and publishes the snapshot transaction through a pipeline of
+     * its own (the stream's pipeline starts afresh after it). False when capture must not go on: the engine was
+     * closed, or the snapshot failed (the task fails; the next start snapshots again, in a new slot).
+     */
+    private boolean snapshot() {
+        try {
+            LOG.info("Creating slot {}{} with an exported snapshot", settings.slotName(),
+                    plan.temporarySlot() ? " (temporary: snapshot.mode=initial_only)" : "");
+            try (ExportedSnapshot exported = ExportedSnapshot.create(settings.endpoint(), settings.slotName(),
+                    plan.temporarySlot());
+                 TransactionPipeline pipeline = StrictPipeline.snapshotFactory(settings).apply(numbered())) {
+                long consistentPoint = exported.consistentPoint();
+                LOG.info("Snapshot: {}; streaming continues from there", exported);
+                PgOutputParser parser = new PgOutputParser(settings.protocolVersion());
+                new SnapshotReader(settings.endpoint(), settings.publicationName(), snapshotProgress, () -> running)
+                        .read(exported, buffer -> pipeline.accept(parser.parse(buffer), buffer, consistentPoint));
+            }
+            return running;
+        } catch (SnapshotReader.SnapshotCancelledException e) {
+            LOG.info("Snapshot abandoned: {}", e.getMessage());
+            return false;
+        } catch (Throwable t) {
+            if (running) {
+                LOG.error("Snapshot of publication {} failed: {}; the task fails, and its next start snapshots"
+                        + " again in a new slot", settings.publicationName(), describe(t));
+                failure.set(t);
+            }
+            return false;
+        }
+    }
 
     /** One replication connection: its stream and a fresh pipeline, until closed or an error. */
     private void capture(boolean reconnecting, ReconnectBackoff backoff) throws Exception {

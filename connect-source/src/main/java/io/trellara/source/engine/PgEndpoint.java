@@ -71,7 +71,15 @@ public record PgEndpoint(String host, int port, String database, String user, St
      * walsender's session explicitly, since it formats every text value the envelopes carry.
      */
     public Connection connectForReplication() throws SQLException {
-        Connection c = DriverManager.getConnection(url(), properties(true));
+        return pinned(DriverManager.getConnection(url(), properties(true)));
+    }
+
+    /** An ordinary connection pinned like the walsender: the snapshot reads text values the same way. */
+    public Connection connectPinned() throws SQLException {
+        return pinned(connect());
+    }
+
+    private static Connection pinned(Connection c) throws SQLException {
         try (var st = c.createStatement()) {
             st.execute("SET TimeZone = 'UTC'");
             st.execute("SET DateStyle = 'ISO'");

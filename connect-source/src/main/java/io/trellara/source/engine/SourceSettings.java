@@ -40,4 +40,11 @@ public record SourceSettings(
                 heartbeatIntervalMs, ddlCapture, ddlInstall, spillDirectory, spillThresholdBytes, maxEnvelopeBytes, queueMaxRecords,
                 queueMaxBytes, boundary, captured);
     }
+
+    public SourceSettings withBoundary(BoundarySettings b) {
+        return new SourceSettings(endpoint, sourceId, databaseId, datasetId, slotName, publicationName,
+                autocreatePublication, tables, protocolVersion, streaming, statusIntervalMs, reconnectMaxDurationMs,
+                heartbeatIntervalMs, ddlCapture, ddlInstall, spillDirectory, spillThresholdBytes, maxEnvelopeBytes, queueMaxRecords,
+                queueMaxBytes, b, capturedTables);
+    }
 }

@@ -23,6 +23,14 @@ public final class SourceSetup {
 
     /** Returns true when it created the slot (the slot did not exist). */
     public static boolean ensure(SourceSettings s) throws SQLException {
+        return ensure(s, true);
+    }
+
+    /**
+     * As {@link #ensure(SourceSettings)}; without {@code createSlot} the slot is left to the snapshot, which
+     * creates it together with its exported snapshot (the publication must exist before that).
+     */
+    public static boolean ensure(SourceSettings s, boolean createSlot) throws SQLException {
         boolean slotCreated = false;
         try (Connection c = s.endpoint().connect()) {
             c.setAutoCommit(true);
@@ -35,7 +43,7 @@ public final class SourceSetup {
                 }
                 execute(c, "CREATE PUBLICATION " + PgNames.quoteIdentifier(s.publicationName()) + " FOR TABLE " + tables);
             }
-            if (!exists(c, "SELECT 1 FROM pg_replication_slots WHERE slot_name = ?", s.slotName())) {
+            if (createSlot && !exists(c, "SELECT 1 FROM pg_replication_slots WHERE slot_name = ?", s.slotName())) {
                 try (PreparedStatement ps = c.prepareStatement(
                         "SELECT pg_create_logical_replication_slot(?, 'pgoutput')")) {
                     ps.setString(1, s.slotName());
@@ -53,6 +61,47 @@ public final class SourceSetup {
         return slotCreated;
     }
 
+    /**
+     * The slot's wal_status ({@code reserved}, {@code extended}, {@code unreserved}, {@code lost}; "" before
+     * PostgreSQL 13), or null when the slot does not exist.
+     */
+    public static String slotStatus(SourceSettings s) throws SQLException {
+        try (Connection c = s.endpoint().connect()) {
+            String walStatus = c.getMetaData().getDatabaseMajorVersion() >= 13 ? "coalesce(wal_status, '')" : "''";
+            try (PreparedStatement ps = c.prepareStatement("SELECT " + walStatus
+                    + " FROM pg_replication_slots WHERE slot_name = ?")) {
+                ps.setString(1, s.slotName());
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() ? rs.getString(1) : null;
+                }
+            }
+        }
+    }
+
+    /** Drops the slot only (a new snapshot needs a new one); waits for a walsender still holding it. */
+    public static void dropSlot(SourceSettings s) throws SQLException, InterruptedException {
+        try (Connection c = s.endpoint().connect()) {
+            c.setAutoCommit(true);
+            dropSlot(c, s.slotName(), System.nanoTime() + DROP_WAIT_MS * 1_000_000L);
+        }
+    }
+
+    private static boolean dropSlot(Connection c, String slot, long deadline) throws SQLException, InterruptedException {
+        while (exists(c, "SELECT 1 FROM pg_replication_slots WHERE slot_name = ?", slot)) {
+            try (PreparedStatement ps = c.prepareStatement("SELECT pg_drop_replication_slot(?)")) {
+                ps.setString(1, slot);
+                ps.execute();
+                return true;
+            } catch (SQLException e) {
+                if (!"55006".equals(e.getSQLState()) || System.nanoTime() > deadline) {
+                    throw e; // 55006: still active
+                }
+                Thread.sleep(100);
+            }
+        }
+        return false;
+    }
+
     /** How long {@link #drop} waits for a walsender that still holds the slot to let it go. */
     static final long DROP_WAIT_MS = 10_000;
 
@@ -66,19 +115,8 @@ public final class SourceSetup {
         StringJoiner dropped = new StringJoiner(" and ");
         try (Connection c = s.endpoint().connect()) {
             c.setAutoCommit(true);
-            long deadline = System.nanoTime() + DROP_WAIT_MS * 1_000_000L;
-            while (exists(c, "SELECT 1 FROM pg_replication_slots WHERE slot_name = ?", s.slotName())) {
-                try (PreparedStatement ps = c.prepareStatement("SELECT pg_drop_replication_slot(?)")) {
-                    ps.setString(1, s.slotName());
-                    ps.execute();
-                    dropped.add("slot " + s.slotName());
-                    break;
-                } catch (SQLException e) {
-                    if (!"55006".equals(e.getSQLState()) || System.nanoTime() > deadline) {
-                        throw e; // 55006: still active
-                    }
-                    Thread.sleep(100);
-                }
+            if (dropSlot(c, s.slotName(), System.nanoTime() + DROP_WAIT_MS * 1_000_000L)) {
+                dropped.add("slot " + s.slotName());
             }
             if (s.autocreatePublication() && exists(c, "SELECT 1 FROM pg_publication WHERE pubname = ?",
                     s.publicationName())) {

@@ -29,4 +29,21 @@ public final class StrictPipeline extends AssemblingPipeline {
         }
         return out -> new StrictPipeline(settings, out);
     }
+
+    /** Events per chunk of a snapshot published by a plain strict flow (chunk bytes are bounded as well). */
+    static final int SNAPSHOT_CHUNK_EVENTS = 10_000;
+    static final long SNAPSHOT_CHUNK_BYTES = 1_000_000L;
+
+    /**
+     * The pipeline of the initial snapshot: the flow's own when it chunks; a plain strict flow publishes its
+     * snapshot in strict chunked order, since a snapshot of any size must fit (one envelope would not).
+     */
+    public static Function<Consumer<Outbound>, TransactionPipeline> snapshotFactory(SourceSettings settings) {
+        if (settings.boundary().chunked()) {
+            return factory(settings);
+        }
+        BoundarySettings strict = settings.boundary();
+        return BarrierPipeline.factory(settings.withBoundary(new BoundarySettings(false, SNAPSHOT_CHUNK_EVENTS,
+                SNAPSHOT_CHUNK_BYTES, 0, strict.ownershipKeys(), strict.nullKeyPolicy(), strict.keyChangePolicy())));
+    }
 }

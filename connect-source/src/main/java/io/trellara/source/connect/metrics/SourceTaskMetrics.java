@@ -291,4 +291,44 @@ public final class SourceTaskMetrics implements SourceTaskMetricsMXBean, AutoClo
     public String getLastHeartbeatError() {
         return capture.lastHeartbeatError();
     }
+
+    @Override
+    public String getSnapshotState() {
+        return engine.snapshotProgress().state().name();
+    }
+
+    @Override
+    public long getSnapshotTablesTotal() {
+        return engine.snapshotProgress().tablesTotal();
+    }
+
+    @Override
+    public long getSnapshotTablesDone() {
+        return engine.snapshotProgress().tablesDone();
+    }
+
+    @Override
+    public long getSnapshotRows() {
+        return engine.snapshotProgress().rows();
+    }
+
+    @Override
+    public long getSnapshotBytes() {
+        return engine.snapshotProgress().bytes();
+    }
+
+    @Override
+    public double getSnapshotRowsPerSecond() {
+        return engine.snapshotProgress().rowsPerSecond(System.currentTimeMillis());
+    }
+
+    @Override
+    public long getSnapshotEtaSeconds() {
+        return engine.snapshotProgress().etaSeconds(System.currentTimeMillis());
+    }
+
+    @Override
+    public String getSnapshotCurrentTable() {
+        return engine.snapshotProgress().currentTable();
+    }
 }

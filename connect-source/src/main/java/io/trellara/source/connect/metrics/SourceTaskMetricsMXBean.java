@@ -114,4 +114,24 @@ public interface SourceTaskMetricsMXBean {
 
     /** Why the last heartbeat could not be written; null when it was. */
     String getLastHeartbeatError();
+
+    /** The initial snapshot: NOT_NEEDED (none this run), RUNNING, COMPLETED or FAILED. */
+    String getSnapshotState();
+
+    long getSnapshotTablesTotal();
+
+    long getSnapshotTablesDone();
+
+    /** Rows and bytes (COPY text) the snapshot has read. */
+    long getSnapshotRows();
+
+    long getSnapshotBytes();
+
+    double getSnapshotRowsPerSecond();
+
+    /** Estimated seconds left, from the tables' pg_class.reltuples; -1 unknown. */
+    long getSnapshotEtaSeconds();
+
+    /** The table the snapshot is reading; empty when none. */
+    String getSnapshotCurrentTable();
 }

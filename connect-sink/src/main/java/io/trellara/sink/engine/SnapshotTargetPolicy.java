@@ -1,0 +1,15 @@
+package io.trellara.sink.engine;
+
+/**
+ * What the sink does when a source's initial snapshot is about to load a target table that already holds rows
+ * ({@code snapshot.target.nonempty}). A table loaded by an earlier snapshot of the same source flow is always
+ * replaced (emptied in the same target transaction that loads it again): the later snapshot supersedes it.
+ */
+public enum SnapshotTargetPolicy {
+    /** Refuse: nothing of the snapshot is applied, and the error names the table (default). */
+    FAIL,
+    /** Empty the table inside the snapshot's target transaction, so readers see the old rows or the new ones. */
+    TRUNCATE,
+    /** Keep the rows and upsert the snapshot's rows over them by key. */
+    UPSERT
+}

@@ -1,0 +1,111 @@
+package io.trellara.sink.target;
+
+import io.trellara.protocol.Snapshots;
+import io.trellara.sink.engine.ApplyException;
+import io.trellara.sink.engine.SnapshotTargetPolicy;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.HashSet;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A source's initial snapshot (transaction_id {@value Snapshots#TRANSACTION_ID}) meeting the target: before its
+ * first row reaches a target table, the table is looked at once. Empty: loaded. Holding rows: replaced when an
+ * earlier snapshot of the same flow loaded it (a later snapshot supersedes it), otherwise
+ * {@code snapshot.target.nonempty} decides: refused, emptied, or upserted into. Everything happens inside the
+ * snapshot's own target transaction, so a reader sees the table as it was or completely loaded.
+ */
+final class SnapshotLoad {
+    private static final Logger LOG = LoggerFactory.getLogger(SnapshotLoad.class);
+    static final String EARLIER_SNAPSHOT_SQL = "SELECT 1 FROM trellara_sink.applied_transactions WHERE source_id = ?"
+            + " AND dataset_id = ? AND transaction_id = '" + Snapshots.TRANSACTION_ID + "' LIMIT 1";
+
+    private final TargetSession session;
+    private final SnapshotTargetPolicy policy;
+    private final Set<QualifiedName> looked = new HashSet<>();
+    private final Set<QualifiedName> upserted = new HashSet<>();
+    private String transaction;
+    private Boolean earlierSnapshot;
+
+    SnapshotLoad(TargetSession session, SnapshotTargetPolicy policy) {
+        this.session = session;
+        this.policy = policy;
+    }
+
+    /** Names the transaction whose rows follow; only a snapshot's are looked at. */
+    void begin(String sourceId, String datasetId, String commitLsn, String transactionId) {
+        String t = Snapshots.isSnapshot(transactionId) ? sourceId + '\u0000' + datasetId + '\u0000' + commitLsn : null;
+        if (t == null || !t.equals(transaction)) {
+            looked.clear();
+            upserted.clear();
+            earlierSnapshot = null;
+        }
+        transaction = t;
+    }
+
+    /** Before the first row of the snapshot reaches {@code target}. */
+    void prepare(QualifiedName target, String sourceId, String datasetId, String eventKey) throws SQLException {
+        if (transaction == null || !looked.add(target) || isEmpty(target)) {
+            return;
+        }
+        if (earlierSnapshot(sourceId, datasetId)) {
+            LOG.info("Snapshot of {}/{} replaces the rows of {}, loaded by an earlier snapshot of the same source",
+                    sourceId, datasetId, target.quoted());
+            truncate(target);
+            return;
+        }
+        switch (policy) {
+            case FAIL -> throw new ApplyException(ApplyException.Reason.SNAPSHOT_TARGET_NOT_EMPTY, target.quoted(),
+                    eventKey, "the initial snapshot of source " + sourceId + " would load " + target.quoted()
+                            + ", which already holds rows no snapshot of this source loaded; nothing of the snapshot"
+                            + " is applied. Empty the table, or set snapshot.target.nonempty=truncate (replace its"
+                            + " rows atomically) or =upsert (write the snapshot over them by key)");
+            case TRUNCATE -> {
+                LOG.info("snapshot.target.nonempty=truncate: the snapshot of {}/{} replaces the rows of {}", sourceId,
+                        datasetId, target.quoted());
+                truncate(target);
+            }
+            case UPSERT -> {
+                LOG.info("snapshot.target.nonempty=upsert: the snapshot of {}/{} is written over the rows of {}",
+                        sourceId, datasetId, target.quoted());
+                upserted.add(target);
+            }
+        }
+    }
+
+    /** True when the snapshot's inserts into {@code target} must upsert. */
+    boolean upserts(QualifiedName target) {
+        return !upserted.isEmpty() && upserted.contains(target);
+    }
+
+    private boolean isEmpty(QualifiedName target) throws SQLException {
+        try (Statement s = session.connection.createStatement();
+             ResultSet rs = s.executeQuery("SELECT NOT EXISTS (SELECT 1 FROM " + target.quoted() + ")")) {
+            rs.next();
+            return rs.getBoolean(1);
+        }
+    }
+
+    private boolean earlierSnapshot(String sourceId, String datasetId) throws SQLException {
+        if (earlierSnapshot == null) {
+            PreparedStatement ps = session.prepare(EARLIER_SNAPSHOT_SQL);
+            ps.setString(1, sourceId);
+            ps.setString(2, datasetId);
+            try (ResultSet rs = ps.executeQuery()) {
+                earlierSnapshot = rs.next();
+            }
+        }
+        return earlierSnapshot;
+    }
+
+    private void truncate(QualifiedName target) throws SQLException {
+        session.at(target.quoted(), "");
+        try (Statement s = session.connection.createStatement()) {
+            s.execute("TRUNCATE TABLE " + target.quoted());
+        }
+    }
+}

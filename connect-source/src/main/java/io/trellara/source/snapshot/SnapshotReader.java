@@ -1,0 +1,211 @@
+package io.trellara.source.snapshot;
+
+import io.trellara.protocol.Lsn;
+import io.trellara.source.engine.PgEndpoint;
+import io.trellara.source.engine.PgNames;
+import java.nio.ByteBuffer;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.StringJoiner;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import java.util.regex.Pattern;
+import org.postgresql.PGConnection;
+import org.postgresql.copy.CopyOut;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reads every table of the publication inside the exported snapshot and hands the snapshot transaction on as
+ * pgoutput messages: Begin, then per table its Relation and one Insert per row, then Commit, all at the slot's
+ * consistent point. Rows come from {@code COPY ... TO STDOUT} (PostgreSQL's fastest way out, as its own table
+ * synchronisation uses), honouring the publication's column lists and row filters as pgoutput does. Memory
+ * holds one row at a time: the pipeline spills and chunks a large snapshot like any large transaction.
+ */
+public final class SnapshotReader {
+    private static final Logger LOG = LoggerFactory.getLogger(SnapshotReader.class);
+    /** Exported snapshot names are hex groups joined by dashes; anything else is never put into SQL. */
+    private static final Pattern SNAPSHOT_NAME = Pattern.compile("[0-9A-Fa-f]+(-[0-9A-Fa-f]+)+");
+    static final long PROGRESS_LOG_INTERVAL_MS = 5_000;
+
+    private final PgEndpoint endpoint;
+    private final String publication;
+    private final SnapshotProgress progress;
+    private final BooleanSupplier running;
+    private final PgOutputWriter writer = new PgOutputWriter();
+
+    public SnapshotReader(PgEndpoint endpoint, String publication, SnapshotProgress progress, BooleanSupplier running) {
+        this.endpoint = endpoint;
+        this.publication = publication;
+        this.progress = progress;
+        this.running = running;
+    }
+
+    /**
+     * Imports {@code exported}'s snapshot, closes the replication connection that exported it (the import holds
+     * the snapshot from then on), and feeds the whole snapshot transaction to {@code feed}. Returns the rows read.
+     */
+    public long read(ExportedSnapshot exported, Consumer<ByteBuffer> feed) throws SQLException {
+        if (!SNAPSHOT_NAME.matcher(exported.snapshotName()).matches()) {
+            throw new SQLException("unexpected exported snapshot name '" + exported.snapshotName() + "'");
+        }
+        long consistentPoint = exported.consistentPoint();
+        try (Connection c = endpoint.connectPinned()) {
+            c.setAutoCommit(false);
+            try (Statement st = c.createStatement()) {
+                st.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+                st.execute("SET TRANSACTION SNAPSHOT '" + exported.snapshotName() + "'");
+            }
+            exported.close();
+            List<SnapshotTable> tables = tables(c);
+            long estimated = tables.stream().mapToLong(t -> Math.max(0, t.estimatedRows())).sum();
+            long now = System.currentTimeMillis();
+            progress.started(tables.size(), estimated, now);
+            LOG.info("Snapshot of publication {} begins at consistent point {}: {} tables, about {} rows", publication,
+                    Lsn.format(consistentPoint), tables.size(), estimated);
+            feed.accept(writer.begin(consistentPoint, now));
+            long[] lastLog = {now};
+            for (SnapshotTable t : tables) {
+                readTable(c, t, feed, lastLog);
+            }
+            feed.accept(writer.commit(consistentPoint, now));
+            c.commit();
+            progress.ended(true, System.currentTimeMillis());
+            LOG.info("Snapshot read: {}", progress.summary(System.currentTimeMillis()));
+            return progress.rows();
+        } catch (SQLException | RuntimeException e) {
+            progress.ended(false, System.currentTimeMillis());
+            throw e;
+        }
+    }
+
+    private void readTable(Connection c, SnapshotTable t, Consumer<ByteBuffer> feed, long[] lastLog)
+            throws SQLException {
+        progress.table(t.display());
+        long started = System.currentTimeMillis();
+        long rows = 0;
+        feed.accept(writer.relation(t));
+        CopyOut copy = c.unwrap(PGConnection.class).getCopyAPI().copyOut(copySql(c, t));
+        try {
+            byte[] row;
+            int columns = t.columns().size();
+            while ((row = copy.readFromCopy()) != null) {
+                feed.accept(writer.insert(t.oid(), row, row.length, columns));
+                progress.row(row.length);
+                if ((++rows & 1023) == 0) {
+                    if (!running.getAsBoolean()) {
+                        throw new SnapshotCancelledException("the task stopped during the snapshot of " + t.display());
+                    }
+                    long now = System.currentTimeMillis();
+                    if (now - lastLog[0] >= PROGRESS_LOG_INTERVAL_MS) {
+                        lastLog[0] = now;
+                        LOG.info("Snapshot in progress: {}", progress.summary(now));
+                    }
+                }
+            }
+        } finally {
+            if (copy.isActive()) {
+                copy.cancelCopy();
+            }
+        }
+        progress.tableDone();
+        LOG.info("Snapshot read table {}: {} rows in {} ms", t.display(), rows, System.currentTimeMillis() - started);
+    }
+
+    /** The publication's tables as of the snapshot, each described as pgoutput describes it. */
+    List<SnapshotTable> tables(Connection c) throws SQLException {
+        int major = c.getMetaData().getDatabaseMajorVersion();
+        List<SnapshotTable> tables = new ArrayList<>();
+        List<String[]> columnLists = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT c.oid, n.nspname, c.relname, c.relreplident,"
+                + " c.relkind, c.reltuples::bigint" + (major >= 15 ? ", t.attnames" : ", NULL::name[]")
+                + " FROM pg_publication_tables t JOIN pg_namespace n ON n.nspname = t.schemaname"
+                + " JOIN pg_class c ON c.relnamespace = n.oid AND c.relname = t.tablename"
+                + " WHERE t.pubname = ? ORDER BY n.nspname, c.relname")) {
+            ps.setString(1, publication);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    tables.add(new SnapshotTable(rs.getLong(1), rs.getString(2), rs.getString(3),
+                            rs.getString(4).charAt(0), "p".equals(rs.getString(5)), rs.getLong(6), List.of()));
+                    Array names = rs.getArray(7);
+                    columnLists.add(names == null ? null : (String[]) names.getArray());
+                }
+            }
+        }
+        List<SnapshotTable> described = new ArrayList<>(tables.size());
+        for (int i = 0; i < tables.size(); i++) {
+            SnapshotTable t = tables.get(i);
+            described.add(new SnapshotTable(t.oid(), t.schema(), t.name(), t.replicaIdentity(), t.partitioned(),
+                    t.estimatedRows(), columns(c, t, columnLists.get(i), major)));
+        }
+        return described;
+    }
+
+    private static List<SnapshotTable.Column> columns(Connection c, SnapshotTable t, String[] published, int major)
+            throws SQLException {
+        Set<String> only = published == null ? null : new HashSet<>(Arrays.asList(published));
+        List<SnapshotTable.Column> columns = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT a.attname, a.atttypid, a.atttypmod,"
+                + " (c.relreplident = 'f' OR EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = c.oid"
+                + "   AND a.attnum = ANY (i.indkey) AND ((c.relreplident = 'd' AND i.indisprimary)"
+                + "   OR (c.relreplident = 'i' AND i.indisreplident))))"
+                + " FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid"
+                + " WHERE a.attrelid = ? AND a.attnum > 0 AND NOT a.attisdropped"
+                + (major >= 12 ? " AND a.attgenerated = ''" : "") + " ORDER BY a.attnum")) {
+            ps.setLong(1, t.oid());
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    if (only == null || only.contains(rs.getString(1))) {
+                        columns.add(new SnapshotTable.Column(rs.getString(1), rs.getLong(2), rs.getInt(3),
+                                rs.getBoolean(4)));
+                    }
+                }
+            }
+        }
+        return columns;
+    }
+
+    /** COPY of the published columns; through a query when a row filter applies or the table is partitioned. */
+    private String copySql(Connection c, SnapshotTable t) throws SQLException {
+        StringJoiner cols = new StringJoiner(", ");
+        t.columns().forEach(col -> cols.add(PgNames.quoteIdentifier(col.name())));
+        String table = PgNames.quoteIdentifier(t.schema()) + "." + PgNames.quoteIdentifier(t.name());
+        String filter = rowFilter(c, t);
+        if (filter == null && !t.partitioned()) {
+            return "COPY " + table + " (" + cols + ") TO STDOUT";
+        }
+        return "COPY (SELECT " + cols + " FROM " + table + (filter == null ? "" : " WHERE " + filter) + ") TO STDOUT";
+    }
+
+    /** The publication's row filter of {@code t} (PostgreSQL 15+), as the catalog's own expression text. */
+    private String rowFilter(Connection c, SnapshotTable t) throws SQLException {
+        if (c.getMetaData().getDatabaseMajorVersion() < 15) {
+            return null;
+        }
+        try (PreparedStatement ps = c.prepareStatement("SELECT rowfilter FROM pg_publication_tables"
+                + " WHERE pubname = ? AND schemaname = ? AND tablename = ?")) {
+            ps.setString(1, publication);
+            ps.setString(2, t.schema());
+            ps.setString(3, t.name());
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getString(1) : null;
+            }
+        }
+    }
+
+    /** The engine closed while the snapshot was being read: not a failure, nothing of it was committed. */
+    public static final class SnapshotCancelledException extends RuntimeException {
+        SnapshotCancelledException(String message) {
+            super(message);
+        }
+    }
+}
