@@ -128,6 +128,11 @@ final class StatusCommand implements Callable<Integer> {
                     problems++; // the slot has lost, or is about to lose, WAL it needs
                 }
             }
+            StatusQueries.SnapshotCopy copy = StatusQueries.snapshotCopy(source, slot);
+            if (copy != null) {
+                out.println("  snapshot  reading=" + copy.table() + "  rows_copied=" + copy.rows() + "  bytes_copied="
+                        + copy.bytes() + "  running_for_ms=" + copy.transactionMs());
+            }
         } catch (SQLException e) {
             problems++;
             out.println("  slot " + slot + "  cannot be read: " + e.getMessage());

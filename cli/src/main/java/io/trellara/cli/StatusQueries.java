@@ -24,6 +24,33 @@ final class StatusQueries {
                    max(applied_at)::text
               FROM trellara_sink.applied_transactions GROUP BY sink_name, source_id ORDER BY sink_name, source_id""";
 
+    /**
+     * The snapshot a source task is reading right now (PostgreSQL 14+: pg_stat_progress_copy), found by the
+     * application_name its snapshot connection carries, {@code trellara-snapshot:<slot>}.
+     */
+    static final String SNAPSHOT_COPY = """
+            SELECT p.relid::regclass::text, p.tuples_processed, p.bytes_processed,
+                   (extract(epoch FROM now() - a.xact_start) * 1000)::bigint
+              FROM pg_stat_progress_copy p JOIN pg_stat_activity a ON a.pid = p.pid
+             WHERE a.application_name = ?""";
+
+    record SnapshotCopy(String table, long rows, long bytes, long transactionMs) {
+    }
+
+    /** The table the slot's snapshot is copying, or null when none is (or the server predates 14). */
+    static SnapshotCopy snapshotCopy(Connection c, String slotName) throws SQLException {
+        if (c.getMetaData().getDatabaseMajorVersion() < 14) {
+            return null;
+        }
+        try (PreparedStatement ps = c.prepareStatement(SNAPSHOT_COPY)) {
+            ps.setString(1, "trellara-snapshot:" + slotName);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? new SnapshotCopy(rs.getString(1), rs.getLong(2), rs.getLong(3), rs.getLong(4))
+                        : null;
+            }
+        }
+    }
+
     /** The slot's position; {@code lagBytes} is the WAL it retains, {@code safeWalBytes} -1 when unlimited. */
     record SlotLag(boolean active, String confirmedFlushLsn, String currentWalLsn, long lagBytes, String walStatus,
                    long safeWalBytes) {

@@ -10,17 +10,10 @@ import io.trellara.testplatform.PostgresDatabase;
 import io.trellara.testplatform.TestScope;
 import io.trellara.testplatform.TrellaraStack;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -50,7 +43,7 @@ class StreamedBarrierWorkerKillIT {
                     pluginPath, "512m");
             String sourceName = scope.connectorName("source");
             String sinkName = scope.connectorName("sink");
-            Partials reader = new Partials(target);
+            PartialReads reader = new PartialReads(target, "SELECT count(*) FROM item WHERE id > 0", ROWS);
             Thread readerThread = new Thread(reader, "stream-kill-reader");
             readerThread.setDaemon(true);
             try {
@@ -114,43 +107,6 @@ class StreamedBarrierWorkerKillIT {
             } finally {
                 reader.stop();
                 worker.stop();
-            }
-        }
-    }
-
-    /** Counts target reads that saw some but not all rows of the large transaction. */
-    private static final class Partials implements Runnable {
-        private final PostgresDatabase target;
-        private final AtomicBoolean running = new AtomicBoolean(true);
-        final AtomicLong reads = new AtomicLong();
-        final AtomicLong partial = new AtomicLong();
-
-        Partials(PostgresDatabase target) {
-            this.target = target;
-        }
-
-        void stop() {
-            running.set(false);
-        }
-
-        @Override
-        public void run() {
-            try (Connection c = target.connect(); Statement s = c.createStatement()) {
-                while (running.get()) {
-                    try (ResultSet rs = s.executeQuery("SELECT count(*) FROM item WHERE id > 0")) {
-                        rs.next();
-                        long n = rs.getLong(1);
-                        reads.incrementAndGet();
-                        if (n != 0 && n != ROWS) {
-                            partial.incrementAndGet();
-                        }
-                    }
-                    LockSupport.parkNanos(20_000_000L);
-                }
-            } catch (SQLException e) {
-                if (running.get()) {
-                    partial.incrementAndGet(); // the reader must run throughout; a failure counts against the test
-                }
             }
         }
     }

@@ -111,8 +111,9 @@ public final class TrellaraSinkConfig extends AbstractConfig {
                         + " that already holds rows: 'fail' (default) refuses it, names the table and applies nothing"
                         + " of the snapshot; 'truncate' empties the table in the snapshot's own target transaction,"
                         + " so readers see the old rows until the snapshot commits and the new ones after; 'upsert'"
-                        + " keeps the rows and writes the snapshot's over them by key. A table an earlier snapshot of"
-                        + " the same source loaded is always replaced: the later snapshot supersedes it.",
+                        + " keeps the rows and writes the snapshot's over them by key. Once the source has applied"
+                        + " transactions to this target, a new snapshot of it (its slot or offsets were lost) always"
+                        + " replaces the tables it loads: the later snapshot supersedes what came before.",
                 GROUP_APPLY, ++o, Width.SHORT, "Snapshot into a non-empty table",
                 recommender(List.of("fail", "truncate", "upsert")));
         d.define(MISSING_ROW, Type.STRING, "fail", ConfigDef.ValidString.in("fail", "ignore"), Importance.MEDIUM,

@@ -2,8 +2,9 @@ package io.trellara.sink.engine;
 
 /**
  * What the sink does when a source's initial snapshot is about to load a target table that already holds rows
- * ({@code snapshot.target.nonempty}). A table loaded by an earlier snapshot of the same source flow is always
- * replaced (emptied in the same target transaction that loads it again): the later snapshot supersedes it.
+ * ({@code snapshot.target.nonempty}), when the source flow has never applied a transaction to this target. Once it
+ * has, a new snapshot of it (its slot or offsets were lost) always replaces the table, emptied in the same target
+ * transaction that loads it again: the later snapshot supersedes what came before.
  */
 public enum SnapshotTargetPolicy {
     /** Refuse: nothing of the snapshot is applied, and the error names the table (default). */

@@ -14,22 +14,23 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A source's initial snapshot (transaction_id {@value Snapshots#TRANSACTION_ID}) meeting the target: before its
- * first row reaches a target table, the table is looked at once. Empty: loaded. Holding rows: replaced when an
- * earlier snapshot of the same flow loaded it (a later snapshot supersedes it), otherwise
- * {@code snapshot.target.nonempty} decides: refused, emptied, or upserted into. Everything happens inside the
+ * first row reaches a target table, the table is looked at once. Empty: loaded. Holding rows: replaced when the
+ * same flow has fed this target before (an earlier snapshot, or streamed transactions after an empty one: the
+ * source snapshots again when its slot or offsets were lost, and the later snapshot supersedes what came
+ * before), otherwise {@code snapshot.target.nonempty} decides: refused, emptied, or upserted into. Everything happens inside the
  * snapshot's own target transaction, so a reader sees the table as it was or completely loaded.
  */
 final class SnapshotLoad {
     private static final Logger LOG = LoggerFactory.getLogger(SnapshotLoad.class);
-    static final String EARLIER_SNAPSHOT_SQL = "SELECT 1 FROM trellara_sink.applied_transactions WHERE source_id = ?"
-            + " AND dataset_id = ? AND transaction_id = '" + Snapshots.TRANSACTION_ID + "' LIMIT 1";
+    static final String FLOW_APPLIED_SQL = "SELECT 1 FROM trellara_sink.applied_transactions WHERE source_id = ?"
+            + " AND dataset_id = ? LIMIT 1";
 
     private final TargetSession session;
     private final SnapshotTargetPolicy policy;
     private final Set<QualifiedName> looked = new HashSet<>();
     private final Set<QualifiedName> upserted = new HashSet<>();
     private String transaction;
-    private Boolean earlierSnapshot;
+    private Boolean flowApplied;
 
     SnapshotLoad(TargetSession session, SnapshotTargetPolicy policy) {
         this.session = session;
@@ -42,7 +43,7 @@ final class SnapshotLoad {
         if (t == null || !t.equals(transaction)) {
             looked.clear();
             upserted.clear();
-            earlierSnapshot = null;
+            flowApplied = null;
         }
         transaction = t;
     }
@@ -52,16 +53,16 @@ final class SnapshotLoad {
         if (transaction == null || !looked.add(target) || isEmpty(target)) {
             return;
         }
-        if (earlierSnapshot(sourceId, datasetId)) {
-            LOG.info("Snapshot of {}/{} replaces the rows of {}, loaded by an earlier snapshot of the same source",
-                    sourceId, datasetId, target.quoted());
+        if (flowApplied(sourceId, datasetId)) {
+            LOG.info("Snapshot of {}/{} replaces the rows of {}: the same source fed this target before (its slot or"
+                    + " offsets were lost and it snapshots again)", sourceId, datasetId, target.quoted());
             truncate(target);
             return;
         }
         switch (policy) {
             case FAIL -> throw new ApplyException(ApplyException.Reason.SNAPSHOT_TARGET_NOT_EMPTY, target.quoted(),
                     eventKey, "the initial snapshot of source " + sourceId + " would load " + target.quoted()
-                            + ", which already holds rows no snapshot of this source loaded; nothing of the snapshot"
+                            + ", which already holds rows this source never applied; nothing of the snapshot"
                             + " is applied. Empty the table, or set snapshot.target.nonempty=truncate (replace its"
                             + " rows atomically) or =upsert (write the snapshot over them by key)");
             case TRUNCATE -> {
@@ -90,16 +91,16 @@ final class SnapshotLoad {
         }
     }
 
-    private boolean earlierSnapshot(String sourceId, String datasetId) throws SQLException {
-        if (earlierSnapshot == null) {
-            PreparedStatement ps = session.prepare(EARLIER_SNAPSHOT_SQL);
+    private boolean flowApplied(String sourceId, String datasetId) throws SQLException {
+        if (flowApplied == null) {
+            PreparedStatement ps = session.prepare(FLOW_APPLIED_SQL);
             ps.setString(1, sourceId);
             ps.setString(2, datasetId);
             try (ResultSet rs = ps.executeQuery()) {
-                earlierSnapshot = rs.next();
+                flowApplied = rs.next();
             }
         }
-        return earlierSnapshot;
+        return flowApplied;
     }
 
     private void truncate(QualifiedName target) throws SQLException {

@@ -74,9 +74,14 @@ public record PgEndpoint(String host, int port, String database, String user, St
         return pinned(DriverManager.getConnection(url(), properties(true)));
     }
 
-    /** An ordinary connection pinned like the walsender: the snapshot reads text values the same way. */
-    public Connection connectPinned() throws SQLException {
-        return pinned(connect());
+    /**
+     * An ordinary connection pinned like the walsender (the snapshot reads text values the same way), named
+     * {@code applicationName} in pg_stat_activity.
+     */
+    public Connection connectPinned(String applicationName) throws SQLException {
+        Properties p = properties(false);
+        PGProperty.APPLICATION_NAME.set(p, applicationName);
+        return pinned(DriverManager.getConnection(url(), p));
     }
 
     private static Connection pinned(Connection c) throws SQLException {

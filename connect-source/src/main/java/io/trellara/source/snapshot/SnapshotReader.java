@@ -59,7 +59,8 @@ public final class SnapshotReader {
             throw new SQLException("unexpected exported snapshot name '" + exported.snapshotName() + "'");
         }
         long consistentPoint = exported.consistentPoint();
-        try (Connection c = endpoint.connectPinned()) {
+        // the name trellara status looks for in pg_stat_progress_copy
+        try (Connection c = endpoint.connectPinned("trellara-snapshot:" + exported.slotName())) {
             c.setAutoCommit(false);
             try (Statement st = c.createStatement()) {
                 st.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
