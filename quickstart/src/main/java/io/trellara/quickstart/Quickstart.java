@@ -87,10 +87,12 @@ public final class Quickstart implements AutoCloseable {
         report.stackUp(stack, options);
         Deployment deployment = new Deployment(options, stack, names, report);
         deployment.createSchema();
+        DemoWorkload workload = new DemoWorkload(stack.source());
+        workload.prefill(report); // a source that already holds data: the initial snapshot brings it
         deployment.deployConnectors();
         long w0 = System.nanoTime();
         monitor.startPrinting();
-        int transactions = new DemoWorkload(stack.source()).run(options.orders, options.rows, report);
+        int transactions = workload.run(options.orders, options.rows, report);
         long workloadMillis = ConsoleReport.millisSince(w0);
         long v0 = System.nanoTime();
         Verification verification = new Verifier(stack, names, monitor, options, report).verify(transactions);

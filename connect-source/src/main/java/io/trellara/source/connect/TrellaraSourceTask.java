@@ -127,7 +127,9 @@ public class TrellaraSourceTask extends SourceTask {
         }
         long startLsn = snapshot.plan().read() ? 0 : resume.startLsn();
         try {
-            if (SourceSetup.ensure(settings, !snapshot.plan().read()) && startLsn != 0) {
+            // a snapshot creates its slot itself; initial_only, its snapshot taken, needs none
+            boolean createSlot = snapshot.plan().stream() && !snapshot.plan().read();
+            if (SourceSetup.ensure(settings, createSlot) && startLsn != 0) {
                 // the server starts a new slot where WAL is now, whatever the offset asks: the gap is not captured
                 LOG.warn("Slot {} did not exist and was created now, although the offsets say the source had"
                         + " captured up to {}: transactions committed after that and before now are not captured"
