@@ -77,8 +77,8 @@ class SnapshotWorkerKillIT {
                 String fingerprint = "SELECT count(*)::text || ':' || md5(string_agg(t::text, ',' ORDER BY id))"
                         + " FROM item t";
                 await().atMost(WAIT).until(() -> target.queryString(fingerprint).equals(source.queryString(fingerprint)));
-                assertThat(source.queryLong("SELECT count(*) FROM pg_replication_slots WHERE slot_name LIKE '"
-                        + scope.prefix() + "%'")).as("slots of the source").isEqualTo(1);
+                assertThat(source.queryLong("SELECT count(*) FROM pg_replication_slots WHERE slot_name = '"
+                        + scope.slotName() + "'")).as("the source's slot").isEqualTo(1);
                 long snapshots = target.queryLong("SELECT count(*) FROM trellara_sink.applied_transactions"
                         + " WHERE transaction_id = 'snapshot'");
                 assertThat(snapshots).as("snapshots applied (a second one replaces the first when the source's"

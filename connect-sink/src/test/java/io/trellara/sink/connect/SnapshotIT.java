@@ -145,6 +145,49 @@ class SnapshotIT {
         }
     }
 
+    @Test
+    void upsertWritesTheSnapshotOverTheRowsItFinds() throws Exception {
+        try (TestScope scope = STACK.newScope("snap_upsert")) {
+            PostgresDatabase src = scope.sourceDatabase();
+            PostgresDatabase dst = scope.targetDatabase();
+            schema(src, dst, "CREATE TABLE a (id int PRIMARY KEY, v text)");
+            src.execute("INSERT INTO a SELECT g, 'source' FROM generate_series(1, 1000) g");
+            dst.execute("INSERT INTO a SELECT g, 'target' FROM generate_series(900, 1100) g");
+            String strict = scope.createTopic("strict", 1);
+            deploySource(scope, src, strict, "public.a", Map.of());
+            deploySink(scope, "sink", dst, strict, Map.of("snapshot.target.nonempty", "upsert"));
+            await().atMost(WAIT).until(() -> dst.queryLong("SELECT count(*) FROM a WHERE v = 'source'") == 1000);
+            assertThat(dst.queryLong("SELECT count(*) FROM a")).as("the target's own rows 1001-1100 stay").isEqualTo(1100);
+        }
+    }
+
+    @Test
+    void aLaterSnapshotOfTheSameSourceReplacesWhatTheLostSlotCouldNotStream() throws Exception {
+        try (TestScope scope = STACK.newScope("snap_again")) {
+            PostgresDatabase src = scope.sourceDatabase();
+            PostgresDatabase dst = scope.targetDatabase();
+            schema(src, dst, "CREATE TABLE a (id int PRIMARY KEY, v text)");
+            src.execute("INSERT INTO a SELECT g, 'first' FROM generate_series(1, 1000) g");
+            String strict = scope.createTopic("strict", 1);
+            String source = deploySource(scope, src, strict, "public.a", Map.of("snapshot.mode", "when_needed"));
+            deploySink(scope, "sink", dst, strict, Map.of());
+            awaitEqual(src, dst, "a", "id");
+            src.execute("UPDATE a SET v = 'streamed' WHERE id <= 10");
+            awaitEqual(src, dst, "a", "id");
+            STACK.rest().stop(source);
+            STACK.rest().awaitState(source, "STOPPED");
+            await().atMost(WAIT).until(() -> src.activeReplicationSlots(scope.slotName()) == 0);
+            src.dropReplicationSlots(scope.slotName()); // dropped by an administrator: these changes are never streamed
+            assertThat(src.queryLong("SELECT count(*) FROM pg_replication_slots WHERE slot_name = '" + scope.slotName()
+                    + "'")).isZero();
+            src.execute("DELETE FROM a WHERE id > 500", "INSERT INTO a VALUES (5000, 'while the slot was gone')");
+            STACK.rest().resume(source);
+            awaitEqual(src, dst, "a", "id"); // the second snapshot replaced the table in one target transaction
+            assertThat(dst.queryLong("SELECT count(*) FROM trellara_sink.applied_transactions"
+                    + " WHERE transaction_id = 'snapshot'")).isEqualTo(2);
+        }
+    }
+
     /** Transfers between accounts, each logged in the ledger and added to the running total. */
     static final class Transfers {
         private final PostgresDatabase db;

@@ -81,7 +81,7 @@ class SnapshotModesIT {
             String name = deploy(scope, db, topic, "public.item", Map.of("snapshot.mode", "initial_only"));
             await().atMost(WAIT).until(() -> kinds(topic).contains(MessageKind.COMMIT_MARKER));
             await().atMost(WAIT).until(() -> db.queryLong("SELECT count(*) FROM pg_replication_slots WHERE slot_name"
-                    + " LIKE '" + scope.prefix() + "%'") == 0);
+                    + " = '" + scope.slotName() + "'") == 0);
             db.execute("INSERT INTO item VALUES (0, 'not streamed')");
             // a restart finds the snapshot's offset and has nothing to do either
             STACK.rest().restartTask(name, 0);
@@ -89,8 +89,8 @@ class SnapshotModesIT {
             Thread.sleep(Duration.ofSeconds(3).toMillis()); // what the task would have published by now
             assertThat(kinds(topic)).containsExactly(MessageKind.CHUNK, MessageKind.CHUNK, MessageKind.CHUNK,
                     MessageKind.MANIFEST, MessageKind.COMMIT_MARKER);
-            assertThat(db.queryLong("SELECT count(*) FROM pg_replication_slots WHERE slot_name LIKE '"
-                    + scope.prefix() + "%'")).isZero();
+            assertThat(db.queryLong("SELECT count(*) FROM pg_replication_slots WHERE slot_name = '"
+                    + scope.slotName() + "'")).isZero();
         }
     }
 
@@ -106,7 +106,8 @@ class SnapshotModesIT {
             await().atMost(WAIT).until(() -> kinds(topic).contains(MessageKind.ENVELOPE));
             STACK.rest().stop(name);
             STACK.rest().awaitState(name, "STOPPED");
-            db.dropReplicationSlots(scope.prefix()); // an administrator dropped it (or it was invalidated)
+            await().atMost(WAIT).until(() -> db.activeReplicationSlots(scope.slotName()) == 0);
+            db.dropReplicationSlots(scope.slotName()); // an administrator dropped it (or it was invalidated)
             db.execute("INSERT INTO item VALUES (-1, 'lost with the slot')");
             STACK.rest().resume(name);
             STACK.rest().awaitRunning(name);
