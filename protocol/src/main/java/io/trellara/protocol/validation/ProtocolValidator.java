@@ -133,9 +133,8 @@ public final class ProtocolValidator {
             v.report(MANIFEST_ZERO_EVENT_COUNT, f + ".event_count", id.txKey(),
                     "chunk " + p.getId() + "/" + p.getChunkSequence() + " declares zero events");
         }
-        // the span last - first + 1 exceeds 2^64-1 only for 1..2^64-1, where no event_count can exceed it
-        long span = last - first + 1;
-        if (ordered && span != 0 && Long.compareUnsigned(p.getEventCount(), span) > 0) {
+        long span = last - first + 1; // first >= 1, so no wrap
+        if (ordered && Long.compareUnsigned(p.getEventCount(), span) > 0) {
             v.report(MANIFEST_EVENT_COUNT_EXCEEDS_RANGE, f + ".event_count", id.txKey(), "event_count "
                     + Long.toUnsignedString(p.getEventCount()) + " exceeds the range span " + Long.toUnsignedString(span));
         }
