@@ -29,6 +29,7 @@ import org.junit.jupiter.api.TestFactory;
  */
 class ConformanceKitTest {
     static final Path KIT = Path.of(System.getProperty("conformance.dir", "../conformance/vectors"));
+    private static final String INDEX = "index.txt";
     private static final Pattern RULES = Pattern.compile("\"rules\": \\[([^\\]]*)\\]");
     private static final Pattern RULE = Pattern.compile("\"([A-Z_]+)\"");
     private static final Pattern FILE = Pattern.compile("\"file\": \"([^\"]+)\", \"kind\": \"([a-z_]+)\"");
@@ -73,6 +74,7 @@ class ConformanceKitTest {
         try (Stream<Path> dirs = Files.list(KIT)) {
             assertThat(dirs.filter(Files::isDirectory).count()).isEqualTo(generated.size());
         }
+        assertThat(Files.readAllLines(KIT.resolve(INDEX))).isEqualTo(names(generated));
         for (Vector v : generated) {
             Vector onDisk = read(KIT.resolve(v.name()));
             assertThat(onDisk.rules()).as(v.name()).isEqualTo(v.rules());
@@ -147,5 +149,11 @@ class ConformanceKitTest {
             json.append("  ]\n}\n");
             Files.writeString(dir.resolve("vector.json"), json.toString(), StandardCharsets.UTF_8);
         }
+        Files.write(KIT.resolve(INDEX), names(vectors), StandardCharsets.UTF_8);
+    }
+
+    /** The vector names, sorted: what a reader of the kit's jar, which cannot list a directory, finds them by. */
+    private static List<String> names(List<Vector> vectors) {
+        return vectors.stream().map(Vector::name).sorted().toList();
     }
 }
