@@ -384,8 +384,8 @@ public final class ConformanceVectors {
                         .setColumns(4, c.getSchemaVersions(0).getColumns(4).toBuilder().setKey(true))))));
         v.add(barrier("barrier-chunk-identity-mismatch", CHUNK_IDENTITY_MISMATCH, "chunk 1 names another dataset",
                 d.editChunk(1, c -> c.setDatasetId("other-flow"))));
-        v.add(barrier("barrier-unlisted-chunk", UNLISTED_CHUNK, "a fourth chunk the manifest does not list",
-                d.plus(d.chunks.get(2).toBuilder().setPartitionId(9).build())));
+        v.add(barrier("barrier-unlisted-chunk", UNLISTED_CHUNK, "a fourth chunk (id 9, total_order 10-12, valid on"
+                + " its own) the manifest does not list", d.plus(shifted(d.chunks.get(2), 9, 3))));
         v.add(barrier("barrier-event-count-mismatch", EVENT_COUNT_MISMATCH,
                 "chunk 2 lost its last event; the manifest still lists 3",
                 d.editChunk(2, c -> c.removeChanges(c.getChangesCount() - 1))));
@@ -427,6 +427,21 @@ public final class ConformanceVectors {
                 flipInside(good.commitMarker().bytes(), "orders-flow")));
         v.add(new Vector("checksum-commit-marker", CHECKSUM_MISMATCH, "one byte of the commit marker flipped",
                 flippedMarker));
+    }
+
+    /** {@code c} as chunk {@code id}, its events' total_order (and idempotency keys) moved up by {@code by}. */
+    private static PartitionChunk shifted(PartitionChunk c, int id, long by) {
+        PartitionChunk.Builder b = c.toBuilder().setPartitionId(id);
+        for (int i = 0; i < b.getChangesCount(); i++) {
+            ChangeRecord r = b.getChanges(i);
+            b.setChanges(i, r.toBuilder().setTotalOrder(r.getTotalOrder() + by).setIdempotencyKey(
+                    io.trellara.protocol.EventKey.of(c.getSourceId(), c.getCommitLsn(), c.getTransactionId(),
+                            r.getTotalOrder() + by)));
+        }
+        for (int i = 0; i < b.getDdlEventsCount(); i++) {
+            b.setDdlEvents(i, b.getDdlEvents(i).toBuilder().setTotalOrder(b.getDdlEvents(i).getTotalOrder() + by));
+        }
+        return b.build();
     }
 
     private static List<ChangeRecord> retx(List<ChangeRecord> changes, String tx) {
