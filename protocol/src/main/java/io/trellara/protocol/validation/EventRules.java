@@ -149,10 +149,9 @@ final class EventRules {
             boolean change = j >= ddl.size() || (i < changes.size()
                     && Long.compareUnsigned(changes.get(i).getTotalOrder(), ddl.get(j).getTotalOrder()) <= 0);
             long order = change ? changes.get(i).getTotalOrder() : ddl.get(j).getTotalOrder();
-            String field = change ? "changes[" + i + "].total_order" : "ddl_events[" + j + "].total_order";
             if (order != 0 && order == previous) {
-                v.report(DUPLICATE_TOTAL_ORDER, field, id.eventKey(order),
-                        "total_order " + Long.toUnsignedString(order) + " is used by two events");
+                v.report(DUPLICATE_TOTAL_ORDER, (change ? "changes[" + i : "ddl_events[" + j) + "].total_order",
+                        id.eventKey(order), "total_order " + Long.toUnsignedString(order) + " is used by two events");
             }
             previous = order;
             if (change) {

@@ -119,15 +119,14 @@ public final class ProtocolValidator {
                               Violations v) {
         long first = p.getFirstTotalOrder();
         long last = p.getLastTotalOrder();
-        String range = "range " + Long.toUnsignedString(first) + ".." + Long.toUnsignedString(last);
         boolean nonZero = first != 0 && last != 0;
         if (!nonZero) {
             v.report(MANIFEST_ZERO_TOTAL_ORDER, f + (first == 0 ? ".first_total_order" : ".last_total_order"),
-                    id.txKey(), range);
+                    id.txKey(), range(first, last));
         }
         boolean ordered = nonZero && Long.compareUnsigned(first, last) <= 0;
         if (nonZero && !ordered) {
-            v.report(MANIFEST_REVERSED_RANGE, f + ".last_total_order", id.txKey(), range);
+            v.report(MANIFEST_REVERSED_RANGE, f + ".last_total_order", id.txKey(), range(first, last));
         }
         if (p.getEventCount() == 0) {
             v.report(MANIFEST_ZERO_EVENT_COUNT, f + ".event_count", id.txKey(),
@@ -151,6 +150,10 @@ public final class ProtocolValidator {
             v.report(CHUNK_SEQUENCE_IN_STRICT_CHUNKED, f + ".chunk_sequence", id.txKey(), "chunk " + p.getId()
                     + " has chunk_sequence " + Integer.toUnsignedString(p.getChunkSequence()));
         }
+    }
+
+    private static String range(long first, long last) {
+        return "range " + Long.toUnsignedString(first) + ".." + Long.toUnsignedString(last);
     }
 
     /** Lanes of the partitioned topic: none in strict chunked order; every listed lane one of them otherwise. */
