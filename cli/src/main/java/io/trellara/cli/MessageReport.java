@@ -9,7 +9,6 @@ import io.trellara.protocol.MessageKind;
 import io.trellara.protocol.SchemaVersions;
 import io.trellara.protocol.codec.Checksums;
 import io.trellara.protocol.codec.KindDetector;
-import io.trellara.protocol.codec.TrellaraCodec;
 import io.trellara.protocol.v1.ChangeRecord;
 import io.trellara.protocol.v1.ColumnState;
 import io.trellara.protocol.v1.ColumnValue;
@@ -21,23 +20,33 @@ import io.trellara.protocol.v1.TransactionCommitMarker;
 import io.trellara.protocol.v1.TransactionEnvelope;
 import io.trellara.protocol.v1.TransactionManifest;
 import io.trellara.protocol.validation.ProtocolViolationException;
+import io.trellara.protocol.validation.TransactionVerifier;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The verdict on one message's bytes, rendered as one JSON object. */
-record MessageReport(String source, MessageKind kind, Message message, ProtocolViolationException violation) {
+/**
+ * The verdict on one message's bytes, every rule judged ({@link TransactionVerifier#check}), rendered as one JSON
+ * object. {@code message} is null when the bytes themselves were refused.
+ */
+record MessageReport(String source, MessageKind kind, Message message, List<ProtocolViolationException> violations) {
 
     static MessageReport of(String source, MessageKind kindOrNull, byte[] bytes) {
         MessageKind kind = kindOrNull != null ? kindOrNull : KindDetector.detect(bytes).orElse(MessageKind.ENVELOPE);
-        try {
-            return new MessageReport(source, kind, TrellaraCodec.decode(kind, bytes), null);
-        } catch (ProtocolViolationException e) {
-            return new MessageReport(source, kind, null, e);
-        }
+        TransactionVerifier.Checked checked = TransactionVerifier.check(kind, bytes);
+        return new MessageReport(source, kind, checked.message(), checked.violations());
     }
 
     boolean verified() {
-        return violation == null;
+        return violations.isEmpty();
+    }
+
+    TransactionVerifier.Checked checked() {
+        return new TransactionVerifier.Checked(kind, message, violations);
+    }
+
+    /** The rules broken, comma-separated, in the order they were found. */
+    String ruleNames() {
+        return String.join(",", violations.stream().map(v -> v.rule().name()).distinct().toList());
     }
 
     /** Boundary in the wire vocabulary, and the operator counts line. */
@@ -80,10 +89,15 @@ record MessageReport(String source, MessageKind kind, Message message, ProtocolV
                 }
             }
         } else {
-            sb.append(", \"rule\": ").append(Json.quote(violation.rule().name()))
-                    .append(", \"field\": ").append(Json.quote(violation.field()))
-                    .append(", \"event_key\": ").append(Json.quote(violation.eventKey()))
-                    .append(", \"error\": ").append(Json.quote(violation.getMessage()));
+            sb.append(", \"violations\": [");
+            for (int i = 0; i < violations.size(); i++) {
+                ProtocolViolationException v = violations.get(i);
+                sb.append(i == 0 ? "" : ", ").append("{\"rule\": ").append(Json.quote(v.rule().name()))
+                        .append(", \"field\": ").append(Json.quote(v.field()))
+                        .append(", \"event_key\": ").append(Json.quote(v.eventKey()))
+                        .append(", \"error\": ").append(Json.quote(v.getMessage())).append('}');
+            }
+            sb.append(']');
         }
         return sb.append('}').toString();
     }

@@ -9,12 +9,13 @@ import io.trellara.protocol.log.LogRecord;
 import io.trellara.protocol.v1.PartitionChunk;
 import io.trellara.protocol.v1.TransactionCommitMarker;
 import io.trellara.protocol.v1.TransactionManifest;
-import io.trellara.protocol.validation.BarrierVerifier;
 import io.trellara.protocol.validation.ProtocolViolationException;
+import io.trellara.protocol.validation.TransactionVerifier;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -68,8 +69,8 @@ public final class TrellaraCli {
         }
     }
 
-    @Command(name = "verify", description = "Verify checksums and every protocol rule; exit 1 naming the rule"
-            + " on the first violation.")
+    @Command(name = "verify", description = "Verify checksums and every protocol rule, then the barrier of a"
+            + " manifest and its marker; print every rule each message breaks; exit 1 if any is broken.")
     static final class Verify implements Callable<Integer> {
         @Parameters(paramLabel = "PATH")
         Path path;
@@ -88,46 +89,48 @@ public final class TrellaraCli {
                             + MessageReport.summary(r.message())[1]);
                 } else {
                     failures++;
-                    spec.commandLine().getOut().println("REJECTED " + r.source() + " rule="
-                            + r.violation().rule().name() + " field=" + r.violation().field() + " event_key="
-                            + r.violation().eventKey() + ": " + r.violation().getMessage());
+                    r.violations().forEach(v -> spec.commandLine().getOut().println("REJECTED " + r.source() + " "
+                            + describe(v)));
                 }
             }
-            String barrier = barrierVerdict(reports);
-            if (barrier != null) {
-                spec.commandLine().getOut().println(barrier);
-                failures += barrier.startsWith("REJECTED") ? 1 : 0;
-            }
+            List<String> barrier = barrierVerdict(reports);
+            barrier.forEach(spec.commandLine().getOut()::println);
+            failures += barrier.stream().anyMatch(line -> line.startsWith("REJECTED")) ? 1 : 0;
             spec.commandLine().getOut().println(reports.size() + " message(s), " + failures + " rejected");
             return failures == 0 ? 0 : 1;
         }
     }
 
-    /** When the messages hold a manifest and its marker, the barrier check a sink makes before applying. */
-    static String barrierVerdict(List<MessageReport> reports) {
+    /**
+     * When the messages hold a manifest and its marker, the barrier check a sink makes before applying: one line
+     * per broken rule, or one line saying it holds (or why it was not checked); nothing without a barrier.
+     */
+    static List<String> barrierVerdict(List<MessageReport> reports) {
         TransactionManifest manifest = null;
-        TransactionCommitMarker marker = null;
-        List<PartitionChunk> chunks = new java.util.ArrayList<>();
+        boolean marker = false;
+        int chunks = 0;
         for (MessageReport r : reports) {
-            if (r.message() instanceof TransactionManifest m) {
-                manifest = m;
-            } else if (r.message() instanceof TransactionCommitMarker k) {
-                marker = k;
-            } else if (r.message() instanceof PartitionChunk c) {
-                chunks.add(c);
-            }
+            manifest = r.message() instanceof TransactionManifest m ? m : manifest;
+            marker |= r.message() instanceof TransactionCommitMarker;
+            chunks += r.message() instanceof PartitionChunk ? 1 : 0;
         }
-        if (manifest == null || marker == null) {
-            return null;
+        if (manifest == null || !marker) {
+            return List.of();
         }
-        try {
-            BarrierVerifier.verify(manifest, marker, chunks);
-            return "BARRIER OK " + MessageReport.summary(manifest)[0] + " " + MessageReport.summary(manifest)[1]
-                    + " chunks=" + chunks.size();
-        } catch (ProtocolViolationException e) {
-            return "REJECTED barrier rule=" + e.rule().name() + " field=" + e.field() + " event_key=" + e.eventKey()
-                    + ": " + e.getMessage();
+        Optional<List<ProtocolViolationException>> barrier = TransactionVerifier.barrier(
+                reports.stream().map(MessageReport::checked).toList());
+        if (barrier.isEmpty()) {
+            return List.of("BARRIER NOT CHECKED: a message of it was rejected");
         }
+        if (barrier.get().isEmpty()) {
+            return List.of("BARRIER OK " + MessageReport.summary(manifest)[0] + " " + MessageReport.summary(manifest)[1]
+                    + " chunks=" + chunks);
+        }
+        return barrier.get().stream().map(v -> "REJECTED barrier " + describe(v)).toList();
+    }
+
+    private static String describe(ProtocolViolationException v) {
+        return "rule=" + v.rule().name() + " field=" + v.field() + " event_key=" + v.eventKey() + ": " + v.getMessage();
     }
 
     @Command(name = "log", description = "Local log tools.",
@@ -199,7 +202,7 @@ public final class TrellaraCli {
                         out.println("offset=" + r.offset() + " format=TLG" + r.formatVersion() + " kind="
                                 + r.kind().wireName() + " bytes=" + r.message().length + " " + (report.verified()
                                 ? "verified " + MessageReport.summary(report.message())[1]
-                                : "REJECTED rule=" + report.violation().rule().name()));
+                                : "REJECTED rule=" + report.ruleNames()));
                     }
                 }
                 out.println(frames + " frame(s), " + rejected + " rejected"

@@ -63,6 +63,32 @@ class TrellaraCliTest {
         assertThat(ok.out()).contains("OK", "dml=8 ddl=1 source_total=9");
     }
 
+    /** Every rule, not only the first: a manifest declaring zero events breaks three. */
+    @Test
+    void verifyReportsEveryRuleAMessageBreaks() {
+        Result r = run("verify", KIT.resolve("manifest-zero-global-event-count").toString());
+        assertThat(r.status()).isEqualTo(1);
+        assertThat(r.out()).contains("rule=EMPTY_BARRIER field=global_event_count",
+                "rule=MANIFEST_RANGE_ABOVE_GLOBAL_COUNT field=partitions[0].last_total_order",
+                "rule=MANIFEST_RANGE_ABOVE_GLOBAL_COUNT field=partitions[2].last_total_order",
+                "rule=MANIFEST_COUNTS_DO_NOT_ADD_UP field=global_event_count",
+                "rule=MANIFEST_COUNTS_DO_NOT_ADD_UP field=ddl_event_count", "1 message(s), 1 rejected");
+        assertThat(r.out().lines().filter(l -> l.startsWith("REJECTED"))).hasSize(6);
+    }
+
+    @Test
+    void inspectListsEveryViolationOfARejectedMessage() {
+        String out = run("inspect", KIT.resolve("manifest-zero-global-event-count").toString()).out();
+        assertThat(out).contains("\"verified\": false", "\"violations\": [{\"rule\": \"EMPTY_BARRIER\"",
+                "{\"rule\": \"MANIFEST_COUNTS_DO_NOT_ADD_UP\", \"field\": \"ddl_event_count\"");
+    }
+
+    @Test
+    void verifyChecksTheBarrierOnlyWhenEveryMessageOfItPassed() {
+        Result r = run("verify", KIT.resolve("checksum-chunk").toString());
+        assertThat(r.out()).contains("rule=CHECKSUM_MISMATCH", "BARRIER NOT CHECKED").doesNotContain("MISSING_CHUNK");
+    }
+
     @Test
     void verifyChecksTheBarrierOfADirectory() {
         Result r = run("verify", KIT.resolve("barrier-missing-chunk").toString());

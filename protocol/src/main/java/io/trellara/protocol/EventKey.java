@@ -26,16 +26,27 @@ public final class EventKey {
      * otherwise wrap onto a small order).
      */
     public static boolean matches(String key, String prefix, long totalOrder) {
-        if (!key.startsWith(prefix)) {
-            return false;
-        }
-        int digits = key.length() - prefix.length();
-        if (digits <= 0 || digits > 20) {
+        return key.startsWith(prefix) && unsignedDecimal(key, prefix.length(), totalOrder, true);
+    }
+
+    /**
+     * True when {@code text} is the canonical unsigned decimal form of a 64-bit value (what
+     * {@link Long#toUnsignedString(long)} prints): 1 to 20 ASCII digits, no sign, no leading zero, at most 2^64-1.
+     * The form of transaction_id (the xid) as of the total_order ending an event key.
+     */
+    public static boolean isUnsignedDecimal(String text) {
+        return unsignedDecimal(text, 0, 0, false);
+    }
+
+    /** Whether {@code text} from {@code from} on is canonical unsigned decimal (and, if asked, of {@code value}). */
+    private static boolean unsignedDecimal(String text, int from, long value, boolean mustEqual) {
+        int digits = text.length() - from;
+        if (digits <= 0 || digits > 20 || (digits > 1 && text.charAt(from) == '0')) {
             return false;
         }
         long v = 0;
-        for (int i = prefix.length(); i < key.length(); i++) {
-            int d = key.charAt(i) - '0';
+        for (int i = from; i < text.length(); i++) {
+            int d = text.charAt(i) - '0';
             if (d < 0 || d > 9) {
                 return false;
             }
@@ -45,6 +56,6 @@ public final class EventKey {
             }
             v = v * 10 + d;
         }
-        return v == totalOrder && (digits == 1 || key.charAt(prefix.length()) != '0');
+        return !mustEqual || v == value;
     }
 }

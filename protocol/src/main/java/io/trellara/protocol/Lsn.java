@@ -17,7 +17,10 @@ public final class Lsn implements Comparable<Lsn> {
         return value == 0 ? ZERO : new Lsn(value);
     }
 
-    /** Parses {@code X/X} (any hex case, no sign, at most 8 digits a half); throws on anything else. */
+    /**
+     * Parses {@code X/X}: two halves of 1 to 8 ASCII hex digits (either case, leading zeros allowed), no sign, no
+     * space; throws on anything else.
+     */
     public static Lsn parse(String text) {
         if (text == null) {
             throw new IllegalArgumentException("LSN is null");
@@ -29,6 +32,16 @@ public final class Lsn implements Comparable<Lsn> {
         long high = parseHex(text, 0, slash);
         long low = parseHex(text, slash + 1, text.length());
         return of((high << 32) | low);
+    }
+
+    /** True when {@link #parse} accepts {@code text}. */
+    public static boolean parses(String text) {
+        try {
+            parse(text);
+            return true;
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
     }
 
     /** True when {@code text} parses and is exactly the canonical form PostgreSQL prints. */
@@ -43,7 +56,9 @@ public final class Lsn implements Comparable<Lsn> {
     private static long parseHex(String text, int from, int to) {
         long v = 0;
         for (int i = from; i < to; i++) {
-            int d = Character.digit(text.charAt(i), 16);
+            char ch = text.charAt(i);
+            // ASCII only: Character.digit would also take full-width and other scripts' digits
+            int d = ch < 128 ? Character.digit(ch, 16) : -1;
             if (d < 0) {
                 throw new IllegalArgumentException("LSN '" + text + "' has a non-hex character at " + i);
             }

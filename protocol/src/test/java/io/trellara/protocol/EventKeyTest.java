@@ -42,4 +42,16 @@ class EventKeyTest {
         assertThat(EventKey.matches("pg:0/16B3748:772:42", PREFIX, 42)).isFalse();
         assertThat(EventKey.matches(PREFIX + "43", PREFIX, 42)).isFalse();
     }
+
+    /** The form of transaction_id: what Long.toUnsignedString prints, nothing else. */
+    @Test
+    void unsignedDecimalIsTheCanonicalFormOnly() {
+        for (String good : new String[] {"0", "7", "771", "18446744073709551615"}) {
+            assertThat(EventKey.isUnsignedDecimal(good)).as(good).isTrue();
+        }
+        for (String bad : new String[] {"", "0771", "+771", "-1", "77 1", "tx-771", "18446744073709551616",
+            "\u0667\u0667\u0661"}) {
+            assertThat(EventKey.isUnsignedDecimal(bad)).as(bad).isFalse();
+        }
+    }
 }

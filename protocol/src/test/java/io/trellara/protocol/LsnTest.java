@@ -25,6 +25,15 @@ class LsnTest {
         assertThat(Lsn.isCanonical("00/16B3748")).isFalse();
     }
 
+    /** Character.digit would read these as hex digits; an LSN is ASCII. */
+    @Test
+    void rejectsDigitsOutsideAscii() {
+        for (String bad : new String[] {"\uFF10/\uFF10", "0/\uFF21", "\u0661/0"}) {
+            assertThat(Lsn.parses(bad)).as(bad).isFalse();
+        }
+        assertThat(Lsn.parses("0/a")).isTrue();
+    }
+
     @Test
     void rejectsMalformedText() {
         for (String bad : new String[] {"", "/", "0/", "/0", "0:0", "0/G", "-1/0", "123456789/0", "0/0/0"}) {

@@ -157,7 +157,7 @@ class TopicWriterSafetyTest {
             assertThatThrownBy(() -> a.apply(tx(0x10).update(ACCOUNTS, null, key("id", "integer", "1"),
                     val("balance", "integer", "0")).source()))
                     .hasMessageContaining("OUT_OF_ORDER").hasMessageContaining("0/10").hasMessageContaining("0/20");
-            assertThatThrownBy(() -> a.apply(tx("pg-test", 0x20, "other").update(ACCOUNTS, null,
+            assertThatThrownBy(() -> a.apply(tx("pg-test", 0x20, "33").update(ACCOUNTS, null,
                     key("id", "integer", "1"), val("balance", "integer", "0")).source()))
                     .hasMessageContaining("OUT_OF_ORDER");
             assertThat(a.apply(tx(0x20).update(ACCOUNTS, null, key("id", "integer", "1"),

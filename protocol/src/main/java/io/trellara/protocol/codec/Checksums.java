@@ -3,7 +3,11 @@ package io.trellara.protocol.codec;
 import com.google.protobuf.Message;
 import net.openhft.hashing.LongHashFunction;
 
-/** xxh3_64 (seed 0) of a message encoded with its checksum field zeroed: the one checksum of the protocol. */
+/**
+ * xxh3_64 (seed 0), the protocol's one hash. A message's checksum is that of its bytes without the checksum field
+ * (TrellaraCodec verifies it over the bytes as received); {@link #of} gives it for a message a writer encodes,
+ * whose canonical encoding is exactly the encoding with the checksum zeroed.
+ */
 public final class Checksums {
     private static final LongHashFunction XX3 = LongHashFunction.xx3();
 

@@ -17,6 +17,7 @@ import io.trellara.protocol.v1.TransactionEnvelope;
 import io.trellara.protocol.v1.TransactionManifest;
 import io.trellara.protocol.validation.ProtocolValidator;
 import io.trellara.protocol.validation.ProtocolViolationException;
+import io.trellara.protocol.validation.Violations;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Arrays;
@@ -90,11 +91,15 @@ public final class TrellaraCodec {
     }
 
     public static void validate(MessageKind kind, Message message) {
+        validate(kind, message, Violations.FAIL_FAST);
+    }
+
+    public static void validate(MessageKind kind, Message message, Violations v) {
         switch (kind) {
-            case ENVELOPE -> ProtocolValidator.validateEnvelope((TransactionEnvelope) message);
-            case CHUNK -> ProtocolValidator.validateChunk((PartitionChunk) message);
-            case MANIFEST -> ProtocolValidator.validateManifest((TransactionManifest) message);
-            case COMMIT_MARKER -> ProtocolValidator.validateCommitMarker((TransactionCommitMarker) message);
+            case ENVELOPE -> ProtocolValidator.validateEnvelope((TransactionEnvelope) message, v);
+            case CHUNK -> ProtocolValidator.validateChunk((PartitionChunk) message, v);
+            case MANIFEST -> ProtocolValidator.validateManifest((TransactionManifest) message, v);
+            case COMMIT_MARKER -> ProtocolValidator.validateCommitMarker((TransactionCommitMarker) message, v);
         }
     }
 
@@ -117,9 +122,24 @@ public final class TrellaraCodec {
     }
 
     public static Message decode(MessageKind kind, byte[] bytes) {
-        verifyChecksum(kind, bytes);
-        Message message = parse(kind, bytes);
-        validate(kind, message);
+        return decode(kind, bytes, Violations.FAIL_FAST);
+    }
+
+    /**
+     * Decodes reporting to {@code v}. Bytes that break a rule of the bytes themselves (MALFORMED_BYTES,
+     * UNKNOWN_PROTOCOL_VERSION, CHECKSUM_MISMATCH) are not read further: one violation, and null. Otherwise the
+     * parsed message, after every validation rule was judged ({@code v} holds what it broke).
+     */
+    public static Message decode(MessageKind kind, byte[] bytes, Violations v) {
+        Message message;
+        try {
+            verifyChecksum(kind, bytes);
+            message = parse(kind, bytes);
+        } catch (ProtocolViolationException e) {
+            v.report(e);
+            return null;
+        }
+        validate(kind, message, v);
         return message;
     }
 

@@ -5,29 +5,21 @@ import static io.trellara.protocol.validation.ProtocolRule.*;
 import io.trellara.protocol.EventKey;
 import io.trellara.protocol.Lsn;
 import io.trellara.protocol.ProtocolVersion;
-import io.trellara.protocol.SchemaFingerprint;
-import io.trellara.protocol.SchemaVersions;
-import io.trellara.protocol.v1.ChangeRecord;
-import io.trellara.protocol.v1.ColumnState;
-import io.trellara.protocol.v1.DdlEvent;
 import io.trellara.protocol.v1.ManifestBoundaryMode;
 import io.trellara.protocol.v1.ManifestPartition;
-import io.trellara.protocol.v1.Operation;
 import io.trellara.protocol.v1.PartitionChunk;
-import io.trellara.protocol.v1.ReplicaIdentity;
-import io.trellara.protocol.v1.RowImage;
-import io.trellara.protocol.v1.SchemaVersion;
 import io.trellara.protocol.v1.TransactionCommitMarker;
 import io.trellara.protocol.v1.TransactionEnvelope;
 import io.trellara.protocol.v1.TransactionManifest;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Set;
 
 /**
  * Validates each message on its own against the wire contract (cross-message barrier rules live in
- * {@link BarrierVerifier}). Every failure is a {@link ProtocolViolationException}. Allocation-free per change
- * on the success path; per message it checks each schema version once (fingerprint, column names).
+ * {@link BarrierVerifier}; the rules of the events an envelope or chunk carries in {@link EventRules}). Each method
+ * reports to a {@link Violations}: the one-argument forms fail fast with a {@link ProtocolViolationException}.
+ * A check that needs a value another rule found broken (an LSN that does not parse, a range that is reversed) is
+ * not made, so a message breaks only the rules whose conditions docs/protocol.md states.
  */
 public final class ProtocolValidator {
 
@@ -35,100 +27,167 @@ public final class ProtocolValidator {
     }
 
     public static void validateEnvelope(TransactionEnvelope e) {
-        Identity id = new Identity(e.getSourceId(), e.getDatabaseId(), e.getDatasetId(), e.getTransactionId(),
-                e.getCommitLsn());
-        identity(e.getProtocolVersion(), id, e.getCommitTimestampMs(), "");
-        beginLsn(e.getBeginLsn(), e.getCommitLsn(), id);
-        if (e.hasManifest()) {
-            throw new ProtocolViolationException(MANIFEST_ON_PLAIN_STRICT, "manifest", id.txKey(),
-                    "an envelope travels only as a plain strict transaction; chunked and partitioned boundaries"
-                            + " are published as chunks, a manifest and a commit marker");
-        }
-        long events = events(id, e.getChangesList(), e.getDdlEventsList(), e.getSchemaVersionsList(), "");
-        if (events == 0) {
-            throw new ProtocolViolationException(EMPTY_BARRIER, "changes", id.txKey(),
-                    "the envelope carries no change and no DDL event");
-        }
-        requireNoGap(id, e.getChangesList(), e.getDdlEventsList(), events);
+        validateEnvelope(e, Violations.FAIL_FAST);
     }
 
     public static void validateChunk(PartitionChunk c) {
+        validateChunk(c, Violations.FAIL_FAST);
+    }
+
+    public static void validateManifest(TransactionManifest m) {
+        validateManifest(m, Violations.FAIL_FAST);
+    }
+
+    public static void validateCommitMarker(TransactionCommitMarker k) {
+        validateCommitMarker(k, Violations.FAIL_FAST);
+    }
+
+    public static void validateEnvelope(TransactionEnvelope e, Violations v) {
+        Identity id = new Identity(e.getSourceId(), e.getDatabaseId(), e.getDatasetId(), e.getTransactionId(),
+                e.getCommitLsn());
+        identity(e.getProtocolVersion(), id, e.getCommitTimestampMs(), "", v);
+        beginLsn(e.getBeginLsn(), e.getCommitLsn(), id, v);
+        if (e.hasManifest()) {
+            v.report(MANIFEST_ON_PLAIN_STRICT, "manifest", id.txKey(), "an envelope travels only as a plain strict"
+                    + " transaction; chunked and partitioned boundaries are published as chunks, a manifest and a"
+                    + " commit marker");
+        }
+        long events = EventRules.check(id, e.getChangesList(), e.getDdlEventsList(), e.getSchemaVersionsList(), true,
+                v);
+        if (events == 0) {
+            v.report(EMPTY_BARRIER, "changes", id.txKey(), "the envelope carries no change and no DDL event");
+        } else {
+            EventRules.requireNoGap(id, e.getChangesList(), e.getDdlEventsList(), events, v);
+        }
+    }
+
+    public static void validateChunk(PartitionChunk c, Violations v) {
         Identity id = new Identity(c.getSourceId(), c.getDatabaseId(), c.getDatasetId(), c.getTransactionId(),
                 c.getCommitLsn());
-        identity(c.getProtocolVersion(), id, c.getCommitTimestampMs(), "");
-        beginLsn(c.getBeginLsn(), c.getCommitLsn(), id);
-        boundaryMode(c.getBoundaryMode(), id);
-        long events = events(id, c.getChangesList(), c.getDdlEventsList(), c.getSchemaVersionsList(), "");
+        identity(c.getProtocolVersion(), id, c.getCommitTimestampMs(), "", v);
+        beginLsn(c.getBeginLsn(), c.getCommitLsn(), id, v);
+        boundaryMode(c.getBoundaryMode(), id, v);
+        boolean strict = c.getBoundaryMode() == ManifestBoundaryMode.STRICT_CHUNKED_TRANSACTION_ORDER;
+        if (strict && c.getChunkSequence() != 0) {
+            v.report(CHUNK_SEQUENCE_IN_STRICT_CHUNKED, "chunk_sequence", id.txKey(), "chunk " + c.getPartitionId()
+                    + " has chunk_sequence " + Integer.toUnsignedString(c.getChunkSequence()));
+        }
+        long events = EventRules.check(id, c.getChangesList(), c.getDdlEventsList(), c.getSchemaVersionsList(),
+                strict, v);
         if (events == 0) {
-            throw new ProtocolViolationException(EMPTY_BARRIER, "changes", id.txKey(),
+            v.report(EMPTY_BARRIER, "changes", id.txKey(),
                     "chunk " + c.getPartitionId() + "/" + c.getChunkSequence() + " carries no event");
         }
     }
 
-    public static void validateManifest(TransactionManifest m) {
+    public static void validateManifest(TransactionManifest m, Violations v) {
         Identity id = new Identity(m.getSourceId(), m.getDatabaseId(), m.getDatasetId(), m.getTransactionId(),
                 m.getSourceCommitLsn());
-        identity(m.getProtocolVersion(), id, m.getSourceCommitTimestampMs(), "source_");
-        boundaryMode(m.getBoundaryMode(), id);
+        identity(m.getProtocolVersion(), id, m.getSourceCommitTimestampMs(), "source_", v);
+        boundaryMode(m.getBoundaryMode(), id, v);
         if (m.getPartitionsCount() == 0) {
-            throw new ProtocolViolationException(MANIFEST_PARTITIONS_EMPTY, "partitions", id.txKey(),
-                    "the manifest lists no chunk");
+            v.report(MANIFEST_PARTITIONS_EMPTY, "partitions", id.txKey(), "the manifest lists no chunk");
         }
         long global = m.getGlobalEventCount();
         if (global == 0) {
-            throw new ProtocolViolationException(EMPTY_BARRIER, "global_event_count", id.txKey(),
-                    "the manifest declares zero source events");
+            v.report(EMPTY_BARRIER, "global_event_count", id.txKey(), "the manifest declares zero source events");
         }
         long sum = 0;
+        boolean overflow = false;
         Set<Long> seen = new HashSet<>();
         for (int i = 0; i < m.getPartitionsCount(); i++) {
             ManifestPartition p = m.getPartitions(i);
-            String f = "partitions[" + i + "]";
-            if (p.getFirstTotalOrder() == 0 || p.getLastTotalOrder() == 0) {
-                throw new ProtocolViolationException(MANIFEST_ZERO_TOTAL_ORDER, f + ".first_total_order", id.txKey(),
-                        "range " + p.getFirstTotalOrder() + ".." + p.getLastTotalOrder());
-            }
-            if (Long.compareUnsigned(p.getFirstTotalOrder(), p.getLastTotalOrder()) > 0) {
-                throw new ProtocolViolationException(MANIFEST_REVERSED_RANGE, f + ".last_total_order", id.txKey(),
-                        "range " + p.getFirstTotalOrder() + ".." + p.getLastTotalOrder());
-            }
-            if (p.getEventCount() == 0) {
-                throw new ProtocolViolationException(MANIFEST_ZERO_EVENT_COUNT, f + ".event_count", id.txKey(),
-                        "chunk " + p.getId() + "/" + p.getChunkSequence() + " declares zero events");
-            }
-            long span = p.getLastTotalOrder() - p.getFirstTotalOrder() + 1;
-            if (Long.compareUnsigned(p.getEventCount(), span) > 0) {
-                throw new ProtocolViolationException(MANIFEST_EVENT_COUNT_EXCEEDS_RANGE, f + ".event_count",
-                        id.txKey(), "event_count " + p.getEventCount() + " exceeds the range span " + span);
-            }
-            if (Long.compareUnsigned(p.getLastTotalOrder(), global) > 0) {
-                throw new ProtocolViolationException(MANIFEST_RANGE_ABOVE_GLOBAL_COUNT, f + ".last_total_order",
-                        id.txKey(), "last_total_order " + p.getLastTotalOrder() + " > global_event_count " + global);
-            }
-            if (!seen.add(((long) p.getId() << 32) | (p.getChunkSequence() & 0xFFFFFFFFL))) {
-                throw new ProtocolViolationException(MANIFEST_DUPLICATE_CHUNK, f + ".id", id.txKey(),
-                        "chunk " + p.getId() + "/" + p.getChunkSequence() + " is listed twice");
-            }
-            sum += p.getEventCount();
+            entry(m, p, "partitions[" + i + "]", id, seen, v);
+            long next = sum + p.getEventCount();
+            overflow |= Long.compareUnsigned(next, sum) < 0;
+            sum = next;
         }
-        if (sum != global) {
-            throw new ProtocolViolationException(MANIFEST_COUNTS_DO_NOT_ADD_UP, "global_event_count", id.txKey(),
-                    "entries add up to " + sum + " events, global_event_count is " + global);
+        if (overflow || sum != global) {
+            v.report(MANIFEST_COUNTS_DO_NOT_ADD_UP, "global_event_count", id.txKey(), "entries add up to "
+                    + (overflow ? "more than 2^64-1" : Long.toUnsignedString(sum)) + " events, global_event_count is "
+                    + Long.toUnsignedString(global));
         }
         if (Long.compareUnsigned(m.getDdlEventCount(), global) > 0) {
-            throw new ProtocolViolationException(MANIFEST_COUNTS_DO_NOT_ADD_UP, "ddl_event_count", id.txKey(),
-                    "ddl_event_count " + m.getDdlEventCount() + " > global_event_count " + global);
+            v.report(MANIFEST_COUNTS_DO_NOT_ADD_UP, "ddl_event_count", id.txKey(), "ddl_event_count "
+                    + Long.toUnsignedString(m.getDdlEventCount()) + " > global_event_count " + Long.toUnsignedString(global));
+        }
+        partitionCount(m, id, v);
+    }
+
+    /** One manifest entry on its own; {@code seen} holds the (id, chunk_sequence) of the entries before it. */
+    private static void entry(TransactionManifest m, ManifestPartition p, String f, Identity id, Set<Long> seen,
+                              Violations v) {
+        long first = p.getFirstTotalOrder();
+        long last = p.getLastTotalOrder();
+        boolean nonZero = first != 0 && last != 0;
+        if (!nonZero) {
+            v.report(MANIFEST_ZERO_TOTAL_ORDER, f + (first == 0 ? ".first_total_order" : ".last_total_order"),
+                    id.txKey(), range(first, last));
+        }
+        boolean ordered = nonZero && Long.compareUnsigned(first, last) <= 0;
+        if (nonZero && !ordered) {
+            v.report(MANIFEST_REVERSED_RANGE, f + ".last_total_order", id.txKey(), range(first, last));
+        }
+        if (p.getEventCount() == 0) {
+            v.report(MANIFEST_ZERO_EVENT_COUNT, f + ".event_count", id.txKey(),
+                    "chunk " + p.getId() + "/" + p.getChunkSequence() + " declares zero events");
+        }
+        long span = last - first + 1; // first >= 1, so no wrap
+        if (ordered && Long.compareUnsigned(p.getEventCount(), span) > 0) {
+            v.report(MANIFEST_EVENT_COUNT_EXCEEDS_RANGE, f + ".event_count", id.txKey(), "event_count "
+                    + Long.toUnsignedString(p.getEventCount()) + " exceeds the range span " + Long.toUnsignedString(span));
+        }
+        if (Long.compareUnsigned(last, m.getGlobalEventCount()) > 0) {
+            v.report(MANIFEST_RANGE_ABOVE_GLOBAL_COUNT, f + ".last_total_order", id.txKey(), "last_total_order "
+                    + Long.toUnsignedString(last) + " > global_event_count "
+                    + Long.toUnsignedString(m.getGlobalEventCount()));
+        }
+        if (!seen.add(((long) p.getId() << 32) | (p.getChunkSequence() & 0xFFFFFFFFL))) {
+            v.report(MANIFEST_DUPLICATE_CHUNK, f + ".id", id.txKey(),
+                    "chunk " + p.getId() + "/" + p.getChunkSequence() + " is listed twice");
+        }
+        if (m.getBoundaryMode() == ManifestBoundaryMode.STRICT_CHUNKED_TRANSACTION_ORDER && p.getChunkSequence() != 0) {
+            v.report(CHUNK_SEQUENCE_IN_STRICT_CHUNKED, f + ".chunk_sequence", id.txKey(), "chunk " + p.getId()
+                    + " has chunk_sequence " + Integer.toUnsignedString(p.getChunkSequence()));
         }
     }
 
-    public static void validateCommitMarker(TransactionCommitMarker k) {
+    private static String range(long first, long last) {
+        return "range " + Long.toUnsignedString(first) + ".." + Long.toUnsignedString(last);
+    }
+
+    /** Lanes of the partitioned topic: none in strict chunked order; every listed lane one of them otherwise. */
+    private static void partitionCount(TransactionManifest m, Identity id, Violations v) {
+        int lanes = m.getPartitionCount();
+        if (m.getBoundaryMode() == ManifestBoundaryMode.STRICT_CHUNKED_TRANSACTION_ORDER && lanes != 0) {
+            v.report(PARTITION_COUNT_MISMATCH, "partition_count", id.txKey(), "strict chunked transaction order has"
+                    + " no lanes, partition_count is " + Integer.toUnsignedString(lanes));
+        }
+        if (m.getBoundaryMode() != ManifestBoundaryMode.PARTITIONED_SCALE_MODE) {
+            return;
+        }
+        if (lanes == 0) {
+            v.report(PARTITION_COUNT_MISMATCH, "partition_count", id.txKey(), "partitioned scale mode with"
+                    + " partition_count 0");
+            return;
+        }
+        for (int i = 0; i < m.getPartitionsCount(); i++) {
+            int lane = m.getPartitions(i).getId();
+            if (Integer.compareUnsigned(lane, lanes) >= 0) {
+                v.report(PARTITION_COUNT_MISMATCH, "partitions[" + i + "].id", id.txKey(), "lane "
+                        + Integer.toUnsignedString(lane) + " of " + Integer.toUnsignedString(lanes) + " lanes");
+            }
+        }
+    }
+
+    public static void validateCommitMarker(TransactionCommitMarker k, Violations v) {
         Identity id = new Identity(k.getSourceId(), k.getDatabaseId(), k.getDatasetId(), k.getTransactionId(),
                 k.getSourceCommitLsn());
-        identity(k.getProtocolVersion(), id, k.getSourceCommitTimestampMs(), "source_");
+        identity(k.getProtocolVersion(), id, k.getSourceCommitTimestampMs(), "source_", v);
         if (k.getGlobalEventCount() == 0 || k.getParticipatingPartitionCount() == 0) {
-            throw new ProtocolViolationException(EMPTY_BARRIER,
-                    k.getGlobalEventCount() == 0 ? "global_event_count" : "participating_partition_count",
-                    id.txKey(), "a commit marker for zero events or zero partitions is an empty barrier");
+            v.report(EMPTY_BARRIER, k.getGlobalEventCount() == 0 ? "global_event_count"
+                    : "participating_partition_count", id.txKey(),
+                    "a commit marker for zero events or zero partitions is an empty barrier");
         }
     }
 
@@ -145,327 +204,59 @@ public final class ProtocolValidator {
         }
     }
 
-    private static void identity(int version, Identity id, long timestampMs, String lsnPrefix) {
+    private static void identity(int version, Identity id, long timestampMs, String lsnPrefix, Violations v) {
         if (version != ProtocolVersion.CURRENT) {
-            throw new ProtocolViolationException(UNKNOWN_PROTOCOL_VERSION, "protocol_version", id.txKey(),
+            v.report(UNKNOWN_PROTOCOL_VERSION, "protocol_version", id.txKey(),
                     "protocol_version is " + Integer.toUnsignedString(version));
         }
-        required(id.sourceId, "source_id", id);
-        required(id.databaseId, "database_id", id);
-        required(id.datasetId, "dataset_id", id);
-        required(id.transactionId, "transaction_id", id);
-        String lsnField = lsnPrefix + "commit_lsn";
-        required(id.commitLsn, lsnField, id);
-        if (!Lsn.isCanonical(id.commitLsn)) {
-            throw new ProtocolViolationException(COMMIT_LSN_NOT_CANONICAL, lsnField, id.txKey(),
-                    "'" + id.commitLsn + "' is not canonical X/X");
+        required(id.sourceId, "source_id", id, v);
+        required(id.databaseId, "database_id", id, v);
+        required(id.datasetId, "dataset_id", id, v);
+        if (required(id.transactionId, "transaction_id", id, v) && !EventKey.isUnsignedDecimal(id.transactionId)) {
+            v.report(TRANSACTION_ID_NOT_DECIMAL, "transaction_id", id.txKey(),
+                    "'" + id.transactionId + "' is not an xid in decimal");
         }
-        if (Lsn.parse(id.commitLsn).isZero()) {
-            throw new ProtocolViolationException(COMMIT_LSN_ZERO, lsnField, id.txKey(), "commit_lsn is 0/0");
+        String lsnField = lsnPrefix + "commit_lsn";
+        if (required(id.commitLsn, lsnField, id, v)) {
+            if (!Lsn.isCanonical(id.commitLsn)) {
+                v.report(COMMIT_LSN_NOT_CANONICAL, lsnField, id.txKey(), "'" + id.commitLsn + "' is not canonical X/X");
+            }
+            if (Lsn.parses(id.commitLsn) && Lsn.parse(id.commitLsn).isZero()) {
+                v.report(COMMIT_LSN_ZERO, lsnField, id.txKey(), "commit_lsn is 0/0");
+            }
         }
         if (timestampMs <= 0) {
-            throw new ProtocolViolationException(COMMIT_TIMESTAMP_NOT_POSITIVE, lsnPrefix + "commit_timestamp_ms",
-                    id.txKey(), "commit timestamp is " + timestampMs);
+            v.report(COMMIT_TIMESTAMP_NOT_POSITIVE, lsnPrefix + "commit_timestamp_ms", id.txKey(),
+                    "commit timestamp is " + timestampMs);
         }
     }
 
-    private static void required(String value, String field, Identity id) {
+    /** Reports a blank required field; true when it is not blank. */
+    private static boolean required(String value, String field, Identity id, Violations v) {
         if (value.isBlank()) {
-            throw new ProtocolViolationException(REQUIRED_FIELD_BLANK, field, id.txKey(), field + " is blank");
+            v.report(REQUIRED_FIELD_BLANK, field, id.txKey(), field + " is blank");
+            return false;
         }
+        return true;
     }
 
-    private static void beginLsn(String begin, String commit, Identity id) {
+    private static void beginLsn(String begin, String commit, Identity id, Violations v) {
         if (begin.isEmpty()) {
             return;
         }
-        Lsn b;
-        try {
-            b = Lsn.parse(begin);
-        } catch (IllegalArgumentException ex) {
-            throw new ProtocolViolationException(BEGIN_LSN_INVALID, "begin_lsn", id.txKey(), ex.getMessage(), ex);
-        }
-        if (b.compareTo(Lsn.parse(commit)) > 0) {
-            throw new ProtocolViolationException(BEGIN_LSN_AFTER_COMMIT, "begin_lsn", id.txKey(),
-                    "begin_lsn " + begin + " > commit_lsn " + commit);
-        }
-    }
-
-    private static void boundaryMode(ManifestBoundaryMode mode, Identity id) {
-        if (mode != ManifestBoundaryMode.STRICT_CHUNKED_TRANSACTION_ORDER
-                && mode != ManifestBoundaryMode.PARTITIONED_SCALE_MODE) {
-            throw new ProtocolViolationException(BOUNDARY_MODE_UNSPECIFIED, "boundary_mode", id.txKey(),
-                    "boundary_mode is " + mode);
-        }
-    }
-
-    /** Validates the events of an envelope or chunk; returns how many there are. */
-    static long events(Identity id, List<ChangeRecord> changes, List<DdlEvent> ddl, List<SchemaVersion> schemas,
-                       String fieldPrefix) {
-        schemaVersions(id, schemas, fieldPrefix);
-        Versions versions = new Versions(schemas);
-        String keyPrefix = EventKey.prefix(id.sourceId, id.commitLsn, id.transactionId);
-        long previous = 0;
-        String changesList = fieldPrefix + "changes";
-        for (int i = 0; i < changes.size(); i++) {
-            ChangeRecord c = changes.get(i);
-            Field f = new Field(changesList, i);
-            long order = c.getTotalOrder();
-            ascending(id, f, order, previous);
-            previous = order;
-            if (!c.getTransactionId().equals(id.transactionId)) {
-                throw new ProtocolViolationException(TRANSACTION_ID_MISMATCH, f.at(".transaction_id"),
-                        id.eventKey(order), "'" + c.getTransactionId() + "' != '" + id.transactionId + "'");
-            }
-            if (c.getIdempotencyKey().isBlank()) {
-                throw new ProtocolViolationException(IDEMPOTENCY_KEY_BLANK, f.at(".idempotency_key"),
-                        id.eventKey(order), "idempotency_key is blank");
-            }
-            if (!EventKey.matches(c.getIdempotencyKey(), keyPrefix, order)) {
-                throw new ProtocolViolationException(IDEMPOTENCY_KEY_MISMATCH, f.at(".idempotency_key"),
-                        id.eventKey(order), "'" + c.getIdempotencyKey() + "'");
-            }
-            change(id, c, f, versions);
-        }
-        previous = 0;
-        String ddlList = fieldPrefix + "ddl_events";
-        for (int i = 0; i < ddl.size(); i++) {
-            DdlEvent d = ddl.get(i);
-            Field f = new Field(ddlList, i);
-            ascending(id, f, d.getTotalOrder(), previous);
-            previous = d.getTotalOrder();
-            if (!d.getTransactionId().equals(id.transactionId)) {
-                throw new ProtocolViolationException(TRANSACTION_ID_MISMATCH, f.at(".transaction_id"),
-                        id.eventKey(d.getTotalOrder()), "'" + d.getTransactionId() + "' != '" + id.transactionId + "'");
-            }
-            if (d.getCommandTag().isBlank()) {
-                throw new ProtocolViolationException(DDL_COMMAND_TAG_BLANK, f.at(".command_tag"),
-                        id.eventKey(d.getTotalOrder()), "command_tag is blank");
-            }
-        }
-        noSharedTotalOrder(id, changes, ddl, fieldPrefix);
-        return (long) changes.size() + ddl.size();
-    }
-
-    /**
-     * A consumer maps row positions to columns by a schema version, so one whose fingerprint lies about it, or whose
-     * column names are blank or repeated, is refused.
-     */
-    private static void schemaVersions(Identity id, List<SchemaVersion> schemas, String fieldPrefix) {
-        for (int i = 0; i < schemas.size(); i++) {
-            SchemaVersion s = schemas.get(i);
-            String field = fieldPrefix + "schema_versions[" + i + "]";
-            String expected = SchemaFingerprint.of(s);
-            if (!expected.equals(s.getFingerprint())) {
-                throw new ProtocolViolationException(SCHEMA_FINGERPRINT_MISMATCH, field + ".fingerprint", id.txKey(),
-                        "schema version of " + s.getRelation().getSchema() + "." + s.getRelation().getTable()
-                                + " carries fingerprint '" + s.getFingerprint() + "', its columns give " + expected);
-            }
-            Set<String> names = new HashSet<>(s.getColumnsCount() * 2);
-            for (int j = 0; j < s.getColumnsCount(); j++) {
-                String name = s.getColumns(j).getName();
-                if (name.isEmpty()) {
-                    throw new ProtocolViolationException(COLUMN_NAME_BLANK, field + ".columns[" + j + "].name",
-                            id.txKey(), "column " + j + " of " + s.getRelation().getTable() + " has no name");
-                }
-                if (!names.add(name)) {
-                    throw new ProtocolViolationException(COLUMN_NAME_DUPLICATE, field + ".columns[" + j + "].name",
-                            id.txKey(), "column '" + name + "' of " + s.getRelation().getTable() + " is listed twice");
-                }
-            }
-        }
-    }
-
-    /**
-     * Names a list element only when an error needs it: building "changes[123].after" for every change on
-     * the success path would allocate several strings per change.
-     */
-    private record Field(String list, int index) {
-        String at(String suffix) {
-            return list + "[" + index + "]" + suffix;
-        }
-
-        @Override
-        public String toString() {
-            return at("");
-        }
-    }
-
-    private static void ascending(Identity id, Field field, long order, long previous) {
-        if (order == 0) {
-            throw new ProtocolViolationException(TOTAL_ORDER_ZERO, field.at(".total_order"), id.txKey(),
-                    "total_order is 0");
-        }
-        if (Long.compareUnsigned(order, previous) == 0) {
-            throw new ProtocolViolationException(DUPLICATE_TOTAL_ORDER, field.at(".total_order"), id.eventKey(order),
-                    "total_order " + order + " repeats");
-        }
-        if (Long.compareUnsigned(order, previous) < 0) {
-            throw new ProtocolViolationException(TOTAL_ORDER_NOT_ASCENDING, field.at(".total_order"),
-                    id.eventKey(order), "total_order " + order + " follows " + previous);
-        }
-    }
-
-    /** Both lists ascend, so one merge pass finds a total_order they share. */
-    private static void noSharedTotalOrder(Identity id, List<ChangeRecord> changes, List<DdlEvent> ddl,
-                                           String fieldPrefix) {
-        int i = 0;
-        int j = 0;
-        while (i < changes.size() && j < ddl.size()) {
-            int cmp = Long.compareUnsigned(changes.get(i).getTotalOrder(), ddl.get(j).getTotalOrder());
-            if (cmp == 0) {
-                long order = ddl.get(j).getTotalOrder();
-                throw new ProtocolViolationException(DUPLICATE_TOTAL_ORDER,
-                        fieldPrefix + "ddl_events[" + j + "].total_order", id.eventKey(order),
-                        "total_order " + order + " is used by changes[" + i + "] and ddl_events[" + j + "]");
-            }
-            if (cmp < 0) {
-                i++;
-            } else {
-                j++;
-            }
-        }
-    }
-
-    private static void requireNoGap(Identity id, List<ChangeRecord> changes, List<DdlEvent> ddl, long events) {
-        long maxChange = changes.isEmpty() ? 0 : changes.get(changes.size() - 1).getTotalOrder();
-        long maxDdl = ddl.isEmpty() ? 0 : ddl.get(ddl.size() - 1).getTotalOrder();
-        long max = Long.compareUnsigned(maxChange, maxDdl) >= 0 ? maxChange : maxDdl;
-        // ascending, unique and 1-based: the largest equals the count exactly when nothing is missing
-        if (max != events) {
-            throw new ProtocolViolationException(TOTAL_ORDER_GAP, "changes", id.txKey(),
-                    events + " events but the highest total_order is " + Long.toUnsignedString(max));
-        }
-    }
-
-    private static void change(Identity id, ChangeRecord c, Field f, Versions versions) {
-        long order = c.getTotalOrder();
-        if (!c.hasRelation() || c.getRelation().getSchema().isEmpty() || c.getRelation().getTable().isEmpty()) {
-            throw new ProtocolViolationException(RELATION_MISSING, f.at(".relation"), id.eventKey(order),
-                    "relation schema or table is empty");
-        }
-        Operation op = c.getOperation();
-        if (op == Operation.OPERATION_UNSPECIFIED || op == Operation.UNRECOGNIZED) {
-            throw new ProtocolViolationException(OPERATION_UNSPECIFIED, f.at(".operation"), id.eventKey(order),
-                    "operation is " + op);
-        }
-        ReplicaIdentity ri = c.getReplicaIdentity();
-        if (ri == ReplicaIdentity.REPLICA_IDENTITY_UNSPECIFIED || ri == ReplicaIdentity.UNRECOGNIZED) {
-            throw new ProtocolViolationException(REPLICA_IDENTITY_UNSPECIFIED, f.at(".replica_identity"),
-                    id.eventKey(order), "replica_identity is " + ri);
-        }
-        if (op == Operation.OPERATION_TRUNCATE) {
+        if (!Lsn.parses(begin)) {
+            v.report(BEGIN_LSN_INVALID, "begin_lsn", id.txKey(), "'" + begin + "' is not an LSN (X/X, hex halves of"
+                    + " 1 to 8 digits)");
             return;
         }
-        if (!versions.resolve(c)) {
-            throw new ProtocolViolationException(SCHEMA_VERSION_MISSING, f.at(".relation"), id.eventKey(order),
-                    SchemaVersions.whyMissing(c, versions.schemas));
-        }
-        if (c.hasBefore()) {
-            columns(id, c.getBefore(), f, ".before", order, versions.columnCount);
-        }
-        if (c.hasAfter()) {
-            columns(id, c.getAfter(), f, ".after", order, versions.columnCount);
-        }
-        switch (op) {
-            case OPERATION_INSERT -> requireImage(id, c.hasAfter(), f, ".after", order);
-            case OPERATION_UPDATE -> {
-                requireImage(id, c.hasAfter(), f, ".after", order);
-                identifyingKey(id, c.hasBefore() ? c.getBefore() : c.getAfter(), f,
-                        c.hasBefore() ? ".before" : ".after", order, versions, ri);
-            }
-            case OPERATION_DELETE -> {
-                requireImage(id, c.hasBefore(), f, ".before", order);
-                identifyingKey(id, c.getBefore(), f, ".before", order, versions, ri);
-            }
-            default -> throw new IllegalStateException(op.toString());
+        if (Lsn.parses(commit) && Lsn.parse(begin).compareTo(Lsn.parse(commit)) > 0) {
+            v.report(BEGIN_LSN_AFTER_COMMIT, "begin_lsn", id.txKey(), begin + " > commit_lsn " + commit);
         }
     }
 
-    private static void requireImage(Identity id, boolean present, Field f, String image, long order) {
-        if (!present) {
-            String field = f.at(image);
-            throw new ProtocolViolationException(ROW_IMAGE_MISSING, field, id.eventKey(order), field + " is absent");
-        }
-    }
-
-    /** A row image is positional: one column per column of its schema version, each with a state. */
-    private static void columns(Identity id, RowImage image, Field f, String imageName, long order,
-                                int columnCount) {
-        if (image.getColumnsCount() != columnCount) {
-            throw new ProtocolViolationException(ROW_IMAGE_COLUMN_COUNT_MISMATCH, f.at(imageName + ".columns"),
-                    id.eventKey(order), "the image carries " + image.getColumnsCount() + " columns, its schema"
-                            + " version " + columnCount);
-        }
-        for (int i = 0; i < columnCount; i++) {
-            ColumnState state = image.getColumns(i).getState();
-            if (state == ColumnState.COLUMN_STATE_UNSPECIFIED || state == ColumnState.UNRECOGNIZED) {
-                throw new ProtocolViolationException(COLUMN_STATE_UNSPECIFIED,
-                        f.at(imageName + ".columns[" + i + "].state"), id.eventKey(order),
-                        "column " + i + " has no state");
-            }
-        }
-    }
-
-    /**
-     * Update and delete must identify the row: every key column of the schema version (ColumnDefinition.key) has
-     * a value in the identifying image; a relation without key columns is identified only by a full old row
-     * under REPLICA IDENTITY FULL.
-     */
-    private static void identifyingKey(Identity id, RowImage image, Field f, String imageName, long order,
-                                       Versions versions, ReplicaIdentity ri) {
-        int[] keys = versions.keyPositions;
-        if (keys.length == 0) {
-            if (ri == ReplicaIdentity.REPLICA_IDENTITY_FULL && image.getColumnsCount() > 0) {
-                return; // the whole old row identifies it
-            }
-            throw new ProtocolViolationException(MISSING_KEY_COLUMN, f.at(imageName), id.eventKey(order),
-                    "the relation has no key columns and the change carries no full old row");
-        }
-        for (int k : keys) {
-            ColumnState state = image.getColumns(k).getState();
-            if (state != ColumnState.COLUMN_STATE_VALUE) {
-                throw new ProtocolViolationException(MISSING_KEY_COLUMN, f.at(imageName + ".columns[" + k + "]"),
-                        id.eventKey(order), "key column '" + versions.version.getColumns(k).getName() + "' is "
-                                + state);
-            }
-        }
-    }
-
-    /**
-     * The schema version each change follows ({@link SchemaVersions#of}), with its column count and key positions;
-     * remembers the last one (changes of one relation cluster).
-     */
-    private static final class Versions {
-        final List<SchemaVersion> schemas;
-        SchemaVersion version;
-        /** {@code version} is its relation's only one in the message (a change naming no fingerprint follows it). */
-        boolean onlyVersion;
-        int columnCount;
-        int[] keyPositions;
-
-        Versions(List<SchemaVersion> schemas) {
-            this.schemas = schemas;
-        }
-
-        /** Points at {@code c}'s schema version; false when it has none. */
-        boolean resolve(ChangeRecord c) {
-            if (version != null && SchemaVersions.describes(version, c.getRelation())
-                    && (c.getSchemaFingerprint().isEmpty() ? onlyVersion
-                    : c.getSchemaFingerprint().equals(version.getFingerprint()))) {
-                return true;
-            }
-            SchemaVersion v = SchemaVersions.of(c, schemas);
-            if (v == null) {
-                return false;
-            }
-            if (v != version) {
-                version = v;
-                onlyVersion = SchemaVersions.count(c.getRelation(), schemas) == 1;
-                columnCount = v.getColumnsCount();
-                keyPositions = SchemaVersions.keyPositions(v);
-            }
-            return true;
+    private static void boundaryMode(ManifestBoundaryMode mode, Identity id, Violations v) {
+        if (mode == ManifestBoundaryMode.MANIFEST_BOUNDARY_MODE_UNSPECIFIED || mode == ManifestBoundaryMode.UNRECOGNIZED) {
+            v.report(BOUNDARY_MODE_UNSPECIFIED, "boundary_mode", id.txKey(), "boundary_mode is " + mode);
         }
     }
 }

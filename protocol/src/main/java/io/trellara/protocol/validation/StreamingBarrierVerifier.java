@@ -9,7 +9,6 @@ import io.trellara.protocol.v1.PartitionChunk;
 import io.trellara.protocol.v1.TransactionCommitMarker;
 import io.trellara.protocol.v1.TransactionManifest;
 import java.util.ArrayList;
-import java.util.BitSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,20 +18,23 @@ import java.util.Map;
  * a chunk's events before its manifest arrives and still commit only a verified transaction: each chunk is
  * summarised as it passes (its entry, checksum, event count, total-order range; every total_order marked once),
  * the manifest is checked against the summaries, and the marker against the manifest. Memory: a few words per
- * chunk and one bit per event, never the events themselves. A repeated chunk or total_order is reported when the
- * manifest arrives, after that chunk's own checks, so the verdict names the same rule as {@link BarrierVerifier}.
+ * chunk and one bit per event, never the events themselves. A repeated total_order is reported when the manifest
+ * arrives, after that chunk's own checks, so the verdict names a rule {@link BarrierVerifier} names too. A chunk
+ * passed again with the checksum of the one held (a redelivery) is absorbed; a different chunk under the same
+ * (partition id, chunk sequence) is judged against the manifest but never counted.
  */
 public final class StreamingBarrierVerifier {
     /** What a passed chunk leaves behind. */
     private record Seen(int partitionId, int chunkSequence, long checksum, long events, long firstOrder,
-                        long lastOrder, PartitionChunk identity, boolean twice, long repeatedOrder) {
+                        long lastOrder, PartitionChunk identity, long repeatedOrder) {
     }
 
     private final List<Seen> seen = new ArrayList<>();
     private final Map<Long, Seen> byEntry = new HashMap<>();
-    private final BitSet orders = new BitSet();
+    private final BarrierVerifier.TotalOrders orders = new BarrierVerifier.TotalOrders();
     private final String key;
     private long events;
+    private long ddlEvents;
     private TransactionManifest manifest;
 
     /** For the transaction {@code first} belongs to (its first chunk is passed to {@link #chunk} as well). */
@@ -45,27 +47,34 @@ public final class StreamingBarrierVerifier {
         if (manifest != null) {
             throw new IllegalStateException("chunk after the manifest");
         }
+        long id = BarrierVerifier.entryId(c.getPartitionId(), c.getChunkSequence());
+        Seen held = byEntry.get(id);
+        if (held != null && held.checksum == c.getChecksum()) {
+            return; // delivered again: the stream is at-least-once
+        }
+        boolean counted = held == null;
         long first = Long.MAX_VALUE;
         long last = 0;
         long repeated = -1;
         for (ChangeRecord r : c.getChangesList()) {
-            repeated = mark(r.getTotalOrder(), repeated);
+            repeated = counted ? mark(r.getTotalOrder(), repeated) : repeated;
             first = Math.min(first, r.getTotalOrder());
             last = Math.max(last, r.getTotalOrder());
         }
         for (DdlEvent d : c.getDdlEventsList()) {
-            repeated = mark(d.getTotalOrder(), repeated);
+            repeated = counted ? mark(d.getTotalOrder(), repeated) : repeated;
             first = Math.min(first, d.getTotalOrder());
             last = Math.max(last, d.getTotalOrder());
         }
-        long id = entryId(c.getPartitionId(), c.getChunkSequence());
         PartitionChunk identity = c.toBuilder().clearChanges().clearDdlEvents().clearSchemaVersions().build();
         Seen s = new Seen(c.getPartitionId(), c.getChunkSequence(), c.getChecksum(),
-                (long) c.getChangesCount() + c.getDdlEventsCount(), first, last, identity, byEntry.containsKey(id),
-                repeated);
-        byEntry.putIfAbsent(id, s);
+                (long) c.getChangesCount() + c.getDdlEventsCount(), first, last, identity, repeated);
         seen.add(s);
-        events += s.events;
+        if (counted) {
+            byEntry.put(id, s);
+            events += s.events;
+            ddlEvents += c.getDdlEventsCount();
+        }
     }
 
     /**
@@ -78,12 +87,12 @@ public final class StreamingBarrierVerifier {
         }
         Map<Long, ManifestPartition> entries = new HashMap<>();
         for (ManifestPartition p : m.getPartitionsList()) {
-            entries.putIfAbsent(entryId(p.getId(), p.getChunkSequence()), p);
+            entries.putIfAbsent(BarrierVerifier.entryId(p.getId(), p.getChunkSequence()), p);
         }
         for (Seen s : seen) {
             BarrierVerifier.verifyIdentity(m, s.identity);
             String where = "chunk " + s.partitionId + "/" + s.chunkSequence;
-            ManifestPartition entry = entries.get(entryId(s.partitionId, s.chunkSequence));
+            ManifestPartition entry = entries.get(BarrierVerifier.entryId(s.partitionId, s.chunkSequence));
             if (entry == null) {
                 throw new ProtocolViolationException(UNLISTED_CHUNK, "chunk.partition_id", key,
                         where + " is not listed by the manifest");
@@ -105,26 +114,19 @@ public final class StreamingBarrierVerifier {
                         where + " holds total_order " + outside + " outside " + entry.getFirstTotalOrder() + ".."
                                 + entry.getLastTotalOrder());
             }
-            if (s.twice) {
-                throw new ProtocolViolationException(MANIFEST_DUPLICATE_CHUNK, "chunk.partition_id", key,
-                        where + " is held twice");
-            }
-            if (s.repeatedOrder >= 0) {
+            if (s.repeatedOrder != -1) {
                 throw new ProtocolViolationException(DUPLICATE_TOTAL_ORDER, "total_order", key + ":"
                         + s.repeatedOrder, "total_order " + s.repeatedOrder + " appears in more than one event of the"
                         + " transaction");
             }
         }
         for (ManifestPartition p : m.getPartitionsList()) {
-            if (!byEntry.containsKey(entryId(p.getId(), p.getChunkSequence()))) {
+            if (!byEntry.containsKey(BarrierVerifier.entryId(p.getId(), p.getChunkSequence()))) {
                 throw new ProtocolViolationException(MISSING_CHUNK, "partitions", key,
                         "chunk " + p.getId() + "/" + p.getChunkSequence() + " listed by the manifest is missing");
             }
         }
-        if (events != m.getGlobalEventCount()) {
-            throw new ProtocolViolationException(EVENT_COUNT_MISMATCH, "global_event_count", key,
-                    "chunks hold " + events + " events, global_event_count is " + m.getGlobalEventCount());
-        }
+        BarrierVerifier.totals(m, events, ddlEvents, key, Violations.FAIL_FAST);
         manifest = m;
     }
 
@@ -138,15 +140,6 @@ public final class StreamingBarrierVerifier {
 
     /** Marks {@code order}; returns the first repeated order of the chunk so far (-1: none). */
     private long mark(long order, long repeated) {
-        int index = (int) Math.min(order, Integer.MAX_VALUE);
-        if (orders.get(index)) {
-            return repeated >= 0 ? repeated : order;
-        }
-        orders.set(index);
-        return repeated;
-    }
-
-    private static long entryId(int partitionId, int chunkSequence) {
-        return ((long) partitionId << 32) | (chunkSequence & 0xFFFFFFFFL);
+        return orders.mark(order) || repeated != -1 ? repeated : order;
     }
 }

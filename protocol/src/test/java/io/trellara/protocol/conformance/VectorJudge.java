@@ -8,15 +8,22 @@ import io.trellara.protocol.validation.BarrierVerifier;
 import io.trellara.protocol.validation.ProtocolRule;
 import io.trellara.protocol.validation.ProtocolViolationException;
 import io.trellara.protocol.validation.StreamingBarrierVerifier;
+import io.trellara.protocol.validation.TransactionVerifier;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
 /** What a correct consumer does with a vector: decode every message, then check the barrier if there is one. */
 final class VectorJudge {
     private VectorJudge() {
     }
 
-    /** Null when the vector is accepted; otherwise the rule that rejected it. */
+    /** Every rule the vector breaks (empty: accepted): what a vector's {@code rules} must list exactly. */
+    static Set<ProtocolRule> rulesBroken(Vector v) {
+        return TransactionVerifier.verify(v.messages().stream().map(Vector.Part::received).toList()).rules();
+    }
+
+    /** A consumer that stops at the first broken rule: null when accepted, otherwise the rule it stopped at. */
     static ProtocolRule judge(Vector v) {
         try {
             TransactionManifest manifest = null;
