@@ -138,6 +138,11 @@ final class BarrierMerge {
                     "the chunks hold " + emitted + " events, global_event_count is "
                             + Long.toUnsignedString(m.getGlobalEventCount()));
         }
+        if (ddlEvents != m.getDdlEventCount()) { // inside the open target transaction: nothing of it commits
+            throw new ProtocolViolationException(EVENT_COUNT_MISMATCH, "ddl_event_count", txKey,
+                    "the chunks hold " + ddlEvents + " DDL events, ddl_event_count is "
+                            + Long.toUnsignedString(m.getDdlEventCount()));
+        }
     }
 
     private static String describe(String chunk, boolean ddl, int index) {

@@ -152,6 +152,17 @@ class BarrierFailClosedTest {
     }
 
     @Test
+    void aDdlEventCountThatTheChunksDoNotHold() {
+        // the manifest (and its marker, sealed from it) claims one DDL event; the chunks hold none
+        for (Barriers bad : List.of(strict(t2()).withManifest(m -> m.setDdlEventCount(1)),
+                lanes(t2()).withManifest(m -> m.setDdlEventCount(1)))) {
+            reset();
+            Throwable t = failsClosed(bad.all(), "ddl_event_count");
+            assertThat(ruleOf(t)).isEqualTo(ProtocolRule.EVENT_COUNT_MISMATCH);
+        }
+    }
+
+    @Test
     void aChecksumMismatchOfAnEnvelope() {
         byte[] bytes = Barriers.flip(TrellaraCodec.encode(t2()).bytes(), "200");
         Throwable t = failsClosed(List.of(Feed.envelope(bytes, "t2")), "CHECKSUM_MISMATCH");

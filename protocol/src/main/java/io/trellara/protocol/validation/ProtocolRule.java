@@ -13,7 +13,7 @@ public enum ProtocolRule {
     // identity
     REQUIRED_FIELD_BLANK("a required identity field is missing or blank"),
     TRANSACTION_ID_NOT_DECIMAL("transaction_id is the source's top-level xid in unsigned decimal, without sign or"
-            + " leading zero"),
+            + " leading zero, or 'snapshot' for the source's initial snapshot"),
     TRANSACTION_ID_MISMATCH("every change, DDL event, chunk, manifest and marker must repeat the transaction_id"),
     BEGIN_LSN_INVALID("begin_lsn, when present, must parse as an LSN"),
     BEGIN_LSN_AFTER_COMMIT("begin_lsn must not be greater than commit_lsn"),

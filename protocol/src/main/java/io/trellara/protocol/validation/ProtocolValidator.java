@@ -4,6 +4,7 @@ import static io.trellara.protocol.validation.ProtocolRule.*;
 
 import io.trellara.protocol.EventKey;
 import io.trellara.protocol.Lsn;
+import io.trellara.protocol.Snapshots;
 import io.trellara.protocol.ProtocolVersion;
 import io.trellara.protocol.v1.ManifestBoundaryMode;
 import io.trellara.protocol.v1.ManifestPartition;
@@ -212,9 +213,10 @@ public final class ProtocolValidator {
         required(id.sourceId, "source_id", id, v);
         required(id.databaseId, "database_id", id, v);
         required(id.datasetId, "dataset_id", id, v);
-        if (required(id.transactionId, "transaction_id", id, v) && !EventKey.isUnsignedDecimal(id.transactionId)) {
+        if (required(id.transactionId, "transaction_id", id, v) && !EventKey.isUnsignedDecimal(id.transactionId)
+                && !Snapshots.isSnapshot(id.transactionId)) {
             v.report(TRANSACTION_ID_NOT_DECIMAL, "transaction_id", id.txKey(),
-                    "'" + id.transactionId + "' is not an xid in decimal");
+                    "'" + id.transactionId + "' is neither an xid in decimal nor '" + Snapshots.TRANSACTION_ID + "'");
         }
         String lsnField = lsnPrefix + "commit_lsn";
         if (required(id.commitLsn, lsnField, id, v)) {

@@ -3,6 +3,7 @@ package io.trellara.protocol.conformance;
 import static io.trellara.protocol.validation.ProtocolRule.*;
 
 import io.trellara.protocol.MessageKind;
+import io.trellara.protocol.Snapshots;
 import io.trellara.protocol.SchemaFingerprint;
 import io.trellara.protocol.boundary.BarrierPlanner;
 import io.trellara.protocol.boundary.ChunkedBarrier;
@@ -74,6 +75,10 @@ public final class ConformanceVectors {
         v.add(Vector.accept("valid-partitioned", "the same transaction in partitioned scale mode over 2 lanes (by"
                 + " key parity; the DDL event on lane 0), at most 2 events a chunk: chunk_sequence 0, 1, ... per lane",
                 parts(partitioned(TX))));
+        v.add(Vector.accept("valid-snapshot", "a source's initial snapshot: transaction_id 'snapshot', inserts only,"
+                + " strict chunked (commit_lsn is the replication slot's consistent point)",
+                parts(ChunkedBarrier.strictChunked(retransaction(SampleTransactions.envelope(6, false).toBuilder(),
+                        Snapshots.TRANSACTION_ID).build(), 3).inOrder())));
         NonCanonical.valid(TX, v);
     }
 
