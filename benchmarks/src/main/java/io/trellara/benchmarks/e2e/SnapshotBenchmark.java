@@ -187,6 +187,7 @@ public final class SnapshotBenchmark {
         src.put("value.converter", ConnectorConfigs.CONVERTER_CLASS);
         // the source's own validation: its default envelope cap needs these (the snapshot itself is chunked)
         src.put("producer.override.max.request.size", ConnectorConfigs.MAX_MESSAGE_BYTES);
+        src.put("producer.override.buffer.memory", ConnectorConfigs.SOURCE_BUFFER_MEMORY);
         src.put("dataset.strict.max_envelope_bytes", ConnectorConfigs.SOURCE_MAX_ENVELOPE_BYTES);
         rest.createConnector("snapbench-source", src);
         Map<String, String> sink = new HashMap<>(ConnectorConfigs.sink(target, strict, Map.of()));

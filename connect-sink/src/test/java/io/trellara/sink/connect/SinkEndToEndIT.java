@@ -327,7 +327,10 @@ class SinkEndToEndIT {
     @Test
     void aDuplicateTotalOrderStopsTheSink() {
         TransactionEnvelope e = sample("101", "0/2000");
-        TransactionEnvelope dup = e.toBuilder().setChanges(1, e.getChanges(1).toBuilder().setTotalOrder(1)).build();
+        // the second change takes the first one's total_order, and its idempotency key with it: only the duplicate
+        // is wrong (docs/protocol.md judges IDEMPOTENCY_KEY_MISMATCH first otherwise)
+        TransactionEnvelope dup = e.toBuilder().setChanges(1, e.getChanges(1).toBuilder().setTotalOrder(1)
+                .setIdempotencyKey(e.getChanges(0).getIdempotencyKey())).build();
         poisonStopsTheSink("poisonDuplicate", TrellaraCodec.encodeWithoutValidation(dup).bytes(),
                 "DUPLICATE_TOTAL_ORDER");
     }
