@@ -15,8 +15,8 @@ import io.trellara.source.pgoutput.PgOutputMessage.Truncate;
 import io.trellara.source.pgoutput.PgOutputMessage.Update;
 import io.trellara.source.pgoutput.OldTupleKind;
 import io.trellara.source.pgoutput.TupleData;
+import io.trellara.source.pgoutput.WireWriter;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
@@ -28,12 +28,11 @@ import java.util.Arrays;
  */
 final class PgOutputEncoder {
 
-  private byte[] buf = new byte[256];
-  private int len;
+  private final WireWriter out = new WireWriter();
 
   /** Encodes into the reusable buffer; returns its length (bytes in {@link #buffer()} [0, length)). */
   int encode(PgOutputMessage message) {
-    len = 0;
+    out.reset();
     switch (message.type()) {
       case 'I' -> {
         Insert m = (Insert) message;
@@ -145,17 +144,17 @@ final class PgOutputEncoder {
         cstring(m.name());
       }
     }
-    return len;
+    return out.length();
   }
 
   byte[] buffer() {
-    return buf;
+    return out.array();
   }
 
   /** A fresh copy of the encoding. */
   byte[] toBytes(PgOutputMessage message) {
     int n = encode(message);
-    return Arrays.copyOf(buf, n);
+    return Arrays.copyOf(out.array(), n);
   }
 
   private void head(char type, Streamable m) {
@@ -174,53 +173,32 @@ final class PgOutputEncoder {
       if (kind == 't' || kind == 'b') {
         ByteBuffer v = t.value(i);
         i32(v.remaining());
-        ensure(v.remaining());
-        v.get(buf, len, v.remaining());
-        len += t.valueLength(i);
+        out.bytes(v);
       }
     }
   }
 
   private void cstring(String s) {
-    byte[] b = s.getBytes(StandardCharsets.UTF_8);
-    bytes(b, 0, b.length);
-    u8(0);
+    out.cstring(s);
   }
 
   private void bytes(byte[] b, int off, int n) {
-    ensure(n);
-    System.arraycopy(b, off, buf, len, n);
-    len += n;
+    out.bytes(b, off, n);
   }
 
   private void u8(int v) {
-    ensure(1);
-    buf[len++] = (byte) v;
+    out.u8(v);
   }
 
   private void i16(int v) {
-    ensure(2);
-    buf[len++] = (byte) (v >>> 8);
-    buf[len++] = (byte) v;
+    out.i16(v);
   }
 
   private void i32(long v) {
-    ensure(4);
-    for (int s = 24; s >= 0; s -= 8) {
-      buf[len++] = (byte) (v >>> s);
-    }
+    out.i32(v);
   }
 
   private void i64(long v) {
-    ensure(8);
-    for (int s = 56; s >= 0; s -= 8) {
-      buf[len++] = (byte) (v >>> s);
-    }
-  }
-
-  private void ensure(int more) {
-    if (len + more > buf.length) {
-      buf = Arrays.copyOf(buf, Math.max(buf.length * 2, len + more));
-    }
+    out.i64(v);
   }
 }

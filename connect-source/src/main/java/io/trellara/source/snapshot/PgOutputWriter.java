@@ -1,9 +1,8 @@
 package io.trellara.source.snapshot;
 
 import io.trellara.source.pgoutput.PgTimestamps;
+import io.trellara.source.pgoutput.WireWriter;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 
 /**
  * Writes the pgoutput messages of a snapshot transaction (Begin, Relation, Insert, Commit) in the exact
@@ -18,43 +17,42 @@ final class PgOutputWriter {
     /** The snapshot transaction's xid: InvalidTransactionId, which no real transaction has. */
     static final long SNAPSHOT_XID = 0;
 
-    private byte[] buf = new byte[4096];
-    private int len;
+    private final WireWriter out = new WireWriter();
 
     ByteBuffer begin(long consistentPoint, long commitTimeMs) {
-        len = 0;
-        u8('B');
-        i64(consistentPoint);
-        i64(micros(commitTimeMs));
-        i32(SNAPSHOT_XID);
-        return view();
+        out.reset();
+        out.u8('B');
+        out.i64(consistentPoint);
+        out.i64(micros(commitTimeMs));
+        out.i32(SNAPSHOT_XID);
+        return out.view();
     }
 
     ByteBuffer commit(long consistentPoint, long commitTimeMs) {
-        len = 0;
-        u8('C');
-        u8(0);
-        i64(consistentPoint);
-        i64(consistentPoint);
-        i64(micros(commitTimeMs));
-        return view();
+        out.reset();
+        out.u8('C');
+        out.u8(0);
+        out.i64(consistentPoint);
+        out.i64(consistentPoint);
+        out.i64(micros(commitTimeMs));
+        return out.view();
     }
 
     ByteBuffer relation(SnapshotTable t) {
-        len = 0;
-        u8('R');
-        i32(t.oid());
-        string(t.schema());
-        string(t.name());
-        u8(t.replicaIdentity());
-        i16(t.columns().size());
+        out.reset();
+        out.u8('R');
+        out.i32(t.oid());
+        out.cstring(t.schema());
+        out.cstring(t.name());
+        out.u8(t.replicaIdentity());
+        out.i16(t.columns().size());
         for (SnapshotTable.Column c : t.columns()) {
-            u8(c.key() ? 1 : 0);
-            string(c.name());
-            i32(c.typeOid());
-            i32(c.typeModifier());
+            out.u8(c.key() ? 1 : 0);
+            out.cstring(c.name());
+            out.i32(c.typeOid());
+            out.i32(c.typeModifier());
         }
-        return view();
+        return out.view();
     }
 
     /**
@@ -63,11 +61,11 @@ final class PgOutputWriter {
      * @throws IllegalArgumentException when the row does not have {@code columns} fields
      */
     ByteBuffer insert(long relationOid, byte[] row, int length, int columns) {
-        len = 0;
-        u8('I');
-        i32(relationOid);
-        u8('N');
-        i16(columns);
+        out.reset();
+        out.u8('I');
+        out.i32(relationOid);
+        out.u8('N');
+        out.i16(columns);
         int end = length > 0 && row[length - 1] == '\n' ? length - 1 : length;
         int fields = 0;
         int p = 0;
@@ -89,19 +87,22 @@ final class PgOutputWriter {
             throw new IllegalArgumentException("a COPY row has " + fields + " fields, the table " + columns
                     + " columns");
         }
-        return view();
+        return out.view();
     }
 
-    /** One field: \N is NULL, anything else a text value with COPY's escapes undone. */
+    /** One field: \N is NULL, anything else a text value with COPY's escapes undone (never longer than it). */
     private void field(byte[] row, int from, int to) {
         if (to - from == 2 && row[from] == '\\' && row[from + 1] == 'N') {
-            u8('n');
+            out.u8('n');
             return;
         }
-        u8('t');
-        int lengthAt = len;
-        i32(0);
-        ensure(to - from);
+        out.u8('t');
+        int lengthAt = out.length();
+        out.i32(0);
+        out.ensure(to - from);
+        byte[] buf = out.array();
+        int start = out.length();
+        int len = start;
         for (int i = from; i < to; i++) {
             byte b = row[i];
             if (b != '\\' || i + 1 == to) {
@@ -138,56 +139,11 @@ final class PgOutputWriter {
                 }
             }
         }
-        int n = len - lengthAt - 4;
-        buf[lengthAt] = (byte) (n >>> 24);
-        buf[lengthAt + 1] = (byte) (n >>> 16);
-        buf[lengthAt + 2] = (byte) (n >>> 8);
-        buf[lengthAt + 3] = (byte) n;
+        out.skip(len - start);
+        out.i32At(lengthAt, len - start);
     }
 
     private static long micros(long epochMs) {
         return (epochMs - PgTimestamps.POSTGRES_EPOCH_UNIX_MILLIS) * 1000L;
-    }
-
-    private ByteBuffer view() {
-        return ByteBuffer.wrap(buf, 0, len);
-    }
-
-    private void ensure(int more) {
-        if (len + more > buf.length) {
-            buf = Arrays.copyOf(buf, Math.max(buf.length * 2, len + more));
-        }
-    }
-
-    private void u8(int v) {
-        ensure(1);
-        buf[len++] = (byte) v;
-    }
-
-    private void i16(int v) {
-        ensure(2);
-        buf[len++] = (byte) (v >>> 8);
-        buf[len++] = (byte) v;
-    }
-
-    private void i32(long v) {
-        ensure(4);
-        buf[len++] = (byte) (v >>> 24);
-        buf[len++] = (byte) (v >>> 16);
-        buf[len++] = (byte) (v >>> 8);
-        buf[len++] = (byte) v;
-    }
-
-    private void i64(long v) {
-        i32(v >>> 32);
-        i32(v);
-    }
-
-    private void string(String s) {
-        byte[] b = s.getBytes(StandardCharsets.UTF_8);
-        ensure(b.length + 1);
-        System.arraycopy(b, 0, buf, len, b.length);
-        len += b.length;
-        buf[len++] = 0;
     }
 }
