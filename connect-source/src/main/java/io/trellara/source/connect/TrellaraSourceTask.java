@@ -14,6 +14,7 @@ import io.trellara.source.engine.SourceProblem;
 import io.trellara.source.engine.SourceSettings;
 import io.trellara.source.engine.SourceSetup;
 import io.trellara.source.engine.StrictPipeline;
+import io.trellara.source.snapshot.ExportedSnapshot;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
@@ -149,7 +150,21 @@ public class TrellaraSourceTask extends SourceTask {
         }
         LOG.info("Source task captures publication {} ({}); DDL capture {}", settings.publicationName(),
                 settings.capturedTables(), settings.ddlCapture() ? "on" : "off (trellara.ddl messages are ignored)");
-        engine = new CaptureEngine(settings, startLsn, StrictPipeline.factory(settings), snapshot.plan());
+        ExportedSnapshot exported = null;
+        if (snapshot.plan().read()) {
+            // created here, not on the capture thread: once the task reports itself started, whatever commits is
+            // after the consistent point and streamed (waits, like any slot creation, for running transactions)
+            try {
+                LOG.info("Creating slot {}{} with an exported snapshot", settings.slotName(),
+                        snapshot.plan().temporarySlot() ? " (temporary: snapshot.mode=initial_only)" : "");
+                exported = ExportedSnapshot.create(settings.endpoint(), settings.slotName(),
+                        snapshot.plan().temporarySlot());
+            } catch (SQLException e) {
+                throw new ConnectException("Cannot create slot " + settings.slotName() + " with an exported snapshot: "
+                        + e.getMessage() + " (SQLSTATE " + e.getSQLState() + ")", e);
+            }
+        }
+        engine = new CaptureEngine(settings, startLsn, StrictPipeline.factory(settings), snapshot.plan(), exported);
         engine.start();
         metrics = new SourceTaskMetrics(props.getOrDefault("name", settings.slotName()),
                 props.getOrDefault(TASK_ID, "0"), engine).start();

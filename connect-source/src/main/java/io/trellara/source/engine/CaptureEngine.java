@@ -49,6 +49,7 @@ public final class CaptureEngine implements AutoCloseable {
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private final CaptureMetrics metrics = new CaptureMetrics();
     private final SnapshotPlan plan;
+    private final ExportedSnapshot exported;
     private final SnapshotProgress snapshotProgress = new SnapshotProgress();
     private volatile boolean running;
     private Thread thread;
@@ -66,15 +67,25 @@ public final class CaptureEngine implements AutoCloseable {
 
     public CaptureEngine(SourceSettings settings, long startLsn,
                          Function<Consumer<Outbound>, TransactionPipeline> pipelineFactory) {
-        this(settings, startLsn, pipelineFactory, SnapshotPlan.STREAM);
+        this(settings, startLsn, pipelineFactory, SnapshotPlan.STREAM, null);
     }
 
+    /**
+     * @param exported the slot just created with its exported snapshot when {@code plan} reads one (the task creates
+     *                 it before it reports itself started, so what commits after that is streamed); the engine
+     *                 reads the snapshot on its thread and closes it
+     */
     public CaptureEngine(SourceSettings settings, long startLsn,
-                         Function<Consumer<Outbound>, TransactionPipeline> pipelineFactory, SnapshotPlan plan) {
+                         Function<Consumer<Outbound>, TransactionPipeline> pipelineFactory, SnapshotPlan plan,
+                         ExportedSnapshot exported) {
+        if (plan.read() != (exported != null)) {
+            throw new IllegalArgumentException("a snapshot plan needs its exported snapshot, and only it");
+        }
         this.settings = settings;
         this.startLsn = startLsn;
         this.pipelineFactory = pipelineFactory;
         this.plan = plan;
+        this.exported = exported;
         this.queue = new OutboundQueue(settings.queueMaxRecords(), settings.queueMaxBytes());
     }
 
@@ -218,17 +229,13 @@ public final class CaptureEngine implements AutoCloseable {
     static final String RECONNECT_SETTING = "replication.reconnect.max.duration.ms";
 
     /**
-     * Creates the slot with an exported snapshot and publishes the snapshot transaction through a pipeline of
+     * Reads the exported snapshot and publishes the snapshot transaction through a pipeline of
      * its own (the stream's pipeline starts afresh after it). False when capture must not go on: the engine was
      * closed, or the snapshot failed (the task fails; the next start snapshots again, in a new slot).
      */
     private boolean snapshot() {
         try {
-            LOG.info("Creating slot {}{} with an exported snapshot", settings.slotName(),
-                    plan.temporarySlot() ? " (temporary: snapshot.mode=initial_only)" : "");
-            try (ExportedSnapshot exported = ExportedSnapshot.create(settings.endpoint(), settings.slotName(),
-                    plan.temporarySlot());
-                 TransactionPipeline pipeline = StrictPipeline.snapshotFactory(settings).apply(numbered())) {
+            try (exported; TransactionPipeline pipeline = StrictPipeline.snapshotFactory(settings).apply(numbered())) {
                 long consistentPoint = exported.consistentPoint();
                 LOG.info("Snapshot: {}; streaming continues from there", exported);
                 PgOutputParser parser = new PgOutputParser(settings.protocolVersion());
@@ -419,6 +426,9 @@ public final class CaptureEngine implements AutoCloseable {
     @Override
     public void close() {
         running = false;
+        if (exported != null && thread == null) {
+            closeQuietly(exported); // never started: nothing else will release the exported snapshot
+        }
         synchronized (closeSignal) {
             closeSignal.notifyAll(); // ends a reconnect delay
         }
@@ -454,6 +464,14 @@ public final class CaptureEngine implements AutoCloseable {
         }
         if (thread.isAlive()) {
             LOG.warn("The capture thread of slot {} did not end after close", settings.slotName());
+        }
+    }
+
+    private static void closeQuietly(ExportedSnapshot e) {
+        try {
+            e.close();
+        } catch (SQLException | RuntimeException ex) {
+            LOG.debug("Closing the exported snapshot's connection: {}", ex.toString());
         }
     }
 
