@@ -1,6 +1,8 @@
 package io.trellara.quickstart;
 
+import java.lang.management.ManagementFactory;
 import java.util.Map;
+import javax.management.ObjectName;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -41,13 +43,27 @@ final class Monitor implements AutoCloseable {
         } catch (RuntimeException e) {
             // trellara_sink is created by the sink's first task
         }
-        long captured = endOffset();
+        long captured = captured();
         long wal = stack.source().queryLong("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), confirmed_flush_lsn)"
                 + " FROM pg_replication_slots WHERE slot_name = '" + names.slot() + "'");
         return new Progress(captured, applied, wal, latency);
     }
 
-    /** The topic's end offset: one record per source transaction (its single partition). */
+    /**
+     * Source transactions published: the source task's {@code TransactionsCaptured} (the worker runs in this JVM),
+     * which counts the initial snapshot once although it travels as several records; the topic's end offset
+     * (a record per transaction) while the task's bean is not there yet.
+     */
+    private long captured() {
+        try {
+            ObjectName bean = new ObjectName("io.trellara:type=source-task,connector=" + Deployment.SOURCE_CONNECTOR
+                    + ",task=0");
+            return (Long) ManagementFactory.getPlatformMBeanServer().getAttribute(bean, "TransactionsCaptured");
+        } catch (Exception e) {
+            return endOffset();
+        }
+    }
+
     private long endOffset() {
         TopicPartition tp = new TopicPartition(names.topic(), 0);
         try {
