@@ -26,6 +26,9 @@ import java.util.Set;
  */
 public final class CapturedTransaction {
 
+  /** The xid of the source's own snapshot transaction: InvalidTransactionId, which no real transaction has. */
+  public static final long SNAPSHOT_XID = 0;
+
   private final CaptureIdentity identity;
   private final long xid;
   private final String transactionId;
@@ -43,8 +46,7 @@ public final class CapturedTransaction {
       long commitTimestampMs, RelationCache relations, DdlFilter ddlFilter) {
     this.identity = identity;
     this.xid = state.xid;
-    // xid 0 (InvalidTransactionId) is never a real transaction's: the source's own snapshot transaction
-    this.transactionId = state.xid == 0 ? Snapshots.TRANSACTION_ID : Long.toString(state.xid);
+    this.transactionId = state.xid == SNAPSHOT_XID ? Snapshots.TRANSACTION_ID : Long.toString(state.xid);
     long begin = state.beginLsn;
     this.beginLsn = begin != 0 && Long.compareUnsigned(begin, commitLsn) <= 0 ? begin : 0;
     this.commitLsn = commitLsn;

@@ -1,6 +1,7 @@
 package io.trellara.source.snapshot;
 
 import io.trellara.source.pgoutput.PgTimestamps;
+import io.trellara.source.capture.CapturedTransaction;
 import io.trellara.source.pgoutput.WireWriter;
 import java.nio.ByteBuffer;
 
@@ -14,9 +15,6 @@ import java.nio.ByteBuffer;
  * copies what it keeps).
  */
 final class PgOutputWriter {
-    /** The snapshot transaction's xid: InvalidTransactionId, which no real transaction has. */
-    static final long SNAPSHOT_XID = 0;
-
     private final WireWriter out = new WireWriter();
 
     ByteBuffer begin(long consistentPoint, long commitTimeMs) {
@@ -24,7 +22,7 @@ final class PgOutputWriter {
         out.u8('B');
         out.i64(consistentPoint);
         out.i64(micros(commitTimeMs));
-        out.i32(SNAPSHOT_XID);
+        out.i32(CapturedTransaction.SNAPSHOT_XID);
         return out.view();
     }
 

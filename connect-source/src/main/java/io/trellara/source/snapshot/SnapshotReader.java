@@ -95,7 +95,7 @@ public final class SnapshotReader {
         long started = System.currentTimeMillis();
         long rows = 0;
         feed.accept(writer.relation(t));
-        CopyOut copy = c.unwrap(PGConnection.class).getCopyAPI().copyOut(copySql(c, t));
+        CopyOut copy = c.unwrap(PGConnection.class).getCopyAPI().copyOut(copySql(t));
         try {
             byte[] row;
             int columns = t.columns().size();
@@ -128,7 +128,7 @@ public final class SnapshotReader {
         List<SnapshotTable> tables = new ArrayList<>();
         List<String[]> columnLists = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement("SELECT c.oid, n.nspname, c.relname, c.relreplident,"
-                + " c.relkind, c.reltuples::bigint" + (major >= 15 ? ", t.attnames" : ", NULL::name[]")
+                + " c.relkind, c.reltuples::bigint" + (major >= 15 ? ", t.attnames, t.rowfilter" : ", NULL::name[], NULL")
                 + " FROM pg_publication_tables t JOIN pg_namespace n ON n.nspname = t.schemaname"
                 + " JOIN pg_class c ON c.relnamespace = n.oid AND c.relname = t.tablename"
                 + " WHERE t.pubname = ? ORDER BY n.nspname, c.relname")) {
@@ -136,7 +136,8 @@ public final class SnapshotReader {
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     tables.add(new SnapshotTable(rs.getLong(1), rs.getString(2), rs.getString(3),
-                            rs.getString(4).charAt(0), "p".equals(rs.getString(5)), rs.getLong(6), List.of()));
+                            rs.getString(4).charAt(0), "p".equals(rs.getString(5)), rs.getLong(6), rs.getString(8),
+                            List.of()));
                     Array names = rs.getArray(7);
                     columnLists.add(names == null ? null : (String[]) names.getArray());
                 }
@@ -146,7 +147,7 @@ public final class SnapshotReader {
         for (int i = 0; i < tables.size(); i++) {
             SnapshotTable t = tables.get(i);
             described.add(new SnapshotTable(t.oid(), t.schema(), t.name(), t.replicaIdentity(), t.partitioned(),
-                    t.estimatedRows(), columns(c, t, columnLists.get(i), major)));
+                    t.estimatedRows(), t.rowFilter(), columns(c, t, columnLists.get(i), major)));
         }
         return described;
     }
@@ -176,31 +177,15 @@ public final class SnapshotReader {
     }
 
     /** COPY of the published columns; through a query when a row filter applies or the table is partitioned. */
-    private String copySql(Connection c, SnapshotTable t) throws SQLException {
+    private static String copySql(SnapshotTable t) {
         StringJoiner cols = new StringJoiner(", ");
         t.columns().forEach(col -> cols.add(PgNames.quoteIdentifier(col.name())));
         String table = PgNames.quoteIdentifier(t.schema()) + "." + PgNames.quoteIdentifier(t.name());
-        String filter = rowFilter(c, t);
+        String filter = t.rowFilter();
         if (filter == null && !t.partitioned()) {
             return "COPY " + table + " (" + cols + ") TO STDOUT";
         }
         return "COPY (SELECT " + cols + " FROM " + table + (filter == null ? "" : " WHERE " + filter) + ") TO STDOUT";
-    }
-
-    /** The publication's row filter of {@code t} (PostgreSQL 15+), as the catalog's own expression text. */
-    private String rowFilter(Connection c, SnapshotTable t) throws SQLException {
-        if (c.getMetaData().getDatabaseMajorVersion() < 15) {
-            return null;
-        }
-        try (PreparedStatement ps = c.prepareStatement("SELECT rowfilter FROM pg_publication_tables"
-                + " WHERE pubname = ? AND schemaname = ? AND tablename = ?")) {
-            ps.setString(1, publication);
-            ps.setString(2, t.schema());
-            ps.setString(3, t.name());
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? rs.getString(1) : null;
-            }
-        }
     }
 
     /** The engine closed while the snapshot was being read: not a failure, nothing of it was committed. */

@@ -34,7 +34,7 @@ class PgOutputWriterTest {
 
     @Test
     void aRelationIsDescribedAsPgoutputDescribesIt() {
-        SnapshotTable t = new SnapshotTable(16_384, "shop", "order line", 'f', false, 10, List.of(
+        SnapshotTable t = new SnapshotTable(16_384, "shop", "order line", 'f', false, 10, null, List.of(
                 new SnapshotTable.Column("id", 23, -1, true), new SnapshotTable.Column("note", 1043, 14, false)));
         Relation r = (Relation) parser.parse(writer.relation(t));
         assertThat(r.relationOid()).isEqualTo(16_384);
