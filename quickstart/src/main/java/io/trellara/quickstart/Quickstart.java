@@ -71,16 +71,7 @@ public final class Quickstart implements AutoCloseable {
         quickstart.watchUntilStopped();
     }
 
-    /** In-process run for tests: always exits after the verification; returns 0 on PASS, 1 on FAIL. */
-    public static int runAndExit(String... args) throws Exception {
-        Logging.prepare();
-        Options options = Options.parse(args);
-        options.exitAfterVerify = true;
-        try (Quickstart quickstart = new Quickstart(options, System.out)) {
-            return quickstart.run();
-        }
-    }
-
+    /** One run: stack, schema, connectors, workload, verification; 0 on PASS, 1 on FAIL. */
     int run() throws Exception {
         report.banner();
         stack.start();

@@ -149,7 +149,10 @@ public final class TrellaraSinkConfig extends AbstractConfig {
                         + " may skip the committed states between the transactions of a group. 1: one target commit"
                         + " per source transaction, so readers see every intermediate state. Applies to envelopes"
                         + " and to strict chunked transactions that arrive whole in one batch; staged barriers"
-                        + " (partitioned mode, large chunked transactions) commit one by one.", GROUP_APPLY, ++o,
+                        + " (partitioned mode, large chunked transactions) commit one by one. A transaction with DDL"
+                        + " events starts a new group, and a group the target refuses is applied again one source"
+                        + " transaction per target commit (deferred constraint checks and ALTER TABLE behave as on"
+                        + " the source).", GROUP_APPLY, ++o,
                 Width.SHORT, "Transactions per target commit");
         d.define(GROUP_MAX_CHANGES, Type.INT, ApplyOptions.DEFAULT_GROUP_MAX_CHANGES, ConfigDef.Range.atLeast(1),
                 Importance.LOW, "A group of transactions (" + GROUP_MAX + ") takes no further transaction once it"

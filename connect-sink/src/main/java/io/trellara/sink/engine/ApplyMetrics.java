@@ -20,6 +20,7 @@ public final class ApplyMetrics {
     public final AtomicLong schemaChanges = new AtomicLong();
     public final AtomicLong missingRowsIgnored = new AtomicLong();
     public final AtomicLong retries = new AtomicLong();
+    public final AtomicLong groupsSplit = new AtomicLong();
     public final AtomicLong barriersApplied = new AtomicLong();
     public final AtomicLong chunksStaged = new AtomicLong();
     public final AtomicLong stagedBytes = new AtomicLong();
@@ -73,6 +74,11 @@ public final class ApplyMetrics {
         return retries.get();
     }
 
+    /** Groups the target refused and that were applied again one source transaction per target transaction. */
+    public long groupsSplit() {
+        return groupsSplit.get();
+    }
+
     /** Chunked or partitioned transactions applied through their barrier (also counted as applied). */
     public long barriersApplied() {
         return barriersApplied.get();
@@ -93,7 +99,7 @@ public final class ApplyMetrics {
         return "ApplyMetrics[applied=" + transactionsApplied + " duplicates=" + duplicatesSkipped + " commits="
                 + targetCommits + " inserted=" + rowsInserted + " updated=" + rowsUpdated + " deleted=" + rowsDeleted
                 + " truncates=" + truncates + " ddlReplayed=" + ddlReplayed + " ddlSkipped=" + ddlSkipped
-                + " missingRowsIgnored=" + missingRowsIgnored + " retries=" + retries + " barriers=" + barriersApplied
+                + " missingRowsIgnored=" + missingRowsIgnored + " retries=" + retries + " groupsSplit=" + groupsSplit + " barriers=" + barriersApplied
                 + " chunksStaged=" + chunksStaged + " stagedBytes=" + stagedBytes + "]";
     }
 

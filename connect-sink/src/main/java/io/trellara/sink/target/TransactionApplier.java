@@ -172,8 +172,14 @@ public final class TransactionApplier implements Target {
     /**
      * Applies consecutive source transactions in order, grouped per {@link ApplyOptions#groupMaxTransactions()}.
      * Returns when every one is applied or found already applied; throws {@link ApplyException} otherwise, in
-     * which case the groups before the failing one are committed (see the result of earlier calls) and the
-     * failing group left nothing behind.
+     * which case the groups before the failing one are committed (see the result of earlier calls), and so are
+     * the transactions before the failing one when its group was retried one transaction at a time.
+     *
+     * <p>A group the database refuses ({@link ApplyException.Reason#DATABASE_ERROR}) is applied again one
+     * source transaction per target transaction, so grouping never fails what applying alone would accept: on the
+     * source each transaction's deferred constraint checks ran at its own commit, and an {@code ALTER TABLE} from
+     * schema evolution cannot run while an earlier transaction of the group left deferred trigger events pending
+     * (SQLSTATE 55006).
      */
     @Override
     public ApplyResult apply(List<SourceTransaction> transactions) {
@@ -184,19 +190,41 @@ public final class TransactionApplier implements Target {
         int attempts = 0;
         for (List<SourceTransaction> g : groups(transactions, options.groupMaxTransactions(),
                 options.groupMaxChanges())) {
-            GroupOutcome o = applyGroup(g);
-            applied.addAll(o.applied);
-            duplicates.addAll(o.duplicates);
-            positions.putAll(o.positions);
-            commits++;
-            attempts += o.attempts;
+            for (GroupOutcome o : applyGroupOrEach(g)) {
+                applied.addAll(o.applied);
+                duplicates.addAll(o.duplicates);
+                positions.putAll(o.positions);
+                commits++;
+                attempts += o.attempts;
+            }
         }
         return new ApplyResult(applied, duplicates, positions, commits, attempts);
+    }
+
+    private List<GroupOutcome> applyGroupOrEach(List<SourceTransaction> group) {
+        try {
+            return List.of(applyGroup(group));
+        } catch (ApplyException e) {
+            if (group.size() == 1 || e.reason() != ApplyException.Reason.DATABASE_ERROR) {
+                throw e;
+            }
+            LOG.warn("The target refused a group of {} source transactions (from {}; SQLSTATE {}): applying them one"
+                    + " target transaction each; the cause: {}", group.size(), group.get(0).key().display(),
+                    e.sqlState(), e.getMessage());
+            metrics.groupsSplit.incrementAndGet();
+            List<GroupOutcome> each = new ArrayList<>(group.size());
+            for (SourceTransaction t : group) {
+                each.add(applyGroup(List.of(t)));
+            }
+            return each;
+        }
     }
 
     /**
      * Splits consecutive transactions into groups of at most {@code maxTransactions}; a group takes no further
      * transaction once it holds {@code maxChanges} changes and DDL events (a source transaction is never split).
+     * A transaction with DDL events starts a group: on the source its DDL ran after the earlier transactions had
+     * committed and fired their deferred triggers, and an {@code ALTER TABLE} refuses to run while any are pending.
      */
     static List<List<SourceTransaction>> groups(List<SourceTransaction> transactions, int maxTransactions,
                                                 int maxChanges) {
@@ -204,7 +232,8 @@ public final class TransactionApplier implements Target {
         int from = 0;
         long changes = 0;
         for (int i = 0; i < transactions.size(); i++) {
-            if (i > from && (i - from >= maxTransactions || changes >= maxChanges)) {
+            boolean ddl = transactions.get(i).envelope().getDdlEventsCount() > 0;
+            if (i > from && (i - from >= maxTransactions || changes >= maxChanges || ddl)) {
                 out.add(transactions.subList(from, i));
                 from = i;
                 changes = 0;

@@ -49,6 +49,31 @@ class SchemaEvolutionTest {
     }
 
     @Test
+    void aGroupWhoseSchemaChangeMeetsPendingDeferredTriggersIsAppliedOneTransactionAtATime() {
+        pg.exec("CREATE TABLE app.customer (id int PRIMARY KEY)",
+                "CREATE TABLE app.orders (id int PRIMARY KEY, customer_id int REFERENCES app.customer"
+                        + " DEFERRABLE INITIALLY DEFERRED)");
+        RelationId customer = rel("app", "customer");
+        RelationId orders = rel("app", "orders");
+        // the first leaves a deferred FK check pending on orders; the second adds a column to orders (no DDL
+        // event: the new column is only in its schema version), which ALTER TABLE refuses inside the same target
+        // transaction with SQLSTATE 55006
+        List<io.trellara.sink.engine.SourceTransaction> txs = List.of(
+                tx(0x10).insert(customer, key("id", "integer", "1"))
+                        .insert(orders, key("id", "integer", "1"), val("customer_id", "integer", "1")).at("t", 0, 1),
+                tx(0x20).insert(orders, key("id", "integer", "2"), val("customer_id", "integer", "1"),
+                        val("channel", "text", "web")).at("t", 0, 2));
+        try (TransactionApplier a = applier()) {
+            var result = a.apply(txs);
+            assertThat(result.applied()).hasSize(2);
+            assertThat(a.metrics().groupsSplit()).isEqualTo(1);
+            assertThat(a.metrics().targetCommits()).isEqualTo(2);
+        }
+        assertThat(pg.rows("SELECT id, channel FROM app.orders ORDER BY id"))
+                .containsExactly(java.util.Arrays.asList("1", null), List.of("2", "web"));
+    }
+
+    @Test
     void addsAColumnTheSourceAddedBeforeItsFirstRow() {
         try (TransactionApplier a = applier()) {
             a.apply(v1(0x10, 1).source());

@@ -49,4 +49,13 @@ class TransactionGroupsTest {
         assertThat(sizes(TransactionApplier.groups(List.of(withRows(1, 20), withRows(2, 1)), 500, 5)))
                 .containsExactly(1, 1);
     }
+
+    @Test
+    void aTransactionWithDdlEventsStartsAGroup() {
+        SourceTransaction ddl = tx(3).ddl("ALTER TABLE app.t ADD COLUMN c text", "app.t")
+                .insert(T, key("id", "integer", "3000")).at("t", 0, 3);
+        List<SourceTransaction> txs = List.of(withRows(1, 1), withRows(2, 1), ddl, withRows(4, 1));
+        assertThat(sizes(TransactionApplier.groups(txs, 500, 10_000))).containsExactly(2, 2);
+        assertThat(sizes(TransactionApplier.groups(List.of(ddl, withRows(4, 1)), 500, 10_000))).containsExactly(2);
+    }
 }

@@ -192,6 +192,11 @@ public final class SinkTaskMetrics implements SinkTaskMetricsMXBean, AutoCloseab
     }
 
     @Override
+    public long getGroupsSplit() {
+        return apply.groupsSplit();
+    }
+
+    @Override
     public long getTransactionsWaitingAtBarrier() {
         ApplyPipeline p = pipeline;
         return p == null ? 0 : p.transactionsWaitingAtBarrier();

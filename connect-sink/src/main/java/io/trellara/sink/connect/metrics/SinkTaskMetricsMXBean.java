@@ -42,6 +42,9 @@ public interface SinkTaskMetricsMXBean {
     /** Attempts repeated after a transient failure. */
     long getRetries();
 
+    /** Groups the target refused, applied again one source transaction per target transaction. */
+    long getGroupsSplit();
+
     /**
      * Transactions waiting at a barrier: barriers queued until every listed chunk is staged, and manifests
      * waiting for their commit marker. Always 0 in strict mode.
