@@ -4,6 +4,7 @@ import io.trellara.sink.engine.ApplyOptions;
 import io.trellara.sink.engine.DdlPolicy;
 import io.trellara.sink.engine.DropColumnsPolicy;
 import io.trellara.sink.engine.InsertConflictPolicy;
+import io.trellara.sink.engine.SnapshotApplyMode;
 import io.trellara.sink.engine.SnapshotTargetPolicy;
 import io.trellara.sink.engine.MissingRowPolicy;
 import io.trellara.sink.target.RelationMapper;
@@ -44,6 +45,7 @@ public final class TrellaraSinkConfig extends AbstractConfig {
 
     public static final String INSERT_CONFLICT = "insert.conflict";
     public static final String SNAPSHOT_TARGET_NONEMPTY = "snapshot.target.nonempty";
+    public static final String SNAPSHOT_APPLY = "snapshot.apply";
     public static final String MISSING_ROW = "apply.missing_row";
     public static final String DDL_APPLY = "ddl.apply";
     public static final String DDL_REPLAY_TRUST = "ddl.replay.trust.topic.writers";
@@ -116,6 +118,15 @@ public final class TrellaraSinkConfig extends AbstractConfig {
                         + " replaces the tables it loads: the later snapshot supersedes what came before.",
                 GROUP_APPLY, ++o, Width.SHORT, "Snapshot into a non-empty table",
                 recommender(List.of("fail", "truncate", "upsert")));
+        d.define(SNAPSHOT_APPLY, Type.STRING, "atomic", ConfigDef.ValidString.in("atomic", "per_table"),
+                Importance.MEDIUM, "How a source's initial snapshot becomes visible: 'atomic' (default) applies it in"
+                        + " one target transaction, so readers see the tables empty or all of them loaded and mutually"
+                        + " consistent; 'per_table' commits each table on its own when the snapshot's next table"
+                        + " begins (readers see each table empty or whole; foreign keys between tables hold once the"
+                        + " snapshot completes), bounds a target transaction to one table, and a sink restarted"
+                        + " mid-snapshot resumes after the last table it committed. Snapshots of partitioned flows,"
+                        + " and of chunked flows that cannot be applied as their chunks arrive, are atomic.",
+                GROUP_APPLY, ++o, Width.SHORT, "Snapshot apply", recommender(List.of("atomic", "per_table")));
         d.define(MISSING_ROW, Type.STRING, "fail", ConfigDef.ValidString.in("fail", "ignore"), Importance.MEDIUM,
                 "An update or delete that matches no target row: 'fail' stops the task, 'ignore' counts and skips"
                         + " it.", GROUP_APPLY, ++o, Width.SHORT, "Missing row", recommender(List.of("fail", "ignore")));
@@ -253,6 +264,7 @@ public final class TrellaraSinkConfig extends AbstractConfig {
                 .initialBackoff(Duration.ofMillis(getLong(RETRY_BACKOFF_MS)))
                 .maxBackoff(Duration.ofMillis(getLong(RETRY_BACKOFF_MAX_MS)))
                 .snapshotTarget(SnapshotTargetPolicy.valueOf(getString(SNAPSHOT_TARGET_NONEMPTY).toUpperCase(Locale.ROOT)))
+                .snapshotApply(SnapshotApplyMode.valueOf(getString(SNAPSHOT_APPLY).toUpperCase(Locale.ROOT)))
                 .build();
     }
 

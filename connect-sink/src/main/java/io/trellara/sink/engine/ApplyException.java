@@ -42,7 +42,12 @@ public class ApplyException extends RuntimeException {
         /** A schema change of a captured relation cannot be derived safely (a rename, a key change, a type). */
         SCHEMA_CHANGE_REFUSED,
         /** A source's initial snapshot would load a target table that holds rows (snapshot.target.nonempty=fail). */
-        SNAPSHOT_TARGET_NOT_EMPTY
+        SNAPSHOT_TARGET_NOT_EMPTY,
+        /**
+         * snapshot.apply=per_table: rows of a snapshot table follow another table's after that table was committed,
+         * so the table cannot be made whole in one target transaction.
+         */
+        SNAPSHOT_TABLE_INTERLEAVED
     }
 
     private final Reason reason;

@@ -30,12 +30,15 @@ import java.util.Objects;
  * @param initialBackoff            first retry delay, doubled per attempt (default 200 ms)
  * @param maxBackoff                cap of the retry delay (default 2 s)
  * @param snapshotTarget            a snapshot into a non-empty target table (default {@link SnapshotTargetPolicy#FAIL})
+ * @param snapshotApply             one target transaction for the whole snapshot, or one per table (default
+ *                                  {@link SnapshotApplyMode#ATOMIC})
  */
 public record ApplyOptions(String sinkName, int groupMaxTransactions, int groupMaxChanges, boolean synchronousCommitOff,
                            InsertConflictPolicy insertConflict, MissingRowPolicy missingRow, DdlPolicy ddlPolicy,
                            SchemaEvolutionMode schemaEvolution, DropColumnsPolicy dropColumns,
                            boolean createMissingTables, int copyThreshold, Duration maxRetryDuration,
-                           Duration initialBackoff, Duration maxBackoff, SnapshotTargetPolicy snapshotTarget) {
+                           Duration initialBackoff, Duration maxBackoff, SnapshotTargetPolicy snapshotTarget,
+                           SnapshotApplyMode snapshotApply) {
     public static final int DEFAULT_GROUP_MAX_TRANSACTIONS = 500;
     public static final int DEFAULT_GROUP_MAX_CHANGES = 10_000;
 
@@ -49,6 +52,7 @@ public record ApplyOptions(String sinkName, int groupMaxTransactions, int groupM
         Objects.requireNonNull(initialBackoff, "initialBackoff");
         Objects.requireNonNull(maxBackoff, "maxBackoff");
         Objects.requireNonNull(snapshotTarget, "snapshotTarget");
+        Objects.requireNonNull(snapshotApply, "snapshotApply");
         if (groupMaxTransactions < 1) {
             throw new IllegalArgumentException("groupMaxTransactions must be >= 1");
         }
@@ -77,7 +81,7 @@ public record ApplyOptions(String sinkName, int groupMaxTransactions, int groupM
                 .synchronousCommitOff(synchronousCommitOff).insertConflict(insertConflict).missingRow(missingRow)
                 .ddlPolicy(ddlPolicy).schemaEvolution(schemaEvolution).dropColumns(dropColumns).createMissingTables(createMissingTables).copyThreshold(copyThreshold)
                 .maxRetryDuration(maxRetryDuration).initialBackoff(initialBackoff).maxBackoff(maxBackoff)
-                .snapshotTarget(snapshotTarget);
+                .snapshotTarget(snapshotTarget).snapshotApply(snapshotApply);
     }
 
     public static final class Builder {
@@ -96,6 +100,7 @@ public record ApplyOptions(String sinkName, int groupMaxTransactions, int groupM
         private Duration initialBackoff = Duration.ofMillis(200);
         private Duration maxBackoff = Duration.ofSeconds(2);
         private SnapshotTargetPolicy snapshotTarget = SnapshotTargetPolicy.FAIL;
+        private SnapshotApplyMode snapshotApply = SnapshotApplyMode.ATOMIC;
 
         private Builder(String sinkName) {
             this.sinkName = sinkName;
@@ -171,10 +176,15 @@ public record ApplyOptions(String sinkName, int groupMaxTransactions, int groupM
             return this;
         }
 
+        public Builder snapshotApply(SnapshotApplyMode v) {
+            snapshotApply = v;
+            return this;
+        }
+
         public ApplyOptions build() {
             return new ApplyOptions(sinkName, groupMaxTransactions, groupMaxChanges, synchronousCommitOff, insertConflict, missingRow,
                     ddlPolicy, schemaEvolution, dropColumns, createMissingTables, copyThreshold, maxRetryDuration, initialBackoff,
-                    maxBackoff, snapshotTarget);
+                    maxBackoff, snapshotTarget, snapshotApply);
         }
     }
 }

@@ -118,6 +118,19 @@ public final class CheckpointStore {
             ALTER TABLE trellara_sink.staged_chunks ALTER COLUMN payload SET STORAGE EXTERNAL;
           END IF;
         END $$""",
+        // snapshot.apply=per_table: the tables of a snapshot committed so far (see SnapshotTableCommits)
+        """
+        CREATE TABLE IF NOT EXISTS trellara_sink.snapshot_tables (
+          source_id text NOT NULL,
+          dataset_id text NOT NULL,
+          commit_lsn pg_lsn NOT NULL,
+          source_schema text NOT NULL,
+          source_table text NOT NULL,
+          through_total_order bigint NOT NULL,
+          row_count bigint NOT NULL,
+          sink_name text NOT NULL,
+          committed_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
+          PRIMARY KEY (source_id, dataset_id, commit_lsn, source_schema, source_table))""",
         """
         CREATE TABLE IF NOT EXISTS trellara_sink.lane_watermarks (
           sink_name text NOT NULL,

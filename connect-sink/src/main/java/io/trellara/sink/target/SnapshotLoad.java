@@ -22,7 +22,9 @@ import org.slf4j.LoggerFactory;
  */
 final class SnapshotLoad {
     private static final Logger LOG = LoggerFactory.getLogger(SnapshotLoad.class);
+    /** The flow applied a transaction here, or committed a table of a snapshot (snapshot.apply=per_table). */
     static final String FLOW_APPLIED_SQL = "SELECT 1 FROM trellara_sink.applied_transactions WHERE source_id = ?"
+            + " AND dataset_id = ? UNION ALL SELECT 1 FROM trellara_sink.snapshot_tables WHERE source_id = ?"
             + " AND dataset_id = ? LIMIT 1";
 
     private final TargetSession session;
@@ -96,6 +98,8 @@ final class SnapshotLoad {
             PreparedStatement ps = session.prepare(FLOW_APPLIED_SQL);
             ps.setString(1, sourceId);
             ps.setString(2, datasetId);
+            ps.setString(3, sourceId);
+            ps.setString(4, datasetId);
             try (ResultSet rs = ps.executeQuery()) {
                 flowApplied = rs.next();
             }

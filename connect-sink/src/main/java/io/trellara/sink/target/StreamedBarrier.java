@@ -3,8 +3,10 @@ package io.trellara.sink.target;
 import io.trellara.sink.engine.ApplyException;
 import io.trellara.sink.engine.BarrierResult;
 import io.trellara.sink.engine.FlowKey;
+import io.trellara.sink.engine.SnapshotApplyMode;
 import io.trellara.sink.engine.TargetStream;
 import io.trellara.sink.engine.TopicPartitionKey;
+import io.trellara.protocol.Snapshots;
 import io.trellara.protocol.TransactionBoundaryKey;
 import io.trellara.protocol.v1.ChangeRecord;
 import io.trellara.protocol.v1.DdlEvent;
@@ -43,6 +45,8 @@ public final class StreamedBarrier implements TargetStream {
     private final ChangeWriter writer;
     private final CommitOrder.Pending order;
     private final boolean alreadyApplied;
+    /** snapshot.apply=per_table and this is a snapshot: each table commits on its own; null otherwise. */
+    private final SnapshotTableCommits tables;
     private final long started = System.nanoTime();
     private long lastLog = started;
     private long lastOrder;
@@ -66,6 +70,9 @@ public final class StreamedBarrier implements TargetStream {
         if (!alreadyApplied) {
             order.admit(session, flowKey);
         }
+        this.tables = !alreadyApplied && Snapshots.isSnapshot(first.getTransactionId())
+                && applier.options().snapshotApply() == SnapshotApplyMode.PER_TABLE
+                ? SnapshotTableCommits.open(session, flowKey, applier.options().sinkName()) : null;
         this.writer = new ChangeWriter(session, applier.mapper(), applier.options());
         writer.begin(first.getSourceId(), first.getDatasetId(), first.getCommitLsn(), first.getTransactionId());
     }
@@ -118,7 +125,11 @@ public final class StreamedBarrier implements TargetStream {
             throw new TargetStream.CannotStream("chunk " + c.getPartitionId() + " of " + key.display() + " starts at total_order "
                     + first + ", not after " + lastOrder);
         }
-        run(() -> writer.write(c.getSchemaVersionsList(), cs, ds));
+        if (tables != null && ds.isEmpty()) {
+            run(() -> tables.write(writer, c.getSchemaVersionsList(), cs));
+        } else {
+            run(() -> writer.write(c.getSchemaVersionsList(), cs, ds));
+        }
         lastOrder = Math.max(lastOrder, Math.max(cs.isEmpty() ? 0 : cs.get(cs.size() - 1).getTotalOrder(),
                 ds.isEmpty() ? 0 : ds.get(ds.size() - 1).getTotalOrder()));
         changes += cs.size();
@@ -150,6 +161,9 @@ public final class StreamedBarrier implements TargetStream {
             session.at(null, key.display());
             List<AppliedTransaction> records = alreadyApplied ? List.of()
                     : List.of(AppliedTransaction.of(manifest, changes, ddlEvents));
+            if (tables != null) {
+                tables.finish();
+            }
             CheckpointStore.record(session, applier.options().sinkName(), records, positions,
                     applier.options().synchronousCommitOff());
         });

@@ -85,14 +85,18 @@ class TransactionApplierTest {
     }
 
     @Test
-    void failingChangeInTheMiddleOfAGroupLeavesTheWholeGroupUnapplied() {
+    void aRefusedGroupIsAppliedOneTransactionAtATimeUpToTheOneTheTargetRefuses() {
         pg.exec("INSERT INTO app.accounts VALUES (2, 0)");
         try (TransactionApplier a = applier(ApplyOptions.builder("s1").groupMaxTransactions(10))) {
             List<SourceTransaction> group = List.of(open(0x10, 1, "1").at("t", 0, 1),
                     open(0x20, 2, "2").at("t", 0, 2), open(0x30, 3, "3").at("t", 0, 3));
-            assertThatThrownBy(() -> a.apply(group)).isInstanceOf(ApplyException.class);
-            assertThat(pg.rows("SELECT id FROM app.accounts")).containsExactly(List.of("2"));
-            assertThat(pg.count("trellara_sink.progress")).isZero();
+            // as if applied one by one: the first commits, the second (a duplicate key) stops apply, naming itself
+            assertThatThrownBy(() -> a.apply(group)).isInstanceOf(ApplyException.class)
+                    .hasMessageContaining("23505").hasMessageContaining("pg-test:0/20:");
+            assertThat(a.metrics().groupsSplit()).isEqualTo(1);
+            assertThat(pg.rows("SELECT id FROM app.accounts ORDER BY id")).containsExactly(List.of("1"), List.of("2"));
+            assertThat(pg.one("SELECT next_offset FROM trellara_sink.progress")).isEqualTo("1");
+            assertThat(pg.count("trellara_sink.applied_transactions")).isEqualTo(1);
         }
     }
 
