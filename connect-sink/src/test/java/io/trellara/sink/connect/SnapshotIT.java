@@ -100,7 +100,8 @@ class SnapshotIT {
                             + " E'line\\nbreak\\\\back' END FROM generate_series(1, 300) g",
                     "INSERT INTO odd VALUES (1, E'a\\tb\\nc\\\\d\\re', ''), (2, NULL, NULL), (3, '\\N', 'x')");
             String strict = scope.createTopic("strict", 1);
-            deploySource(scope, src, strict, "public.doc,public.keyed,public.odd", Map.of());
+            // three tables read by three connections inside one exported snapshot
+            deploySource(scope, src, strict, "public.doc,public.keyed,public.odd", Map.of("snapshot.max.threads", "3"));
             deploySink(scope, "sink", dst, strict, Map.of());
             awaitEqual(src, dst, "doc", "id");
             awaitEqual(src, dst, "keyed", "u, t, n, ts, b, i, d, f, v");

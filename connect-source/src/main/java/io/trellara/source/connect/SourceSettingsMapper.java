@@ -30,7 +30,7 @@ final class SourceSettingsMapper {
                 c.getInt(PROTOCOL_VERSION), c.streaming(), c.getLong(STATUS_INTERVAL_MS),
                 c.getLong(RECONNECT_MAX_DURATION_MS), c.getLong(HEARTBEAT_INTERVAL_MS), c.getBoolean(DDL_CAPTURE), c.getBoolean(DDL_INSTALL),
                 c.spillDirectory(), c.getLong(SPILL_THRESHOLD_BYTES), c.getInt(MAX_ENVELOPE_BYTES), c.getInt(QUEUE_MAX_RECORDS),
-                c.getLong(QUEUE_MAX_BYTES), c.boundary(), CapturedTables.NONE);
+                c.getLong(QUEUE_MAX_BYTES), c.boundary(), CapturedTables.NONE, c.getInt(SNAPSHOT_MAX_THREADS));
     }
 
     /** What the source's topics must be: strict (1 partition) and, partitioned, the lane topic. */

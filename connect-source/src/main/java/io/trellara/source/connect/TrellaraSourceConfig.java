@@ -54,6 +54,7 @@ public final class TrellaraSourceConfig extends AbstractConfig {
     public static final String HEARTBEAT_INTERVAL_MS = "heartbeat.interval.ms";
     public static final String SLOT_DROP_ON_STOP = "slot.drop.on.stop";
     public static final String SNAPSHOT_MODE = "snapshot.mode";
+    public static final String SNAPSHOT_MAX_THREADS = "snapshot.max.threads";
 
     public static final String DATASET_MODE = "dataset.mode";
     public static final String MAX_ENVELOPE_BYTES = "dataset.strict.max_envelope_bytes";
@@ -232,6 +233,14 @@ public final class TrellaraSourceConfig extends AbstractConfig {
                         + " slot is gone or PostgreSQL invalidated it (wal_status lost), where 'initial' would"
                         + " warn about the changes it cannot stream.",
                 GROUP_REPLICATION, ++o, Width.SHORT, "Snapshot mode", recommender(SnapshotMode.names()));
+        d.define(SNAPSHOT_MAX_THREADS, Type.INT, 1, ConfigDef.Range.between(1, 16), Importance.LOW,
+                "Connections reading the tables of an initial snapshot at once, all inside the same exported"
+                        + " snapshot (Debezium's setting of the same name). Above 1, the extra connections read"
+                        + " tables ahead into files in " + SPILL_DIRECTORY + " while the task publishes the table"
+                        + " in hand; each table is still published whole, one after the other, and the snapshot is"
+                        + " one transaction either way. It helps a database of many tables whose reads are the"
+                        + " bottleneck; one table is always read by one connection.",
+                GROUP_REPLICATION, ++o, Width.SHORT, "Snapshot threads");
 
         o = 0;
         d.define(DATASET_MODE, Type.STRING, MODE_STRICT, ConfigDef.ValidString.in(MODE_STRICT, MODE_PARTITIONED),

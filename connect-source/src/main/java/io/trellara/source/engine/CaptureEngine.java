@@ -239,7 +239,8 @@ public final class CaptureEngine implements AutoCloseable {
                 long consistentPoint = exported.consistentPoint();
                 LOG.info("Snapshot: {}; streaming continues from there", exported);
                 PgOutputParser parser = new PgOutputParser(settings.protocolVersion());
-                new SnapshotReader(settings.endpoint(), settings.publicationName(), snapshotProgress, () -> running)
+                new SnapshotReader(settings.endpoint(), settings.publicationName(), snapshotProgress, () -> running,
+                        settings.snapshotMaxThreads(), settings.spillDirectory())
                         .read(exported, buffer -> pipeline.accept(parser.parse(buffer), buffer, consistentPoint));
             }
             return running;

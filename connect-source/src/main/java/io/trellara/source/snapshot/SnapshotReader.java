@@ -3,15 +3,21 @@ package io.trellara.source.snapshot;
 import io.trellara.protocol.Lsn;
 import io.trellara.source.engine.PgEndpoint;
 import io.trellara.source.engine.PgNames;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.nio.file.Path;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
+import java.util.Deque;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -41,13 +47,22 @@ public final class SnapshotReader {
     private final String publication;
     private final SnapshotProgress progress;
     private final BooleanSupplier running;
+    private final int threads;
+    private final Path spillDirectory;
     private final PgOutputWriter writer = new PgOutputWriter();
 
-    public SnapshotReader(PgEndpoint endpoint, String publication, SnapshotProgress progress, BooleanSupplier running) {
+    /**
+     * @param threads        connections reading tables at once ({@code snapshot.max.threads}); above 1, helpers read
+     *                       ahead into files in {@code spillDirectory} (see {@link TableReadAhead})
+     */
+    public SnapshotReader(PgEndpoint endpoint, String publication, SnapshotProgress progress, BooleanSupplier running,
+                          int threads, Path spillDirectory) {
         this.endpoint = endpoint;
         this.publication = publication;
         this.progress = progress;
         this.running = running;
+        this.threads = Math.max(1, threads);
+        this.spillDirectory = spillDirectory;
     }
 
     /**
@@ -59,24 +74,31 @@ public final class SnapshotReader {
             throw new SQLException("unexpected exported snapshot name '" + exported.snapshotName() + "'");
         }
         long consistentPoint = exported.consistentPoint();
-        // the name trellara status looks for in pg_stat_progress_copy
-        try (Connection c = endpoint.connectPinned("trellara-snapshot:" + exported.slotName())) {
-            c.setAutoCommit(false);
-            try (Statement st = c.createStatement()) {
-                st.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
-                st.execute("SET TRANSACTION SNAPSHOT '" + exported.snapshotName() + "'");
+        List<Connection> helpers = new ArrayList<>();
+        try (Connection c = open(exported)) {
+            List<SnapshotTable> tables = tables(c);
+            // helpers only when there are tables for them; each imports the snapshot while it is still exported
+            for (int i = 1; i < Math.min(threads, tables.size()); i++) {
+                helpers.add(open(exported));
             }
             exported.close();
-            List<SnapshotTable> tables = tables(c);
             long estimated = tables.stream().mapToLong(t -> Math.max(0, t.estimatedRows())).sum();
             long now = System.currentTimeMillis();
             progress.started(tables.size(), estimated, now);
-            LOG.info("Snapshot of publication {} begins at consistent point {}: {} tables, about {} rows", publication,
-                    Lsn.format(consistentPoint), tables.size(), estimated);
+            LOG.info("Snapshot of publication {} begins at consistent point {}: {} tables, about {} rows, {}"
+                    + " connection(s) reading", publication, Lsn.format(consistentPoint), tables.size(), estimated,
+                    1 + helpers.size());
             feed.accept(writer.begin(consistentPoint, now));
             long[] lastLog = {now};
-            for (SnapshotTable t : tables) {
-                readTable(c, t, feed, lastLog);
+            if (helpers.isEmpty()) {
+                for (SnapshotTable t : tables) {
+                    readTable(c, t, feed, lastLog);
+                }
+            } else {
+                List<SnapshotTable> largestFirst = new ArrayList<>(tables);
+                largestFirst.sort(Comparator.comparingLong(SnapshotTable::estimatedRows).reversed());
+                readInParallel(c, new ArrayDeque<>(largestFirst), helpers, tables.size(), feed, lastLog);
+                helpers.clear(); // closed by the read-ahead
             }
             feed.accept(writer.commit(consistentPoint, now));
             c.commit();
@@ -86,7 +108,76 @@ public final class SnapshotReader {
         } catch (SQLException | RuntimeException e) {
             progress.ended(false, System.currentTimeMillis());
             throw e;
+        } finally {
+            for (Connection h : helpers) {
+                closeQuietly(h);
+            }
         }
+    }
+
+    /** A pinned connection inside the exported snapshot (REPEATABLE READ, READ ONLY). */
+    private Connection open(ExportedSnapshot exported) throws SQLException {
+        // the name trellara status looks for in pg_stat_progress_copy
+        Connection c = endpoint.connectPinned("trellara-snapshot:" + exported.slotName());
+        try {
+            c.setAutoCommit(false);
+            try (Statement st = c.createStatement()) {
+                st.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+                st.execute("SET TRANSACTION SNAPSHOT '" + exported.snapshotName() + "'");
+            }
+            return c;
+        } catch (SQLException | RuntimeException e) {
+            closeQuietly(c);
+            throw e;
+        }
+    }
+
+    private static void closeQuietly(Connection c) {
+        try {
+            c.close();
+        } catch (SQLException ignored) {
+            // leaving the snapshot: nothing of it is written
+        }
+    }
+
+    /** Publishes each table whole: one a helper finished when there is one, else the next pending one read here. */
+    private void readInParallel(Connection c, Deque<SnapshotTable> pending, List<Connection> helpers, int total,
+                                Consumer<ByteBuffer> feed, long[] lastLog) throws SQLException {
+        SnapshotTable first = pending.poll(); // the largest: read here, straight into the pipeline, no file
+        try (TableReadAhead ahead = new TableReadAhead(pending, List.copyOf(helpers), spillDirectory, progress,
+                running)) {
+            readTable(c, first, feed, lastLog);
+            for (int published = 1; published < total; published++) {
+                TableReadAhead.ReadTable done = ahead.finished(false);
+                if (done == null) {
+                    SnapshotTable t = ahead.nextPending();
+                    if (t != null) {
+                        readTable(c, t, feed, lastLog);
+                        continue;
+                    }
+                    done = ahead.finished(true);
+                }
+                replay(ahead, done, feed);
+            }
+        }
+    }
+
+    private void replay(TableReadAhead ahead, TableReadAhead.ReadTable r, Consumer<ByteBuffer> feed) {
+        SnapshotTable t = r.table();
+        progress.table(t.display());
+        feed.accept(writer.relation(t));
+        int columns = t.columns().size();
+        try {
+            ahead.replay(r, (row, length, i) -> {
+                feed.accept(writer.insert(t.oid(), row, length, columns));
+                if ((i & 1023) == 1023 && !running.getAsBoolean()) {
+                    throw new SnapshotCancelledException("the task stopped during the snapshot of " + t.display());
+                }
+            });
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read back the rows of " + t.display() + " read ahead", e);
+        }
+        progress.tableDone();
     }
 
     private void readTable(Connection c, SnapshotTable t, Consumer<ByteBuffer> feed, long[] lastLog)
@@ -177,7 +268,7 @@ public final class SnapshotReader {
     }
 
     /** COPY of the published columns; through a query when a row filter applies or the table is partitioned. */
-    private static String copySql(SnapshotTable t) {
+    static String copySql(SnapshotTable t) {
         StringJoiner cols = new StringJoiner(", ");
         t.columns().forEach(col -> cols.add(PgNames.quoteIdentifier(col.name())));
         String table = PgNames.quoteIdentifier(t.schema()) + "." + PgNames.quoteIdentifier(t.name());

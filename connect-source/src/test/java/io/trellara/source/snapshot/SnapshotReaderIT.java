@@ -1,0 +1,125 @@
+package io.trellara.source.snapshot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.trellara.source.engine.PgEndpoint;
+import io.trellara.testplatform.PostgresDatabase;
+import io.trellara.testplatform.PostgresServer;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The snapshot as the reader publishes it, with one connection and with snapshot.max.threads=3: every table whole
+ * and contiguous (its Relation, then all its Inserts), the rows as of the exported snapshot and none committed
+ * after it, the same rows either way, and no read-ahead file left behind.
+ */
+class SnapshotReaderIT {
+    static PostgresServer pg;
+    static PostgresDatabase db;
+    /** Catalog order puts z_big last; largest-first reading (helpers present) puts it first. */
+    static final Map<String, Integer> TABLES = new LinkedHashMap<>();
+
+    static {
+        TABLES.put("a1", 3_000);
+        TABLES.put("a2", 2_000);
+        TABLES.put("a3", 1);
+        TABLES.put("a4", 4_000);
+        TABLES.put("a5", 0);
+        TABLES.put("z_big", 30_000);
+    }
+
+    @TempDir
+    Path spill;
+
+    @BeforeAll
+    static void start() {
+        pg = PostgresServer.builder().name("snapshot-reader").build().start();
+        db = pg.createDatabase("reader");
+        List<String> sql = new ArrayList<>();
+        for (Map.Entry<String, Integer> t : TABLES.entrySet()) {
+            sql.add("CREATE TABLE " + t.getKey() + " (id int PRIMARY KEY, note text)");
+            sql.add("INSERT INTO " + t.getKey() + " SELECT g, 'tab\tand\\backslash ' || g FROM generate_series(1, "
+                    + t.getValue() + ") g");
+            sql.add("ANALYZE " + t.getKey());
+        }
+        sql.add("CREATE PUBLICATION pub FOR ALL TABLES");
+        db.execute(sql.toArray(new String[0]));
+    }
+
+    @AfterAll
+    static void stop() {
+        if (pg != null) {
+            pg.close();
+        }
+    }
+
+    private PgEndpoint endpoint() {
+        return new PgEndpoint("127.0.0.1", pg.port(), db.name(), pg.user(), pg.password(), "disable", "", "", "", "");
+    }
+
+    /** Relation oids in the order published, and the Inserts of each (which must follow their Relation). */
+    private record Published(List<Long> order, Map<Long, Integer> inserts, List<String> rows) {
+    }
+
+    private Published read(String slot, int threads) throws Exception {
+        List<Long> order = new ArrayList<>();
+        Map<Long, Integer> inserts = new LinkedHashMap<>();
+        List<String> rows = new ArrayList<>();
+        SnapshotProgress progress = new SnapshotProgress();
+        try (ExportedSnapshot exported = ExportedSnapshot.create(endpoint(), slot, true)) {
+            db.execute("INSERT INTO z_big VALUES (-1, 'after the snapshot')", "DELETE FROM a1 WHERE id = 1");
+            new SnapshotReader(endpoint(), "pub", progress, () -> true, threads, spill).read(exported, b -> {
+                ByteBuffer m = b.duplicate();
+                byte type = m.get();
+                if (type == 'R') {
+                    order.add((long) m.getInt());
+                } else if (type == 'I') {
+                    long oid = m.getInt();
+                    assertThat(order).as("an Insert follows its table's Relation").isNotEmpty().endsWith(oid);
+                    inserts.merge(oid, 1, Integer::sum);
+                    byte[] bytes = new byte[m.remaining()];
+                    m.get(bytes);
+                    rows.add(oid + ":" + new String(bytes, java.nio.charset.StandardCharsets.ISO_8859_1));
+                }
+            });
+        } finally {
+            db.execute("DELETE FROM z_big WHERE id = -1",
+                    "INSERT INTO a1 VALUES (1, 'tab\tand\\backslash 1') ON CONFLICT DO NOTHING");
+        }
+        assertThat(progress.tablesDone()).isEqualTo(TABLES.size());
+        assertThat(progress.rows()).isEqualTo(TABLES.values().stream().mapToLong(Integer::longValue).sum());
+        return new Published(order, inserts, rows);
+    }
+
+    private static long oid(String table) {
+        return db.queryLong("SELECT '" + table + "'::regclass::oid");
+    }
+
+    @Test
+    void threeConnectionsPublishTheSameSnapshotAsOneEachTableWholeAndContiguous() throws Exception {
+        Published one = read("reader_one", 1);
+        Published three = read("reader_three", 3);
+        for (Published p : List.of(one, three)) {
+            assertThat(p.order()).as("each table once").doesNotHaveDuplicates().hasSize(TABLES.size());
+            for (Map.Entry<String, Integer> t : TABLES.entrySet()) {
+                assertThat(p.inserts().getOrDefault(oid(t.getKey()), 0)).as(t.getKey()).isEqualTo(t.getValue());
+            }
+        }
+        assertThat(one.order().get(TABLES.size() - 1)).as("one connection: catalog order").isEqualTo(oid("z_big"));
+        assertThat(three.order().get(0)).as("helpers present: the largest table first").isEqualTo(oid("z_big"));
+        assertThat(new java.util.HashSet<>(three.rows())).as("the same rows").isEqualTo(new java.util.HashSet<>(one.rows()));
+        try (Stream<Path> left = Files.list(spill)) {
+            assertThat(left).as("read-ahead files left").isEmpty();
+        }
+    }
+}
