@@ -47,7 +47,12 @@ public class ApplyException extends RuntimeException {
          * snapshot.apply=per_table: rows of a snapshot table follow another table's after that table was committed,
          * so the table cannot be made whole in one target transaction.
          */
-        SNAPSHOT_TABLE_INTERLEAVED
+        SNAPSHOT_TABLE_INTERLEAVED,
+        /**
+         * The first record Kafka delivered for a partition lies beyond the position the target's progress records:
+         * the records between are no longer in the topic (retention, deleted records, a re-created topic).
+         */
+        PROGRESS_GAP
     }
 
     private final Reason reason;

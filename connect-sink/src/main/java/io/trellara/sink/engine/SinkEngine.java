@@ -1,6 +1,7 @@
 package io.trellara.sink.engine;
 
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -40,6 +41,8 @@ public final class SinkEngine implements AutoCloseable {
     private final FlowControl flow = new FlowControl();
     /** With asynchronous target commits: which applied positions the target has flushed (Kafka may have those). */
     private final FlushedPositions flushed = new FlushedPositions();
+    /** Partitions sought to their recorded progress whose first record has not arrived yet: where it must be. */
+    private final Map<TopicPartitionKey, Long> expectedFirst = new HashMap<>();
 
     public SinkEngine(String sinkName, Target target, ApplyPipeline pipeline, Consumer consumer) {
         this.sinkName = Objects.requireNonNull(sinkName, "sinkName");
@@ -55,10 +58,15 @@ public final class SinkEngine implements AutoCloseable {
             Long next = positions.get(tp);
             if (next != null) {
                 consumer.seek(tp, next);
+                expectedFirst.put(tp, next);
                 LOG.info("Sink {} resumes {} at offset {} (its progress recorded in the target)", sinkName, tp, next);
             } else {
-                LOG.info("Sink {} has no progress recorded for {}: it starts where the consumer's committed offset"
-                        + " or auto.offset.reset says", sinkName, tp);
+                // not the consumer group's committed offset: a target restored from a backup, or a new target
+                // fed from an existing group, would skip what it never applied
+                consumer.seek(tp, 0);
+                expectedFirst.remove(tp);
+                LOG.info("Sink {} has no progress recorded for {}: it starts from the partition's earliest record",
+                        sinkName, tp);
             }
         }
         pipeline.open(partitions);
@@ -68,6 +76,7 @@ public final class SinkEngine implements AutoCloseable {
 
     /** Revoked partitions: what was queued for them is read again by their next owner from the target's progress. */
     public void close(Collection<TopicPartitionKey> partitions) {
+        partitions.forEach(expectedFirst::remove);
         flow.revoked(partitions);
         pipeline.close(partitions);
         flushed.clear();
@@ -78,6 +87,9 @@ public final class SinkEngine implements AutoCloseable {
      * ({@link ApplyPipeline#accept}); what precedes its cause is applied first.
      */
     public void put(List<ApplyPipeline.Input> inputs) {
+        if (!expectedFirst.isEmpty()) {
+            checkNoGap(inputs);
+        }
         try {
             if (inputs.isEmpty()) {
                 pipeline.poll();
@@ -96,6 +108,34 @@ public final class SinkEngine implements AutoCloseable {
         resume(d.resume());
         if (d.recheckSoon()) {
             consumer.callAgainWithin(pipeline.recheckWithinMillis());
+        }
+    }
+
+    /**
+     * The first record of a partition sought to its recorded progress must be there: a later one means the records
+     * between are gone from the topic, and the target would miss them without anyone noticing. One offset is
+     * allowed for the commit marker of a transactional producer (Connect's exactly-once source support writes one
+     * after each transaction), which takes an offset the consumer never delivers.
+     */
+    private void checkNoGap(List<ApplyPipeline.Input> inputs) {
+        for (ApplyPipeline.Input in : inputs) {
+            Long expected = expectedFirst.remove(in.partition());
+            if (expected != null && in.offset() > expected + 1) {
+                expectedFirst.put(in.partition(), expected); // fails again, should the task be restarted as it is
+                throw new ApplyException(ApplyException.Reason.PROGRESS_GAP, null, in.partition() + "@" + in.offset(),
+                        "sink " + sinkName + " resumes " + in.partition() + " at offset " + expected + " (its progress"
+                                + " in the target), but the first record Kafka delivered is at offset " + in.offset()
+                                + ": records " + expected + ".." + (in.offset() - 1) + " are no longer in the topic"
+                                + " (retention or deleted records removed them before this sink applied them, or the"
+                                + " topic was re-created), so the target would miss them. Nothing after the gap is"
+                                + " applied. To accept the loss (the target is re-seeded, or the topic re-created),"
+                                + " delete this partition's progress row: DELETE FROM trellara_sink.progress WHERE"
+                                + " sink_name = '" + sinkName + "' AND topic = '" + in.partition().topic()
+                                + "' AND kafka_partition = " + in.partition().partition());
+            }
+            if (expectedFirst.isEmpty()) {
+                return;
+            }
         }
     }
 
@@ -134,6 +174,7 @@ public final class SinkEngine implements AutoCloseable {
             Long next = recorded.getOrDefault(k, firstTaken.get(k));
             if (next != null) {
                 consumer.seek(k, next);
+                expectedFirst.put(k, next);
                 LOG.info("Sink {} reads {} again from offset {}", sinkName, k, next);
             }
         }

@@ -85,7 +85,7 @@ class SinkEngineTest {
     @Test
     void aPartitionResumesWhereTheTargetsProgressSaysAndKafkaGetsOnlyWhatIsDurable() {
         assign(STRICT);
-        assertThat(consumer.seeks).isEmpty(); // no progress yet: the consumer's own position
+        assertThat(consumer.seeks).containsEntry(STRICT, 0L); // no progress yet: the earliest record, not the group's
         Feed feed = new Feed();
         engine.put(feed.inputs(List.of(envelope(opens(0x100, 1)), envelope(opens(0x200, 2)))));
         assertThat(engine.committable()).containsEntry(STRICT, 2L);
@@ -124,5 +124,35 @@ class SinkEngineTest {
         engine.put(new Feed().inputs(List.of(envelope(opens(0x100, 1)), envelope(opens(0x200, 2)))).subList(1, 2)
                 .stream().map(in -> ApplyPipeline.Input.raw(STRICT, 1, in.kind(), in.bytes(), in.where())).toList());
         assertThat(target.committedLsns()).containsExactly("0/100", "0/200");
+    }
+
+    private static ApplyPipeline.Input at(long offset, TransactionEnvelope e) {
+        ApplyPipeline.Input in = new Feed().inputs(List.of(envelope(e))).get(0);
+        return ApplyPipeline.Input.raw(STRICT, offset, in.kind(), in.bytes(), in.where());
+    }
+
+    @Test
+    void aFirstRecordBeyondTheRecordedProgressFailsClosedNamingTheMissingOffsets() {
+        assign(STRICT);
+        engine.put(new Feed().inputs(List.of(envelope(opens(0x100, 1)), envelope(opens(0x200, 2)))));
+        engine.close(List.of(STRICT));
+        assign(STRICT); // progress 2; retention removed offsets 2..4
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> engine.put(List.of(at(5, opens(0x300, 3)))))
+                .isInstanceOfSatisfying(ApplyException.class,
+                        e -> assertThat(e.reason()).isEqualTo(ApplyException.Reason.PROGRESS_GAP))
+                .hasMessageContaining("at offset 2").hasMessageContaining("records 2..4")
+                .hasMessageContaining(STRICT.toString());
+        assertThat(target.committedLsns()).containsExactly("0/100", "0/200");
+    }
+
+    @Test
+    void aGapOfOneOffsetIsTakenForTheCommitMarkerOfATransactionalProducer() {
+        assign(STRICT);
+        engine.put(new Feed().inputs(List.of(envelope(opens(0x100, 1)))));
+        engine.close(List.of(STRICT));
+        assign(STRICT); // progress 1; offset 1 is a transaction marker no consumer sees
+        engine.put(List.of(at(2, opens(0x200, 2))));
+        engine.put(List.of(at(9, opens(0x300, 3)))); // later offsets are Kafka's business: only the first is checked
+        assertThat(target.committedLsns()).containsExactly("0/100", "0/200", "0/300");
     }
 }
