@@ -31,9 +31,9 @@ import org.junit.jupiter.api.Test;
  * source creates its topics itself with the partition count and {@code max.message.bytes} its records need, and
  * refuses (instead of hanging on) a partitioned topic with the wrong partition count.
  *
- * <p>The sink's consumer gets {@code consumer.override.allow.auto.create.topics=false} here: without it, the
- * sink, subscribing first, has the broker create the strict topic at broker defaults before the source starts
- * (the sink-side fix is separate work).
+ * <p>The sink, subscribing first, has the broker create the strict topic at broker defaults (1 partition, 1 MB)
+ * before the source starts; the source finds it never written and raises its {@code max.message.bytes}. A topic
+ * that holds records is never changed: one with too few partitions is refused, naming topic and counts.
  */
 class StockKafkaTopicsIT {
     private static final Duration WAIT = Duration.ofSeconds(120);
@@ -95,14 +95,15 @@ class StockKafkaTopicsIT {
                 assertThat(broker.topicExists(topic)).isFalse();
 
                 String sink = scope.connectorName("sink");
-                rest().createConnector(sink, ConnectorConfigs.sink(target, topic,
-                        Map.of("consumer.override.allow.auto.create.topics", "false")));
+                rest().createConnector(sink, ConnectorConfigs.sink(target, topic, Map.of()));
                 rest().awaitRunning(sink);
+                await("the sink's consumer has the broker create the topic at its defaults").atMost(WAIT)
+                        .until(() -> broker.topicExists(topic));
                 String src = scope.connectorName("source");
                 rest().createConnector(src, source(scope, source, topic, "public.big", Map.of()));
                 rest().awaitRunning(src);
 
-                // the source created the topic: one partition, max.message.bytes for its largest record
+                // the source raised the never-written topic's limit to what its largest record needs
                 assertThat(broker.describeTopic(topic).partitions()).hasSize(1);
                 ConfigEntry maxMessage = broker.admin().describeConfigs(List.of(
                         new ConfigResource(ConfigResource.Type.TOPIC, topic))).all().toCompletionStage()
@@ -145,10 +146,12 @@ class StockKafkaTopicsIT {
                 String expected = "Topic '" + lanes + "' has 3 partition(s), but dataset.partitioned.partition_count=6"
                         + " requires exactly 6";
 
-                // created STOPPED while the topic is absent (valid), then the topic appears with 3 partitions
+                // created STOPPED while the topic is absent (valid), then the topic appears with 3 partitions and
+                // a record (a never-written one would be grown: see the next test)
                 rest().createConnector(new ObjectMapper().writeValueAsString(
                         Map.of("name", src, "config", config, "initial_state", "STOPPED")));
                 broker.createTopic(lanes, 3);
+                broker.produce(lanes, 0, new byte[] {1}, new byte[] {1});
                 // a new connector is refused by validation ...
                 assertThatThrownBy(() -> rest().createConnector(scope.connectorName("again"), config))
                         .isInstanceOf(ConnectRestClient.ConnectRestException.class).hasMessageContaining(expected);
@@ -157,7 +160,39 @@ class StockKafkaTopicsIT {
                 ConnectorStatus status = rest().awaitFailed(src, Duration.ofSeconds(60));
                 assertThat(status.firstTrace()).contains(expected, "--partitions 6");
                 assertThat(broker.describeTopic(lanes).partitions()).hasSize(3);
-                assertThat(broker.endOffsets(lanes).values()).containsOnly(0L);
+                assertThat(broker.endOffsets(lanes).values()).containsExactlyInAnyOrder(1L, 0L, 0L);
+            } finally {
+                deleteConnectors(scope);
+            }
+        }
+    }
+
+    @Test
+    void aNeverWrittenLanesTopicWithTooFewPartitionsIsGrownAndTheFlowReplicates() {
+        try (TestScope scope = STACK.newScope("stockGrow")) {
+            try {
+                PostgresDatabase source = scope.sourceDatabase();
+                PostgresDatabase target = scope.targetDatabase();
+                String ddl = "CREATE TABLE big (id int PRIMARY KEY, payload text NOT NULL)";
+                source.execute(ddl);
+                target.execute(ddl);
+                String strict = scope.topic("strict");
+                String lanes = scope.topic("lanes");
+                broker.createTopic(lanes, 1); // as the broker's auto-creation makes it: 1 partition, 1 MB
+                String src = scope.connectorName("source");
+                rest().createConnector(src, source(scope, source, strict, "public.big", Map.of(
+                        "dataset.mode", "partitioned_scale_mode", "topic.partitioned", lanes,
+                        "dataset.partitioned.partition_count", "4", "snapshot.mode", "never")));
+                rest().awaitRunning(src);
+                assertThat(broker.describeTopic(lanes).partitions()).hasSize(4);
+                String sink = scope.connectorName("sink");
+                rest().createConnector(sink, ConnectorConfigs.sink(target, strict + "," + lanes, Map.of()));
+                rest().awaitRunning(sink);
+                source.executeInTransaction("INSERT INTO big SELECT g, md5(g::text) FROM generate_series(1, 2000) g");
+                await("the partitioned transaction applied").atMost(WAIT)
+                        .failFast("source FAILED", () -> assertThat(rest().status(src).isFailed()).isFalse())
+                        .failFast("sink FAILED", () -> assertThat(rest().status(sink).isFailed()).isFalse())
+                        .until(() -> table(target).equals(table(source)));
             } finally {
                 deleteConnectors(scope);
             }

@@ -1,5 +1,6 @@
 package io.trellara.sink.target;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
@@ -38,49 +39,34 @@ final class CopyTextEncoder {
         buf[len++] = '\n';
     }
 
+    /**
+     * The value's UTF-8 bytes, escaped. {@code String.getBytes(UTF_8)} is an intrinsic (a plain copy for the usual
+     * ASCII text), and no byte of a multi-byte UTF-8 sequence is below 0x80, so escaping can scan the bytes:
+     * runs without a character to escape are copied whole. (Strings here come from protobuf, which accepts valid
+     * UTF-8 only: they hold no unpaired surrogate.)
+     */
     void value(String s) {
-        int n = s.length();
-        ensure(n * 2 + 4);
+        byte[] u = s.getBytes(StandardCharsets.UTF_8);
+        int n = u.length;
+        ensure(2 * n);
+        int from = 0;
         for (int i = 0; i < n; i++) {
-            char c = s.charAt(i);
-            if (c < 0x80) {
-                switch (c) {
-                    case '\\' -> escaped('\\');
-                    case '\t' -> escaped('t');
-                    case '\n' -> escaped('n');
-                    case '\r' -> escaped('r');
-                    default -> buf[len++] = (byte) c;
-                }
-            } else {
-                ensure((n - i) * 4 + 4);
-                i = nonAscii(s, i, c);
+            byte b = u[i];
+            if (b == '\\' || b >= 0 && b < 0x20 && (b == '\t' || b == '\n' || b == '\r')) {
+                System.arraycopy(u, from, buf, len, i - from);
+                len += i - from;
+                buf[len++] = '\\';
+                buf[len++] = switch (b) {
+                    case '\t' -> 't';
+                    case '\n' -> 'n';
+                    case '\r' -> 'r';
+                    default -> '\\';
+                };
+                from = i + 1;
             }
         }
-    }
-
-    private void escaped(char c) {
-        buf[len++] = '\\';
-        buf[len++] = (byte) c;
-    }
-
-    private int nonAscii(String s, int i, char c) {
-        if (c < 0x800) {
-            buf[len++] = (byte) (0xC0 | (c >> 6));
-            buf[len++] = (byte) (0x80 | (c & 0x3F));
-        } else if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
-            int cp = Character.toCodePoint(c, s.charAt(++i));
-            buf[len++] = (byte) (0xF0 | (cp >> 18));
-            buf[len++] = (byte) (0x80 | ((cp >> 12) & 0x3F));
-            buf[len++] = (byte) (0x80 | ((cp >> 6) & 0x3F));
-            buf[len++] = (byte) (0x80 | (cp & 0x3F));
-        } else if (Character.isSurrogate(c)) {
-            throw new IllegalArgumentException("unpaired surrogate in a text value");
-        } else {
-            buf[len++] = (byte) (0xE0 | (c >> 12));
-            buf[len++] = (byte) (0x80 | ((c >> 6) & 0x3F));
-            buf[len++] = (byte) (0x80 | (c & 0x3F));
-        }
-        return i;
+        System.arraycopy(u, from, buf, len, n - from);
+        len += n - from;
     }
 
     private void ensure(int extra) {

@@ -305,12 +305,16 @@ public final class TrellaraSourceConfig extends AbstractConfig {
                         + " at start when missing; an existing one with another partition count, or a"
                         + " max.message.bytes below the largest record (" + MAX_ENVELOPE_BYTES + ", or "
                         + CHUNK_MAX_BYTES + " when chunked, plus " + RECORD_OVERHEAD_BYTES + " bytes), stops the"
-                        + " start.", GROUP_TOPICS, ++o, Width.LONG, "Strict topic");
+                        + " start, unless nothing was ever written to it (as when a consumer subscribing first had"
+                        + " the broker auto-create it): then its max.message.bytes is raised.", GROUP_TOPICS, ++o,
+                Width.LONG, "Strict topic");
         d.define(TOPIC_PARTITIONED, Type.STRING, "", Importance.MEDIUM,
                 "partitioned_scale_mode: the lane topic, with exactly " + PARTITION_COUNT + " partitions. Default:"
                         + " trellara.<dataset.id>.partitioned. Created at start when missing (max.message.bytes: "
                         + CHUNK_MAX_BYTES + " plus " + RECORD_OVERHEAD_BYTES + "); an existing one with another"
-                        + " partition count or a smaller max.message.bytes stops the start.", GROUP_TOPICS, ++o,
+                        + " partition count or a smaller max.message.bytes stops the start, unless nothing was ever"
+                        + " written to it and it has fewer partitions: then partitions are added and the limit"
+                        + " raised.", GROUP_TOPICS, ++o,
                 Width.LONG, "Partitioned topic");
         d.define(TOPIC_REPLICATION_FACTOR, Type.INT, -1, ConfigDef.LambdaValidator.with((name, value) -> {
                     int rf = (Integer) value;

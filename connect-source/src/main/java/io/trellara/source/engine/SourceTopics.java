@@ -12,9 +12,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.config.ConfigResource;
@@ -33,6 +36,11 @@ import org.slf4j.LoggerFactory;
  * <p>{@link #inspect} only reads (for {@code validate()}): a missing topic is fine there, it will be created.
  * {@link #ensure} creates the missing ones with the required settings and verifies the rest; every problem
  * names the topic, the actual and required values and what to change.
+ *
+ * <p>A topic nothing was ever written to (every partition's end offset 0) with too few partitions or too small a
+ * {@code max.message.bytes} is adjusted instead of refused: that is the topic a broker at Kafka's defaults creates
+ * for a sink registered before its source (1 partition, the broker's 1 MB limit), and growing it loses nothing.
+ * A topic that holds or held records is never changed.
  */
 public final class SourceTopics {
     private static final Logger LOG = LoggerFactory.getLogger(SourceTopics.class);
@@ -100,6 +108,20 @@ public final class SourceTopics {
             Map<String, Long> maxMessageBytes = maxMessageBytes(admin, existing.keySet(), deadline);
             for (Requirement r : plan.topics()) {
                 TopicDescription d = existing.get(r.topic());
+                if (d != null && adjustable(r, d, maxMessageBytes.get(r.topic()))
+                        && neverWritten(admin, r.topic(), d, deadline)) {
+                    if (create) {
+                        adjust(admin, r, d, maxMessageBytes.get(r.topic()), deadline);
+                    }
+                    existing.remove(r.topic()); // fine as it will be: nothing to report
+                }
+            }
+            if (create) {
+                existing.putAll(describe(admin, plan, deadline));
+                maxMessageBytes = maxMessageBytes(admin, existing.keySet(), deadline);
+            }
+            for (Requirement r : plan.topics()) {
+                TopicDescription d = existing.get(r.topic());
                 if (d == null) {
                     if (create) {
                         problems.add(new SourceProblem(r.topicSetting(), "Topic '" + r.topic() + "' does not exist"
@@ -128,6 +150,47 @@ public final class SourceTopics {
             }
         }
         return problems;
+    }
+
+    /** Too few partitions or too small a limit: what a never-written topic may be grown out of. */
+    private static boolean adjustable(Requirement r, TopicDescription d, Long maxMessageBytes) {
+        boolean fewer = d.partitions().size() < r.partitions();
+        boolean smaller = maxMessageBytes != null && maxMessageBytes < r.minMaxMessageBytes();
+        return (fewer || smaller) && d.partitions().size() <= r.partitions();
+    }
+
+    private static boolean neverWritten(Admin admin, String topic, TopicDescription d, long deadline)
+            throws ExecutionException, InterruptedException, TimeoutException {
+        Map<org.apache.kafka.common.TopicPartition, OffsetSpec> latest = new HashMap<>();
+        d.partitions().forEach(p -> latest.put(new org.apache.kafka.common.TopicPartition(topic, p.partition()),
+                OffsetSpec.latest()));
+        for (var info : get(admin.listOffsets(latest).all(), deadline).values()) {
+            if (info.offset() != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static void adjust(Admin admin, Requirement r, TopicDescription d, Long maxMessageBytes, long deadline)
+            throws ExecutionException, InterruptedException, TimeoutException {
+        if (d.partitions().size() < r.partitions()) {
+            get(admin.createPartitions(Map.of(r.topic(), NewPartitions.increaseTo(r.partitions()))).all(), deadline);
+        }
+        if (maxMessageBytes != null && maxMessageBytes < r.minMaxMessageBytes()) {
+            ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, r.topic());
+            get(admin.incrementalAlterConfigs(Map.of(resource, List.of(new AlterConfigOp(new ConfigEntry(
+                    TopicConfig.MAX_MESSAGE_BYTES_CONFIG, Long.toString(r.minMaxMessageBytes())),
+                    AlterConfigOp.OpType.SET)))).all(), deadline);
+        }
+        LOG.warn("Topic {} existed with {} partition(s) and max.message.bytes={} but nothing was ever written to it"
+                        + " (a broker with auto.create.topics.enable creates it so for a consumer subscribing before"
+                        + " the source, e.g. the sink registered first): grown to {} partition(s) and"
+                        + " max.message.bytes={}, as {} and {} require. A consumer already subscribed sees new"
+                        + " partitions at its next metadata refresh (metadata.max.age.ms, 5 minutes by default).",
+                r.topic(), d.partitions().size(), maxMessageBytes, Math.max(r.partitions(), d.partitions().size()),
+                Math.max(r.minMaxMessageBytes(), maxMessageBytes == null ? 0 : maxMessageBytes), r.partitionsRule(),
+                r.sizeRule());
     }
 
     private static void check(Requirement r, int partitions, Long maxMessageBytes, Plan plan,
