@@ -95,7 +95,9 @@ class StockKafkaTopicsIT {
                 assertThat(broker.topicExists(topic)).isFalse();
 
                 String sink = scope.connectorName("sink");
-                rest().createConnector(sink, ConnectorConfigs.sink(target, topic, Map.of()));
+                // the consumer's default (the test platform's sink config turns it off)
+                rest().createConnector(sink, ConnectorConfigs.sink(target, topic,
+                        Map.of("consumer.override.allow.auto.create.topics", "true")));
                 rest().awaitRunning(sink);
                 await("the sink's consumer has the broker create the topic at its defaults").atMost(WAIT)
                         .until(() -> broker.topicExists(topic));

@@ -66,8 +66,9 @@ class SnapshotPerTableKillIT {
                 sourceWorker.rest().createConnector(sourceName, ConnectorConfigs.source(scope, source, strict, list,
                         Map.of()));
                 ConnectRestClient sinkRest = sinkWorker.rest();
+                // a short consumer session: the restarted worker's new member need not wait out the dead one's 45 s
                 sinkRest.createConnector(sinkName, ConnectorConfigs.sink(target, strict,
-                        Map.of("snapshot.apply", "per_table")));
+                        Map.of("snapshot.apply", "per_table", "consumer.override.session.timeout.ms", "6000")));
                 await("the sink committing the snapshot's first table").atMost(WAIT)
                         .pollInterval(Duration.ofMillis(5)).until(() -> committedTables(target) > 0);
                 sinkWorker.kill();

@@ -15,7 +15,6 @@ import java.util.Map;
 final class SinkConfigRules {
     static final String ERRORS_TOLERANCE = "errors.tolerance";
     static final String VALUE_CONVERTER = "value.converter";
-    static final String AUTO_CREATE = "consumer.override.allow.auto.create.topics";
     static final String OFFSET_RESET = "consumer.override.auto.offset.reset";
     static final String TASKS_MAX = "tasks.max";
     static final String INSTANCE_ID = "consumer.override.group.instance.id";
@@ -50,14 +49,9 @@ final class SinkConfigRules {
                     + " Use " + TrellaraConverter.class.getName() + " (or " + BYTE_ARRAY_CONVERTER
                     + ", with which the task verifies each message itself)."));
         }
-        if (!"false".equalsIgnoreCase(props.getOrDefault(AUTO_CREATE, "").trim())) {
-            out.add(new Problem(AUTO_CREATE, "Set " + AUTO_CREATE + "=false: the sink must never create the topics"
-                    + " it reads. With Kafka's default settings a consumer that subscribes to a missing topic"
-                    + " creates it with the broker's defaults (its partition count, max.message.bytes of about"
-                    + " 1 MB) before the source connector can create it with the settings its transactions need."
-                    + " (A worker-wide consumer setting is invisible to the connector, so the override is"
-                    + " required.)"));
-        }
+        // consumer.override.allow.auto.create.topics is not required: a topic the sink's consumer has the broker
+        // create at its defaults (1 partition, 1 MB records) is never written to before the source starts, and the
+        // source grows such a topic to what it needs (SourceTopics)
         String reset = props.getOrDefault(OFFSET_RESET, "earliest").trim();
         if (!"earliest".equalsIgnoreCase(reset)) {
             out.add(new Problem(OFFSET_RESET, OFFSET_RESET + "=" + reset + " would start a partition that has no"

@@ -174,23 +174,26 @@ public final class SourceTopics {
 
     private static void adjust(Admin admin, Requirement r, TopicDescription d, Long maxMessageBytes, long deadline)
             throws ExecutionException, InterruptedException, TimeoutException {
-        if (d.partitions().size() < r.partitions()) {
+        List<String> changes = new ArrayList<>();
+        boolean partitions = d.partitions().size() < r.partitions();
+        if (partitions) {
             get(admin.createPartitions(Map.of(r.topic(), NewPartitions.increaseTo(r.partitions()))).all(), deadline);
+            changes.add("partitions " + d.partitions().size() + " -> " + r.partitions() + " (" + r.partitionsRule()
+                    + ")");
         }
         if (maxMessageBytes != null && maxMessageBytes < r.minMaxMessageBytes()) {
             ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, r.topic());
             get(admin.incrementalAlterConfigs(Map.of(resource, List.of(new AlterConfigOp(new ConfigEntry(
                     TopicConfig.MAX_MESSAGE_BYTES_CONFIG, Long.toString(r.minMaxMessageBytes())),
                     AlterConfigOp.OpType.SET)))).all(), deadline);
+            changes.add("max.message.bytes " + maxMessageBytes + " -> " + r.minMaxMessageBytes() + " ("
+                    + r.sizeRule() + ")");
         }
-        LOG.warn("Topic {} existed with {} partition(s) and max.message.bytes={} but nothing was ever written to it"
-                        + " (a broker with auto.create.topics.enable creates it so for a consumer subscribing before"
-                        + " the source, e.g. the sink registered first): grown to {} partition(s) and"
-                        + " max.message.bytes={}, as {} and {} require. A consumer already subscribed sees new"
-                        + " partitions at its next metadata refresh (metadata.max.age.ms, 5 minutes by default).",
-                r.topic(), d.partitions().size(), maxMessageBytes, Math.max(r.partitions(), d.partitions().size()),
-                Math.max(r.minMaxMessageBytes(), maxMessageBytes == null ? 0 : maxMessageBytes), r.partitionsRule(),
-                r.sizeRule());
+        LOG.warn("Topic {} existed, but nothing was ever written to it (a broker with auto.create.topics.enable"
+                + " creates it at its defaults for a consumer that subscribes before the source, such as the sink"
+                + " registered first): adjusted {}{}", r.topic(), String.join(", ", changes), partitions
+                ? ". A consumer already subscribed sees the new partitions at its next metadata refresh"
+                + " (metadata.max.age.ms, 5 minutes by default)" : "");
     }
 
     private static void check(Requirement r, int partitions, Long maxMessageBytes, Plan plan,
