@@ -55,6 +55,10 @@ final class ChangeWriter {
     private final CopyTextEncoder copy = new CopyTextEncoder();
     private final SnapshotLoad snapshot;
     private final List<ChangeRecord> run = new ArrayList<>();
+    /** The shape of the COPY open on the session (see {@link #copyRun}), its first row's key and its rows. */
+    private RowShape copyShape;
+    private String copyFirstKey;
+    private long copyRows;
     private long runBytes;
     private RowShape shape;
     /** The schema version the current run's rows were prepared for. */
@@ -159,7 +163,7 @@ final class ChangeWriter {
             if (run.size() >= MAX_RUN_ROWS || runBytes >= MAX_RUN_BYTES) {
                 RowShape same = shape;
                 SchemaVersion sameVersion = shapeVersion;
-                flush(); // the run is full: write it and continue with the same statement shape
+                writeRun(); // the run is full: write it (a COPY stays open) and continue with the same shape
                 shape = same;
                 shapeVersion = sameVersion;
             }
@@ -244,12 +248,29 @@ final class ChangeWriter {
         return lastTarget;
     }
 
-    /** Writes the pending run. */
+    /**
+     * Writes the pending run and ends an open COPY: after this the session can run other statements (the next
+     * table's, the dedup and progress records, COMMIT).
+     */
     void flush() throws SQLException {
+        writeRun();
+        endCopy();
+    }
+
+    /** Writes the pending run; a run of inserts written through COPY leaves the COPY open for the next run. */
+    private void writeRun() throws SQLException {
         if (run.isEmpty()) {
             return;
         }
         try {
+            boolean intoCopy = shape.operation == Operation.OPERATION_INSERT && !upserts()
+                    && (run.size() >= options.copyThreshold() || session.openCopy != null && copyShape == shape);
+            if (intoCopy) {
+                session.at(shape.target.quoted(), range());
+                copyRun();
+                return;
+            }
+            endCopy(); // any other statement needs the connection out of COPY
             switch (shape.operation) {
                 case OPERATION_INSERT -> insertRun();
                 case OPERATION_UPDATE, OPERATION_DELETE -> keyedRun();
@@ -266,13 +287,14 @@ final class ChangeWriter {
 
     // ---- inserts --------------------------------------------------------------------------------------
 
+    private boolean upserts() {
+        return options.insertConflict() == InsertConflictPolicy.UPSERT || snapshot.upserts(shape.target);
+    }
+
+    /** A run of inserts too short for COPY, or upserting: multi-row INSERT statements. */
     private void insertRun() throws SQLException {
         session.at(shape.target.quoted(), range());
-        boolean upsert = options.insertConflict() == InsertConflictPolicy.UPSERT || snapshot.upserts(shape.target);
-        if (!upsert && run.size() >= options.copyThreshold()) {
-            copyRun();
-            return;
-        }
+        boolean upsert = upserts();
         int perStatement = Math.max(1, Math.min(MAX_INSERT_ROWS, MAX_PARAMETERS / Math.max(1, shape.columns.length)));
         int done = 0;
         int full = run.size() / perStatement;
@@ -309,8 +331,25 @@ final class ChangeWriter {
         }
     }
 
+    /**
+     * Streams the run's rows into the COPY open for its shape, opening one when none is: a COPY stays open across
+     * runs (and chunks) of one table, so PostgreSQL inserts rows while the next chunk is decoded, instead of the two
+     * taking turns at every run's end. {@link #flush} ends it.
+     */
     private void copyRun() throws SQLException {
-        CopyIn in = session.copyManager().copyIn(shape.copySql());
+        if (session.openCopy != null && copyShape != shape) {
+            endCopy();
+        }
+        if (session.openCopy == null) {
+            session.openCopy = session.copyManager().copyIn(shape.copySql());
+            copyShape = shape;
+            copyFirstKey = run.get(0).getIdempotencyKey();
+            copyRows = 0;
+        }
+        copyRows += run.size();
+        session.at(shape.target.quoted(), copyFirstKey + " .. " + run.get(run.size() - 1).getIdempotencyKey() + " ("
+                + copyRows + " rows)");
+        CopyIn in = session.openCopy;
         try {
             copy.reset();
             for (ChangeRecord c : run) {
@@ -336,15 +375,25 @@ final class ChangeWriter {
             if (copy.length() > 0) {
                 in.writeToCopy(copy.buffer(), 0, copy.length());
             }
+        } catch (SQLException | RuntimeException e) {
+            copyShape = null;
+            session.cancelCopyQuietly();
+            throw e;
+        }
+    }
+
+    /** Ends the open COPY: PostgreSQL has inserted every row sent when it returns. */
+    private void endCopy() throws SQLException {
+        CopyIn in = session.openCopy;
+        if (in == null) {
+            return;
+        }
+        copyShape = null;
+        try {
             inserted += in.endCopy();
+            session.openCopy = null;
         } finally {
-            if (in.isActive()) {
-                try {
-                    in.cancelCopy();
-                } catch (SQLException ignored) {
-                    // the original failure is what matters
-                }
-            }
+            session.cancelCopyQuietly(); // only when endCopy failed
         }
     }
 

@@ -35,6 +35,8 @@ final class TargetSession implements AutoCloseable {
         }
     };
     private CopyManager copyManager;
+    /** A COPY of insert rows still open on the connection (see ChangeWriter): cancelled before a rollback. */
+    org.postgresql.copy.CopyIn openCopy;
 
     /** What the statement in flight is about, for error messages. */
     String relation;
@@ -120,6 +122,7 @@ final class TargetSession implements AutoCloseable {
     }
 
     boolean rollbackQuietly() {
+        cancelCopyQuietly();
         try {
             if (!connection.isClosed()) {
                 connection.rollback();
@@ -129,6 +132,19 @@ final class TargetSession implements AutoCloseable {
             // the connection is unusable; the caller discards the session
         }
         return false;
+    }
+
+    /** Ends an open COPY without its rows (they never become visible: the transaction is rolled back next). */
+    void cancelCopyQuietly() {
+        org.postgresql.copy.CopyIn in = openCopy;
+        openCopy = null;
+        if (in != null && in.isActive()) {
+            try {
+                in.cancelCopy();
+            } catch (SQLException ignored) {
+                // the connection is broken or the COPY already failed: the rollback or the close that follows decides
+            }
+        }
     }
 
     @Override
