@@ -77,6 +77,21 @@ class StockKafkaTopicsIT {
         }
     }
 
+    private static void bigTable(PostgresDatabase source, PostgresDatabase target) {
+        String ddl = "CREATE TABLE big (id int PRIMARY KEY, payload text NOT NULL)";
+        source.execute(ddl);
+        target.execute(ddl);
+    }
+
+    /** Until the target's table equals the source's; fails at once when either connector fails. */
+    private static void awaitApplied(String what, String src, String sink, PostgresDatabase source,
+                                     PostgresDatabase target) {
+        await(what).atMost(WAIT)
+                .failFast("source FAILED", () -> assertThat(rest().status(src).isFailed()).isFalse())
+                .failFast("sink FAILED", () -> assertThat(rest().status(sink).isFailed()).isFalse())
+                .until(() -> table(target).equals(table(source)));
+    }
+
     private static String table(PostgresDatabase db) {
         return db.queryString("SELECT count(*) || ':' || coalesce(md5(string_agg(b::text, ',' ORDER BY id)), '')"
                 + " FROM big b");
@@ -88,9 +103,7 @@ class StockKafkaTopicsIT {
             try {
                 PostgresDatabase source = scope.sourceDatabase();
                 PostgresDatabase target = scope.targetDatabase();
-                String ddl = "CREATE TABLE big (id int PRIMARY KEY, payload text NOT NULL)";
-                source.execute(ddl);
-                target.execute(ddl);
+                bigTable(source, target);
                 String topic = scope.topic("strict");
                 assertThat(broker.topicExists(topic)).isFalse();
 
@@ -115,10 +128,7 @@ class StockKafkaTopicsIT {
 
                 source.executeInTransaction("INSERT INTO big SELECT g, repeat(md5(g::text), 4) FROM"
                         + " generate_series(1, 20000) g");
-                await("the 20,000-row transaction applied").atMost(WAIT)
-                        .failFast("source FAILED", () -> assertThat(rest().status(src).isFailed()).isFalse())
-                        .failFast("sink FAILED", () -> assertThat(rest().status(sink).isFailed()).isFalse())
-                        .until(() -> table(target).equals(table(source)));
+                awaitApplied("the 20,000-row transaction applied", src, sink, source, target);
 
                 List<KafkaRecord> records = broker.readAll(topic);
                 assertThat(records).hasSize(1);
@@ -175,9 +185,7 @@ class StockKafkaTopicsIT {
             try {
                 PostgresDatabase source = scope.sourceDatabase();
                 PostgresDatabase target = scope.targetDatabase();
-                String ddl = "CREATE TABLE big (id int PRIMARY KEY, payload text NOT NULL)";
-                source.execute(ddl);
-                target.execute(ddl);
+                bigTable(source, target);
                 String strict = scope.topic("strict");
                 String lanes = scope.topic("lanes");
                 broker.createTopic(lanes, 1); // as the broker's auto-creation makes it: 1 partition, 1 MB
@@ -191,10 +199,7 @@ class StockKafkaTopicsIT {
                 rest().createConnector(sink, ConnectorConfigs.sink(target, strict + "," + lanes, Map.of()));
                 rest().awaitRunning(sink);
                 source.executeInTransaction("INSERT INTO big SELECT g, md5(g::text) FROM generate_series(1, 2000) g");
-                await("the partitioned transaction applied").atMost(WAIT)
-                        .failFast("source FAILED", () -> assertThat(rest().status(src).isFailed()).isFalse())
-                        .failFast("sink FAILED", () -> assertThat(rest().status(sink).isFailed()).isFalse())
-                        .until(() -> table(target).equals(table(source)));
+                awaitApplied("the partitioned transaction applied", src, sink, source, target);
             } finally {
                 deleteConnectors(scope);
             }

@@ -109,6 +109,8 @@ final class TrellaraLeg implements Leg {
         c.put("database.id", "bench-" + mode + "-db");
         c.put("dataset.id", "bench-" + mode);
         c.put("slot.name", slotName());
+        // both sides start with the same seeded tables, as the native leg's copy_data=false
+        c.put("snapshot.mode", "never");
         c.put("publication.name", "bench_" + mode + "_pub");
         c.put("table.include.list", Workloads.TABLES);
         c.put("topic.strict", strictTopic);
