@@ -382,8 +382,11 @@ final class ChangeWriter {
         }
     }
 
-    /** Ends the open COPY: PostgreSQL has inserted every row sent when it returns. */
-    private void endCopy() throws SQLException {
+    /**
+     * Ends the open COPY (PostgreSQL has inserted every row sent when it returns), so the session can run another
+     * statement; the pending run stays pending.
+     */
+    void endCopy() throws SQLException {
         CopyIn in = session.openCopy;
         if (in == null) {
             return;

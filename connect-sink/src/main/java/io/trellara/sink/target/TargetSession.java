@@ -62,8 +62,11 @@ final class TargetSession implements AutoCloseable {
         try {
             c.setAutoCommit(true);
             try (Statement s = c.createStatement()) {
+                // no statement or idle-transaction timeout: a COPY stays open while the next chunk of its table
+                // arrives, and a streamed transaction between its chunks (retries are bounded in time by the sink)
                 s.execute("SET search_path = " + SEARCH_PATH + "; SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD';"
-                        + " SET IntervalStyle = 'postgres'; SET extra_float_digits = 3; SET bytea_output = 'hex'");
+                        + " SET IntervalStyle = 'postgres'; SET extra_float_digits = 3; SET bytea_output = 'hex';"
+                        + " SET statement_timeout = 0; SET idle_in_transaction_session_timeout = 0");
             }
             c.setAutoCommit(false);
             return new TargetSession(c);

@@ -461,6 +461,7 @@ public final class TransactionApplier implements Target {
                 applied.add(k.transaction()); // our earlier attempt did commit it
                 toApply.add(k);
             } else {
+                writer.endCopy(); // admitting may query the target
                 attempt.order().admit(s, k);
                 writer.write(t.envelope());
                 records.add(AppliedTransaction.of(t.envelope()));

@@ -85,6 +85,25 @@ class TransactionApplierTest {
     }
 
     @Test
+    @org.junit.jupiter.api.Timeout(value = 60, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+    void aCopyLeftOpenByALargeTransactionEndsBeforeTheNextTransactionOfTheGroupIsAdmitted() {
+        // 25,000 inserts fill a run (20,000 rows) mid-transaction: its COPY stays open; the next transaction is of
+        // another flow, whose admission reads the target's newest applied LSN on the same session
+        Tx large = Tx.tx("pg-a", 0x10, "1");
+        for (int i = 1; i <= 25_000; i++) {
+            large.insert(ACCOUNTS, key("id", "integer", Integer.toString(i)), val("balance", "numeric", "1"));
+        }
+        Tx other = Tx.tx("pg-b", 0x20, "2").insert(ACCOUNTS, key("id", "integer", "0"), val("balance", "numeric", "2"));
+        try (TransactionApplier a = applier(ApplyOptions.builder("s1").groupMaxChanges(100_000))) {
+            var result = a.apply(List.of(large.at("t", 0, 1), other.at("t", 0, 2)));
+            assertThat(result.applied()).hasSize(2);
+            assertThat(result.targetCommits()).isEqualTo(1);
+            assertThat(a.metrics().rowsInserted()).isEqualTo(25_001);
+        }
+        assertThat(pg.count("app.accounts")).isEqualTo(25_001);
+    }
+
+    @Test
     void aRefusedGroupIsAppliedOneTransactionAtATimeUpToTheOneTheTargetRefuses() {
         pg.exec("INSERT INTO app.accounts VALUES (2, 0)");
         try (TransactionApplier a = applier(ApplyOptions.builder("s1").groupMaxTransactions(10))) {
