@@ -66,9 +66,12 @@ class SnapshotPerTableKillIT {
                 sourceWorker.rest().createConnector(sourceName, ConnectorConfigs.source(scope, source, strict, list,
                         Map.of()));
                 ConnectRestClient sinkRest = sinkWorker.rest();
-                // a short consumer session: the restarted worker's new member need not wait out the dead one's 45 s
+                // a short consumer session: the restarted worker's new member need not wait out the dead one's 45 s;
+                // Kafka's default fetch size: a snapshot already whole on the topic is still streamed chunk by chunk
+                // (one that arrives whole in one batch is applied as one envelope, atomically)
                 sinkRest.createConnector(sinkName, ConnectorConfigs.sink(target, strict,
-                        Map.of("snapshot.apply", "per_table", "consumer.override.session.timeout.ms", "6000")));
+                        Map.of("snapshot.apply", "per_table", "consumer.override.session.timeout.ms", "6000",
+                                "consumer.override.max.partition.fetch.bytes", "1048576")));
                 await("the sink committing the snapshot's first table").atMost(WAIT)
                         .pollInterval(Duration.ofMillis(5)).until(() -> committedTables(target) > 0);
                 sinkWorker.kill();
