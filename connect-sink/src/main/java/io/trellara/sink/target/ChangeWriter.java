@@ -334,7 +334,8 @@ final class ChangeWriter {
     /**
      * Streams the run's rows into the COPY open for its shape, opening one when none is: a COPY stays open across
      * runs (and chunks) of one table, so PostgreSQL inserts rows while the next chunk is decoded, instead of the two
-     * taking turns at every run's end. {@link #flush} ends it.
+     * taking turns at every run's end. {@link #flush} ends it, and so does any other statement the session
+     * prepares meanwhile ({@link TargetSession#prepare}).
      */
     private void copyRun() throws SQLException {
         if (session.openCopy != null && copyShape != shape) {
@@ -375,6 +376,7 @@ final class ChangeWriter {
             if (copy.length() > 0) {
                 in.writeToCopy(copy.buffer(), 0, copy.length());
             }
+            inserted += run.size(); // counted once committed; a failure later in the COPY fails the transaction
         } catch (SQLException | RuntimeException e) {
             copyShape = null;
             session.cancelCopyQuietly();
@@ -382,22 +384,9 @@ final class ChangeWriter {
         }
     }
 
-    /**
-     * Ends the open COPY (PostgreSQL has inserted every row sent when it returns), so the session can run another
-     * statement; the pending run stays pending.
-     */
-    void endCopy() throws SQLException {
-        CopyIn in = session.openCopy;
-        if (in == null) {
-            return;
-        }
+    private void endCopy() throws SQLException {
         copyShape = null;
-        try {
-            inserted += in.endCopy();
-            session.openCopy = null;
-        } finally {
-            session.cancelCopyQuietly(); // only when endCopy failed
-        }
+        session.endCopy();
     }
 
     // ---- updates and deletes --------------------------------------------------------------------------

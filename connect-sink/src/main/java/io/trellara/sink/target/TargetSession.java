@@ -85,7 +85,9 @@ final class TargetSession implements AutoCloseable {
         this.eventKey = eventKey;
     }
 
+    /** A cached prepared statement; an open COPY is ended first, since no other statement can run during one. */
     PreparedStatement prepare(String sql) throws SQLException {
+        endCopy();
         PreparedStatement ps = statements.get(sql);
         if (ps == null) {
             ps = connection.prepareStatement(sql);
@@ -135,6 +137,20 @@ final class TargetSession implements AutoCloseable {
             // the connection is unusable; the caller discards the session
         }
         return false;
+    }
+
+    /** Ends the open COPY, if any: PostgreSQL has inserted every row sent when it returns. */
+    void endCopy() throws SQLException {
+        org.postgresql.copy.CopyIn in = openCopy;
+        if (in == null) {
+            return;
+        }
+        try {
+            in.endCopy();
+            openCopy = null;
+        } finally {
+            cancelCopyQuietly(); // only when endCopy failed
+        }
     }
 
     /** Ends an open COPY without its rows (they never become visible: the transaction is rolled back next). */

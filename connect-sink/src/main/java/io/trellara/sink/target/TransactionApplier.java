@@ -362,7 +362,7 @@ public final class TransactionApplier implements Target {
             ChangeWriter writer = new ChangeWriter(s, mapper, options);
             writer.begin(m.getSourceId(), m.getDatasetId(), m.getSourceCommitLsn(), m.getTransactionId());
             BarrierMerge merge = new BarrierMerge();
-            merge.run(m, entry -> readChunk(s, writer, m, entry, held), new BarrierMerge.EventSink() {
+            merge.run(m, entry -> readChunk(s, m, entry, held), new BarrierMerge.EventSink() {
                 @Override
                 public void change(ChangeRecord change, List<SchemaVersion> schemas) throws SQLException {
                     writer.change(change, schemas);
@@ -401,15 +401,14 @@ public final class TransactionApplier implements Target {
                 !CheckpointStore.findApplied(s, List.of(key)).isEmpty()));
     }
 
-    private PartitionChunk readChunk(TargetSession s, ChangeWriter writer, TransactionManifest m,
-                                     ManifestPartition entry, List<PartitionChunk> held) throws SQLException {
+    private PartitionChunk readChunk(TargetSession s, TransactionManifest m, ManifestPartition entry,
+                                     List<PartitionChunk> held) throws SQLException {
         for (PartitionChunk c : held) { // verified when it arrived; BarrierMerge checks it against the entry
             if (c.getPartitionId() == entry.getId() && c.getChunkSequence() == entry.getChunkSequence()
                     && c.getChecksum() == entry.getChecksum()) {
                 return c;
             }
         }
-        writer.flush(); // the query needs the session out of an open COPY
         byte[] bytes = StagingStore.payload(s, options.sinkName(), m, entry);
         if (bytes == null) { // swept or removed since the barrier was found ready
             throw new ProtocolViolationException(ProtocolRule.MISSING_CHUNK, "partitions[" + indexOf(m, entry) + "]",
@@ -461,7 +460,6 @@ public final class TransactionApplier implements Target {
                 applied.add(k.transaction()); // our earlier attempt did commit it
                 toApply.add(k);
             } else {
-                writer.endCopy(); // admitting may query the target
                 attempt.order().admit(s, k);
                 writer.write(t.envelope());
                 records.add(AppliedTransaction.of(t.envelope()));

@@ -84,7 +84,7 @@ class StreamedBarrierTest {
         try {
             Barriers b = Barriers.strictChunked(opens(0x100, 1, 25_000, "1"), 5_000);
             try (TransactionApplier a = applier(); ApplyPipeline p = pipeline(a)) {
-                Feed.oneByOne(p, new Feed().inputs(b.all()), delivered -> sleep(300));
+                Feed.oneByOne(p, new Feed().inputs(b.all()), delivered -> outlastTheTimeouts());
                 assertThat(a.metrics().retries()).isZero();
             }
             assertThat(pg.count("app.accounts")).isEqualTo(25_000);
@@ -94,12 +94,13 @@ class StreamedBarrierTest {
         }
     }
 
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+    /** Until the stream's open transaction (or COPY) has been unchanged for longer than both 100 ms timeouts. */
+    private static void outlastTheTimeouts() {
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+                .pollInterval(java.time.Duration.ofMillis(20))
+                .until(() -> pg.one("SELECT coalesce(bool_and(now() - state_change > interval '300 ms'), true)::text"
+                        + " FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                        + " AND xact_start IS NOT NULL").equals("true"));
     }
 
     @Test
