@@ -66,7 +66,8 @@ public class TrellaraSinkTask extends SinkTask {
                     + e.getMessage() + " (SQLSTATE " + e.getSQLState() + "). Grant CREATE on the database or create"
                     + " it as an administrator.", e);
         }
-        applier = new TransactionApplier(connections, config.relationMapper(), config.applyOptions(sinkName));
+        applier = new TransactionApplier(connections, config.relationMapper(), config.applyOptions(sinkName))
+                .ownedBy(sinkName + " task " + props.getOrDefault(TASK_ID, "0"));
         metrics = new SinkTaskMetrics(sinkName, props.getOrDefault(TASK_ID, "0"), applier.metrics());
         ApplyPipeline pipeline = new ApplyPipeline(applier, metrics)
                 .maxBarrierWait(Duration.ofMillis(config.getLong(TrellaraSinkConfig.BARRIER_MAX_WAIT_MS)))
@@ -87,7 +88,8 @@ public class TrellaraSinkTask extends SinkTask {
         try {
             engine.open(partitions.stream().map(TrellaraSinkTask::key).toList());
         } catch (ApplyException e) {
-            throw new ConnectException("Cannot read the sink's progress from the target: " + e.getMessage(), e);
+            throw new ConnectException("Cannot claim the assigned partitions and read the sink's progress in the"
+                    + " target: " + e.getMessage(), e);
         }
     }
 

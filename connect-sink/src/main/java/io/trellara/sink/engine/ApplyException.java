@@ -52,7 +52,13 @@ public class ApplyException extends RuntimeException {
          * The first record Kafka delivered for a partition lies beyond the position the target's progress records:
          * the records between are no longer in the topic (retention, deleted records, a re-created topic).
          */
-        PROGRESS_GAP
+        PROGRESS_GAP,
+        /**
+         * Another task has claimed a partition this task applied (Kafka assigned it elsewhere while this task was
+         * busy past {@code max.poll.interval.ms}, or a second deployment of the sink writes the same target): the
+         * target transaction is rolled back, and this task stops applying the partition.
+         */
+        FENCED
     }
 
     private final Reason reason;

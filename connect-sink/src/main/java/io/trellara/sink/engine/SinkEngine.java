@@ -43,6 +43,9 @@ public final class SinkEngine implements AutoCloseable {
     private final FlushedPositions flushed = new FlushedPositions();
     /** Partitions sought to their recorded progress whose first record has not arrived yet: where it must be. */
     private final Map<TopicPartitionKey, Long> expectedFirst = new HashMap<>();
+    /** Since when another task owns what this task applied (0: not fenced), and the refusal that said so. */
+    private long fencedSinceNanos;
+    private ApplyException fenceCause;
 
     public SinkEngine(String sinkName, Target target, ApplyPipeline pipeline, Consumer consumer) {
         this.sinkName = Objects.requireNonNull(sinkName, "sinkName");
@@ -51,9 +54,18 @@ public final class SinkEngine implements AutoCloseable {
         this.consumer = Objects.requireNonNull(consumer, "consumer");
     }
 
-    /** Progress lives in the target: every assigned partition resumes at the position recorded there. */
+    /**
+     * Progress lives in the target: every assigned partition is claimed there for this task (fencing an earlier
+     * owner) and resumes at the position recorded there.
+     */
     public void open(Collection<TopicPartitionKey> partitions) {
-        Map<TopicPartitionKey, Long> positions = target.recordedPositions();
+        Map<TopicPartitionKey, Long> positions = target.claim(List.copyOf(partitions));
+        if (fencedSinceNanos != 0) {
+            LOG.info("Sink {}: Kafka assigned {} to this task again; it owns them again and resumes", sinkName,
+                    partitions);
+            fencedSinceNanos = 0;
+            resume(List.copyOf(partitions));
+        }
         for (TopicPartitionKey tp : partitions) {
             Long next = positions.get(tp);
             if (next != null) {
@@ -87,6 +99,10 @@ public final class SinkEngine implements AutoCloseable {
      * ({@link ApplyPipeline#accept}); what precedes its cause is applied first.
      */
     public void put(List<ApplyPipeline.Input> inputs) {
+        if (fencedSinceNanos != 0) {
+            waitFenced();
+            return; // fetched before the pause: nothing of it is taken (nor its offsets committed)
+        }
         if (!expectedFirst.isEmpty()) {
             checkNoGap(inputs);
         }
@@ -99,6 +115,13 @@ public final class SinkEngine implements AutoCloseable {
         } catch (TargetProgressLost e) {
             readAgainFromTarget(e);
             return; // what this batch held is delivered again
+        } catch (ApplyException e) {
+            ApplyException fence = e.reason() == ApplyException.Reason.FENCED ? e : fencedCause(e);
+            if (fence == null) {
+                throw e;
+            }
+            fenced(fence);
+            return;
         }
         pipeline.takeRewinds().forEach(consumer::seek);
         FlowControl.Decision d = flow.after(pipeline);
@@ -180,6 +203,70 @@ public final class SinkEngine implements AutoCloseable {
         }
         resume(flow.assigned(partitions));
     }
+
+    /**
+     * Another task owns what this task was applying (its commit was refused and rolled back): Kafka has, or will at
+     * this consumer's next poll, assigned the partitions elsewhere. Everything held for them is dropped and they are
+     * paused until Kafka assigns them again ({@link #open}, which claims them back); Kafka offsets for them stay
+     * where the target's progress is.
+     */
+    private void fenced(ApplyException e) {
+        LOG.warn("Sink {}: {}. This task drops what it holds and pauses its partitions until Kafka assigns them"
+                + " again (at most {} s, retry.max.duration.ms)", sinkName, e.getMessage(),
+                target.options().maxRetryDuration().toSeconds());
+        fenceCause = e;
+        fencedSinceNanos = Math.max(1, System.nanoTime());
+        List<TopicPartitionKey> partitions = List.copyOf(consumer.assignment());
+        flow.revoked(partitions);
+        pipeline.close(partitions);
+        pipeline.open(partitions);
+        flushed.clear();
+        partitions.forEach(expectedFirst::remove);
+        if (!partitions.isEmpty()) {
+            consumer.pause(partitions);
+        }
+        consumer.callAgainWithin(FENCED_RECHECK_MILLIS);
+    }
+
+    /**
+     * A failure that another task applying the same transactions at the same time would cause (its row is there
+     * already, or gone): when another task has claimed this task's partitions, that is what happened, and this task
+     * is fenced rather than failed. Null otherwise (or when the owners cannot be read now).
+     */
+    private ApplyException fencedCause(ApplyException e) {
+        if (e.reason() != ApplyException.Reason.DATABASE_ERROR && e.reason() != ApplyException.Reason.ROW_NOT_FOUND
+                && e.reason() != ApplyException.Reason.OUT_OF_ORDER) {
+            return null;
+        }
+        try {
+            List<String> others = target.claimsByOthers(consumer.assignment());
+            if (others.isEmpty()) {
+                return null;
+            }
+            return new ApplyException(ApplyException.Reason.FENCED, e.relation(), e.eventKey(), e.sqlState(),
+                    "another task took this task's partitions over (" + String.join("; ", others) + ") and applied"
+                            + " them meanwhile; what failed here: " + e.getMessage(), e);
+        } catch (RuntimeException unreadable) {
+            return null;
+        }
+    }
+
+    /**
+     * Fenced and still assigned: a rebalance normally follows within a poll. If none comes within the retry time,
+     * two deployments share this sink's name and target, and the task stops, naming the other owner.
+     */
+    private void waitFenced() {
+        long waitedMillis = (System.nanoTime() - fencedSinceNanos) / 1_000_000L;
+        if (waitedMillis > target.options().maxRetryDuration().toMillis()) {
+            throw new ApplyException(ApplyException.Reason.FENCED, null, fenceCause.eventKey(), null, "still fenced "
+                    + waitedMillis + " ms after another task claimed this task's partitions, and Kafka has not"
+                    + " assigned them elsewhere: does a second deployment of sink " + sinkName + " (another Connect"
+                    + " cluster, the same name) write this target? The claim: " + fenceCause.getMessage(), fenceCause);
+        }
+        consumer.callAgainWithin(FENCED_RECHECK_MILLIS);
+    }
+
+    private static final long FENCED_RECHECK_MILLIS = 1_000;
 
     private void resume(List<TopicPartitionKey> partitions) {
         if (!partitions.isEmpty()) {

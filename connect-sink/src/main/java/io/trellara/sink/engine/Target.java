@@ -2,6 +2,7 @@ package io.trellara.sink.engine;
 
 import io.trellara.protocol.v1.PartitionChunk;
 import io.trellara.protocol.v1.TransactionManifest;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 
@@ -59,6 +60,16 @@ public interface Target extends AutoCloseable {
      * when the target cannot be reached now.
      */
     TargetStream openStream(PartitionChunk first);
+
+    /**
+     * Makes this task the owner of {@code partitions} in the target, fencing any earlier owner (its later commits
+     * into them fail with {@link ApplyException.Reason#FENCED}), and returns the progress recorded for them once the
+     * earlier owner's last commit has ended.
+     */
+    Map<TopicPartitionKey, Long> claim(List<TopicPartitionKey> partitions);
+
+    /** The claims other tasks hold on any of {@code partitions}, described for a message (none: this task owns them). */
+    List<String> claimsByOthers(Collection<TopicPartitionKey> partitions);
 
     /** The progress the target records for this sink, per input partition. */
     Map<TopicPartitionKey, Long> recordedPositions();

@@ -1,5 +1,6 @@
 package io.trellara.sink.target;
 
+import io.trellara.sink.engine.ApplyException;
 import io.trellara.sink.engine.FlowKey;
 import io.trellara.sink.engine.TopicPartitionKey;
 import io.trellara.protocol.Lsn;
@@ -90,6 +91,15 @@ public final class CheckpointStore {
           next_offset bigint NOT NULL,
           updated_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
           PRIMARY KEY (sink_name, topic, kafka_partition))""",
+        // which task owns each input partition (see claim): a task that lost its partition cannot commit into it
+        """
+        CREATE TABLE IF NOT EXISTS trellara_sink.partition_owners (
+          sink_name text NOT NULL,
+          topic text NOT NULL,
+          kafka_partition integer NOT NULL,
+          owner text NOT NULL,
+          claimed_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
+          PRIMARY KEY (sink_name, topic, kafka_partition))""",
         // chunked and partitioned boundaries: chunks held until their barrier applies (see StagingStore)
         """
         CREATE TABLE IF NOT EXISTS trellara_sink.staged_chunks (
@@ -157,7 +167,12 @@ public final class CheckpointStore {
              WHERE a.source_id = ? AND a.dataset_id = ?
              ORDER BY a.commit_lsn_value DESC LIMIT 1""";
 
-    /** Dedup records, progress and (optionally) synchronous_commit=off for this transaction: one round trip. */
+    /**
+     * Dedup records, progress, the fence and (optionally) synchronous_commit=off for this transaction: one round
+     * trip. The fence share-locks the owner rows of the partitions whose progress it writes and counts those
+     * another task has claimed: a claim waits for this transaction to end, and this transaction sees (and refuses)
+     * a claim committed before it got here.
+     */
     private static final String RECORD = """
             WITH cfg AS (SELECT pg_catalog.set_config('synchronous_commit', coalesce(?::text, pg_catalog.current_setting('synchronous_commit')), true) AS v),
             applied AS (
@@ -175,8 +190,25 @@ public final class CheckpointStore {
               DO UPDATE SET next_offset = EXCLUDED.next_offset, updated_at = pg_catalog.now()
               -- never backwards: a task that lost its partition (a zombie past max.poll.interval.ms) cannot move
               -- the new owner's progress back
-              WHERE trellara_sink.progress.next_offset <= EXCLUDED.next_offset)
-            SELECT v FROM cfg""".formatted(ROW_IDENTITY_VERSION);
+              WHERE trellara_sink.progress.next_offset <= EXCLUDED.next_offset),
+            fence AS (
+              SELECT o.owner FROM trellara_sink.partition_owners o
+                JOIN unnest(?::text[], ?::int[]) AS f(tp, p) ON o.topic = f.tp AND o.kafka_partition = f.p
+               WHERE o.sink_name = ? FOR SHARE OF o)
+            SELECT v, (SELECT pg_catalog.count(*) FROM fence WHERE owner IS DISTINCT FROM ?) FROM cfg""".formatted(
+            ROW_IDENTITY_VERSION);
+
+    /** The owner rows of some partitions, locked: a claim waits here for the previous owner's commit to end. */
+    private static final String LOCK_OWNERS = """
+            SELECT o.topic, o.kafka_partition, o.owner, o.claimed_at::text FROM trellara_sink.partition_owners o
+              JOIN unnest(?::text[], ?::int[]) AS f(tp, p) ON o.topic = f.tp AND o.kafka_partition = f.p
+             WHERE o.sink_name = ? ORDER BY o.topic, o.kafka_partition FOR UPDATE OF o""";
+
+    private static final String CLAIM = """
+            INSERT INTO trellara_sink.partition_owners (sink_name, topic, kafka_partition, owner)
+            SELECT ?, tp, p, ? FROM unnest(?::text[], ?::int[]) AS u(tp, p)
+            ON CONFLICT (sink_name, topic, kafka_partition)
+            DO UPDATE SET owner = EXCLUDED.owner, claimed_at = pg_catalog.now()""";
 
     private final ConnectionFactory connections;
 
@@ -309,9 +341,12 @@ public final class CheckpointStore {
 
     /**
      * Writes the dedup records of {@code applied} and the progress {@code positions}, and sets
-     * {@code synchronous_commit} for this transaction; one round trip, in the caller's open transaction.
+     * {@code synchronous_commit} for this transaction; one round trip, in the caller's open transaction. Throws
+     * {@link ApplyException.Reason#FENCED} when another task than {@code owner} has claimed one of the partitions
+     * (the caller rolls back: nothing of the transaction is committed). {@code owner} null: this caller never
+     * claimed, and any claim fences it.
      */
-    static void record(TargetSession session, String sinkName, List<AppliedTransaction> applied,
+    static void record(TargetSession session, String sinkName, String owner, List<AppliedTransaction> applied,
                        Map<TopicPartitionKey, Long> positions, boolean synchronousCommitOff) throws SQLException {
         Connection c = session.connection;
         int n = applied.size();
@@ -363,9 +398,15 @@ public final class CheckpointStore {
         ps.setString(p++, sinkName);
         ps.setArray(p++, c.createArrayOf("text", topics));
         ps.setArray(p++, c.createArrayOf("int4", partitions));
-        ps.setArray(p, c.createArrayOf("int8", offsets));
-        try {
-            ps.executeQuery().close();
+        ps.setArray(p++, c.createArrayOf("int8", offsets));
+        ps.setArray(p++, c.createArrayOf("text", topics));
+        ps.setArray(p++, c.createArrayOf("int4", partitions));
+        ps.setString(p++, sinkName);
+        ps.setString(p, owner);
+        long fenced;
+        try (ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            fenced = rs.getLong(2);
         } catch (SQLException e) {
             if ("23505".equals(e.getSQLState())) {
                 // a dedup record another task committed after this transaction's dedup check: it applied the same
@@ -375,5 +416,77 @@ public final class CheckpointStore {
             }
             throw e;
         }
+        if (fenced > 0) {
+            throw fenced(session, sinkName, owner, topics, partitions);
+        }
+    }
+
+    /** The claims of others than {@code owner} on {@code partitions}. */
+    static List<String> claimsByOthers(TargetSession session, String sinkName, String owner,
+                                       List<TopicPartitionKey> partitions) throws SQLException {
+        String[] topics = partitions.stream().map(TopicPartitionKey::topic).toArray(String[]::new);
+        Integer[] numbers = partitions.stream().map(TopicPartitionKey::partition).toArray(Integer[]::new);
+        return owners(session, sinkName, topics, numbers, false).values().stream()
+                .filter(o -> !o.owner().equals(owner)).map(Owner::toString).sorted().toList();
+    }
+
+    /** Who holds the partitions this task wrote progress for but no longer owns. */
+    private static ApplyException fenced(TargetSession session, String sinkName, String owner, String[] topics,
+                                         Integer[] partitions) throws SQLException {
+        StringBuilder others = new StringBuilder();
+        for (Owner o : owners(session, sinkName, topics, partitions, false).values()) {
+            if (!o.owner().equals(owner)) {
+                others.append(others.length() == 0 ? "" : "; ").append(o);
+            }
+        }
+        return new ApplyException(ApplyException.Reason.FENCED, null, session.eventKey, null, owner
+                + " no longer owns the partition(s) it applied: " + others + ". Another task took"
+                + " them over (Kafka assigned them elsewhere while this task was busy, or a second deployment of this"
+                + " sink writes the same target); nothing of this target transaction was committed", null);
+    }
+
+    /** The claim of one partition: who holds it, since when. */
+    record Owner(TopicPartitionKey partition, String owner, String claimedAt) {
+        @Override
+        public String toString() {
+            return partition + " claimed by " + owner + " at " + claimedAt;
+        }
+    }
+
+    private static Map<TopicPartitionKey, Owner> owners(TargetSession session, String sinkName, String[] topics,
+                                                        Integer[] partitions, boolean lock) throws SQLException {
+        PreparedStatement ps = session.prepare(lock ? LOCK_OWNERS : LOCK_OWNERS.replace(" FOR UPDATE OF o", ""));
+        ps.setArray(1, session.connection.createArrayOf("text", topics));
+        ps.setArray(2, session.connection.createArrayOf("int4", partitions));
+        ps.setString(3, sinkName);
+        Map<TopicPartitionKey, Owner> out = new HashMap<>();
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                TopicPartitionKey k = new TopicPartitionKey(rs.getString(1), rs.getInt(2));
+                out.put(k, new Owner(k, rs.getString(3), rs.getString(4)));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Makes {@code owner} the owner of {@code partitions} (one task of {@code sinkName} at a time), in the caller's
+     * open transaction, and returns the earlier claims by others. It waits while a transaction of the previous
+     * owner that writes their progress is still open, so the progress read after it (in a later statement) holds
+     * everything that owner committed; from then on that owner's commits into them are refused ({@link #record}).
+     */
+    static List<Owner> claim(TargetSession session, String sinkName, String owner,
+                             List<TopicPartitionKey> partitions) throws SQLException {
+        String[] topics = partitions.stream().map(TopicPartitionKey::topic).toArray(String[]::new);
+        Integer[] numbers = partitions.stream().map(TopicPartitionKey::partition).toArray(Integer[]::new);
+        List<Owner> previous = owners(session, sinkName, topics, numbers, true).values().stream()
+                .filter(o -> !o.owner().equals(owner)).toList();
+        PreparedStatement ps = session.prepare(CLAIM);
+        ps.setString(1, sinkName);
+        ps.setString(2, owner);
+        ps.setArray(3, session.connection.createArrayOf("text", topics));
+        ps.setArray(4, session.connection.createArrayOf("int4", numbers));
+        ps.executeUpdate();
+        return previous;
     }
 }

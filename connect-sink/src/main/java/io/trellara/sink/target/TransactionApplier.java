@@ -37,6 +37,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.UUID;
 
 /**
  * Applies whole source transactions to the target PostgreSQL database. Consecutive transactions are grouped
@@ -64,6 +65,8 @@ public final class TransactionApplier implements Target {
     private final AsyncCommits asyncCommits = new AsyncCommits();
     /** The session of the streamed barrier in progress (kept open across them); see {@link StreamedBarrier}. */
     private TargetSession streamSession;
+    /** This task's name in {@code trellara_sink.partition_owners}; unique per task start. */
+    private String owner = "task ? (" + UUID.randomUUID() + ")";
 
     /** Pauses between attempts; replaceable in tests. */
     @FunctionalInterface
@@ -101,6 +104,20 @@ public final class TransactionApplier implements Target {
 
     RelationMapper mapper() {
         return mapper;
+    }
+
+    /**
+     * Names this applier's claims after its task: {@code who} (e.g. "my-sink task 0") with the worker's process and
+     * a random suffix, so a restarted task fences its own earlier incarnation.
+     */
+    public TransactionApplier ownedBy(String who) {
+        owner = who + " on " + java.lang.management.ManagementFactory.getRuntimeMXBean().getName() + " ("
+                + UUID.randomUUID().toString().substring(0, 8) + ")";
+        return this;
+    }
+
+    String owner() {
+        return owner;
     }
 
     // ---- streamed barriers ------------------------------------------------------------------------------
@@ -274,7 +291,7 @@ public final class TransactionApplier implements Target {
         boolean[] inserted = executor.run(where, (s, a) -> {
             s.at(null, where);
             boolean[] rows = chunks.isEmpty() ? new boolean[0] : StagingStore.stage(s, options.sinkName(), chunks);
-            CheckpointStore.record(s, options.sinkName(), List.of(), positions, options.synchronousCommitOff());
+            CheckpointStore.record(s, options.sinkName(), owner, List.of(), positions, options.synchronousCommitOff());
             return RetryingExecutor.Done.of(rows);
         });
         int staged = 0;
@@ -344,7 +361,7 @@ public final class TransactionApplier implements Target {
             s.at(null, key.display());
             boolean present = !CheckpointStore.findApplied(s, List.of(flowKey)).isEmpty();
             if (present) {
-                CheckpointStore.record(s, options.sinkName(), List.of(), positions, options.synchronousCommitOff());
+                CheckpointStore.record(s, options.sinkName(), owner, List.of(), positions, options.synchronousCommitOff());
                 StagingStore.sweep(s, options.sinkName(), m);
                 boolean ours = a.commitUnknown().contains(flowKey); // our earlier attempt did commit it
                 return new RetryingExecutor.Done<>(new BarrierResult(key, !ours, 0, 0, 0, 0, a.number()), Set.of(),
@@ -375,7 +392,7 @@ public final class TransactionApplier implements Target {
             });
             writer.flush();
             s.at(null, key.display());
-            CheckpointStore.record(s, options.sinkName(),
+            CheckpointStore.record(s, options.sinkName(), owner,
                     List.of(AppliedTransaction.of(m, merge.changes(), merge.ddlEvents())), positions,
                     options.synchronousCommitOff());
             StagingStore.sweep(s, options.sinkName(), m);
@@ -469,7 +486,7 @@ public final class TransactionApplier implements Target {
         }
         writer.flush();
         s.at(null, group.get(0).key().display());
-        CheckpointStore.record(s, options.sinkName(), records, positions, options.synchronousCommitOff());
+        CheckpointStore.record(s, options.sinkName(), owner, records, positions, options.synchronousCommitOff());
         return new RetryingExecutor.Done<>(new GroupOutcome(applied, duplicates, positions, attempt.number()), toApply,
                 () -> publish(writer, applied.size(), duplicates.size()));
     }
@@ -489,6 +506,52 @@ public final class TransactionApplier implements Target {
     }
 
     // ---- what the task needs ----------------------------------------------------------------------------
+
+    /**
+     * Claims {@code partitions} for this task ({@link CheckpointStore#claim}) and returns the progress recorded for
+     * them, read after the previous owner's last commit: one target transaction.
+     */
+    @Override
+    public Map<TopicPartitionKey, Long> claim(List<TopicPartitionKey> partitions) {
+        if (partitions.isEmpty()) {
+            return Map.of();
+        }
+        return executor.run("the claim of " + partitions + " by sink " + options.sinkName(), (s, a) -> {
+            List<CheckpointStore.Owner> previous;
+            try (java.sql.Statement st = s.connection.createStatement()) {
+                st.execute("SET LOCAL lock_timeout = '" + CLAIM_LOCK_TIMEOUT_MILLIS + "ms'");
+                previous = CheckpointStore.claim(s, options.sinkName(), owner, partitions);
+            } catch (SQLException e) {
+                if (!"55P03".equals(e.getSQLState())) {
+                    throw e;
+                }
+                // the previous owner is inside a commit into these partitions (or hangs there): retried
+                throw new SQLException("a transaction of the previous owner of " + partitions + " still holds their"
+                        + " progress after " + CLAIM_LOCK_TIMEOUT_MILLIS + " ms: " + e.getMessage(), "40001", e);
+            }
+            Map<TopicPartitionKey, Long> all = CheckpointStore.positions(s.connection, options.sinkName());
+            Map<TopicPartitionKey, Long> out = new LinkedHashMap<>();
+            for (TopicPartitionKey p : partitions) {
+                if (all.containsKey(p)) {
+                    out.put(p, all.get(p));
+                }
+            }
+            return new RetryingExecutor.Done<>(out, Set.of(), () -> previous.forEach(o -> LOG.info(
+                    "Sink {} task {} took over {} (previous owner {} since {})", options.sinkName(), owner,
+                    o.partition(), o.owner(), o.claimedAt())));
+        });
+    }
+
+    private static final long CLAIM_LOCK_TIMEOUT_MILLIS = 10_000;
+
+    @Override
+    public List<String> claimsByOthers(java.util.Collection<TopicPartitionKey> partitions) {
+        if (partitions.isEmpty()) {
+            return List.of();
+        }
+        return executor.run("the owners of " + partitions, (s, a) -> RetryingExecutor.Done.of(
+                CheckpointStore.claimsByOthers(s, options.sinkName(), owner, List.copyOf(partitions))));
+    }
 
     /** The progress the target records for this sink (read again after {@link TargetProgressLost}). */
     @Override

@@ -39,7 +39,7 @@ class InMemoryTarget implements Target {
                             long checksum) {
     }
 
-    private final ApplyOptions options = ApplyOptions.builder("fake").build();
+    private ApplyOptions options = ApplyOptions.builder("fake").build();
     private final ApplyMetrics metrics = new ApplyMetrics();
     private final List<Committed> commits = new ArrayList<>();
     private final Map<FlowKey, Committed> applied = new HashMap<>();
@@ -52,6 +52,7 @@ class InMemoryTarget implements Target {
     private int openStreams;
     private int heldReads;
     private boolean loseProgress;
+    private boolean fence;
     private int applyCalls;
 
     // ---- what tests look at -------------------------------------------------------------------------------
@@ -96,6 +97,16 @@ class InMemoryTarget implements Target {
         loseProgress = true;
     }
 
+    /** The next apply is refused as another task's claim would refuse it (once). */
+    void fenceOnce() {
+        fence = true;
+    }
+
+    /** How long the engine waits, fenced, for Kafka to assign its partitions elsewhere. */
+    void retryFor(java.time.Duration d) {
+        options = ApplyOptions.builder("fake").maxRetryDuration(d).build();
+    }
+
     /** The next stream write after {@code writes} more fails as a cut connection (once). */
     void failStreamWritesAfter(int writes) {
         streamWritesLeft = writes;
@@ -109,6 +120,11 @@ class InMemoryTarget implements Target {
         if (loseProgress) {
             loseProgress = false;
             throw new TargetProgressLost("the target restarted; commits may be lost");
+        }
+        if (fence) {
+            fence = false;
+            throw new ApplyException(ApplyException.Reason.FENCED, null, transactions.get(0).key().display(),
+                    "task other claimed the partitions");
         }
         List<TransactionBoundaryKey> done = new ArrayList<>();
         List<TransactionBoundaryKey> duplicates = new ArrayList<>();
@@ -252,6 +268,22 @@ class InMemoryTarget implements Target {
             }
         }
         return out;
+    }
+
+    @Override
+    public Map<TopicPartitionKey, Long> claim(List<TopicPartitionKey> partitions) {
+        Map<TopicPartitionKey, Long> out = new LinkedHashMap<>();
+        for (TopicPartitionKey p : partitions) {
+            if (progress.containsKey(p)) {
+                out.put(p, progress.get(p));
+            }
+        }
+        return out;
+    }
+
+    @Override
+    public List<String> claimsByOthers(java.util.Collection<TopicPartitionKey> partitions) {
+        return List.of(); // one owner per pipeline here: fencing is tested with fenceOnce
     }
 
     @Override

@@ -155,4 +155,39 @@ class SinkEngineTest {
         engine.put(List.of(at(9, opens(0x300, 3)))); // later offsets are Kafka's business: only the first is checked
         assertThat(target.committedLsns()).containsExactly("0/100", "0/200", "0/300");
     }
+
+    @Test
+    void aFencedTaskDropsWhatItHoldsAndPausesUntilKafkaAssignsThePartitionAgain() {
+        assign(STRICT);
+        engine.put(new Feed().inputs(List.of(envelope(opens(0x100, 1)))));
+        target.fenceOnce(); // another task claimed STRICT while this one was busy
+        engine.put(List.of(at(1, opens(0x200, 2))));
+        assertThat(target.committedLsns()).containsExactly("0/100");
+        assertThat(consumer.paused).containsExactly(STRICT);
+        assertThat(consumer.callsAgain).isNotEmpty();
+        assertThat(engine.committable()).doesNotContainKey(STRICT); // Kafka keeps what it has: offset 1
+        engine.put(List.of(at(2, opens(0x300, 3)))); // fetched before the pause took: not taken
+        assertThat(target.committedLsns()).containsExactly("0/100");
+
+        engine.close(List.of(STRICT)); // the rebalance: revoked, then assigned to this task again
+        assign(STRICT);
+        assertThat(consumer.paused).isEmpty();
+        assertThat(consumer.seeks).containsEntry(STRICT, 1L);
+        engine.put(List.of(at(1, opens(0x200, 2)), at(2, opens(0x300, 3))));
+        assertThat(target.committedLsns()).containsExactly("0/100", "0/200", "0/300");
+    }
+
+    @Test
+    void aTaskStillFencedAfterTheRetryTimeStopsAndAsksAboutASecondDeployment() throws InterruptedException {
+        target.retryFor(java.time.Duration.ZERO);
+        assign(STRICT);
+        target.fenceOnce();
+        engine.put(List.of(at(0, opens(0x100, 1))));
+        Thread.sleep(5);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> engine.put(List.of()))
+                .isInstanceOfSatisfying(ApplyException.class,
+                        e -> assertThat(e.reason()).isEqualTo(ApplyException.Reason.FENCED))
+                .hasMessageContaining("second deployment of sink fake").hasMessageContaining("task other claimed");
+        assertThat(target.committedLsns()).isEmpty();
+    }
 }
