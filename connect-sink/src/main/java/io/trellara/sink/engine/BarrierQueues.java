@@ -116,7 +116,8 @@ final class BarrierQueues {
             PartitionQueues.EnvelopeItem e = run.get(i);
             boolean last = i == run.size() - 1;
             batch.add(new SourceTransaction(e.envelope, ps.tp, last ? after : e.lastOffset + 1,
-                    last && !held.isEmpty() ? lanes.positionsAfter(held, partitions) : Map.of()));
+                    last && !held.isEmpty() ? lanes.positionsAfter(held, partitions) : Map.of(),
+                    e.assembled || e.fromHeldLanes));
         }
         ApplyResult result = applier.apply(batch);
         for (int i = 0; i < run.size(); i++) {

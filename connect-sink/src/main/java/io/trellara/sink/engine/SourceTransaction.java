@@ -12,16 +12,18 @@ import java.util.Objects;
  * @param topicPartition where the transaction was read from, or {@code null} when no progress is recorded
  * @param nextOffset     the offset the consumer resumes at once this transaction is applied (last offset + 1)
  * @param lanePositions  progress of lanes whose chunks it was reassembled from (held in memory), recorded with it
+ * @param fromChunks     reassembled from chunks in memory: chunks of an earlier, partial publication of it may be
+ *                       staged, and are swept with its apply
  */
 public record SourceTransaction(TransactionEnvelope envelope, TopicPartitionKey topicPartition, long nextOffset,
-                                Map<TopicPartitionKey, Long> lanePositions) {
+                                Map<TopicPartitionKey, Long> lanePositions, boolean fromChunks) {
     public SourceTransaction {
         Objects.requireNonNull(envelope, "envelope");
         lanePositions = Map.copyOf(lanePositions);
     }
 
     public SourceTransaction(TransactionEnvelope envelope, TopicPartitionKey topicPartition, long nextOffset) {
-        this(envelope, topicPartition, nextOffset, Map.of());
+        this(envelope, topicPartition, nextOffset, Map.of(), false);
     }
 
     public static SourceTransaction withoutPosition(TransactionEnvelope envelope) {

@@ -225,11 +225,17 @@ final class StagingStore {
 
     /** Deletes the dataset's staged chunks up to the commit LSN of {@code m}; returns the rows deleted. */
     static int sweep(TargetSession s, String sinkName, TransactionManifest m) throws SQLException {
+        return sweep(s, sinkName, m.getSourceId(), m.getDatasetId(), m.getSourceCommitLsn());
+    }
+
+    /** Deletes the flow's staged chunks up to {@code commitLsn}; returns the rows deleted. */
+    static int sweep(TargetSession s, String sinkName, String sourceId, String datasetId, String commitLsn)
+            throws SQLException {
         PreparedStatement ps = s.prepare(SWEEP);
         ps.setString(1, sinkName);
-        ps.setString(2, m.getSourceId());
-        ps.setString(3, m.getDatasetId());
-        ps.setString(4, m.getSourceCommitLsn());
+        ps.setString(2, sourceId);
+        ps.setString(3, datasetId);
+        ps.setString(4, commitLsn);
         return ps.executeUpdate();
     }
 }

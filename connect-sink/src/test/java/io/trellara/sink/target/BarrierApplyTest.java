@@ -411,6 +411,34 @@ class BarrierApplyTest {
         assertThat(progress).containsEntry(STRICT, feed.next(STRICT));
     }
 
+    /**
+     * A source that crashed mid-publication left two lanes' chunks staged (by a task without the strict partition);
+     * it published the transaction again whole, and the owner of every partition applies that from memory: the
+     * staged leftovers go with the apply instead of staying until some later staged barrier of the flow.
+     */
+    @Test
+    void chunksStagedFromAPartialPublicationAreSweptWhenTheWholeRepublicationAppliesFromMemory() {
+        Barriers b = Barriers.partitioned(opens(0x300, 1, 9, "100"), 3, 2, BarrierApplyTest::lane);
+        Feed feed = new Feed();
+        List<ApplyPipeline.Input> partial = feed.inputs(b.chunkMessages()).stream()
+                .filter(i -> i.partition().topic().equals(Feed.LANES) && i.partition().partition() != 2).toList();
+        List<ApplyPipeline.Input> republished = feed.inputs(b.all());
+        try (TransactionApplier laneApplier = applier(ApplyOptions.builder("s1"));
+             ApplyPipeline laneTask = staging(laneApplier)) {
+            laneTask.accept(partial);
+        }
+        assertThat(pg.count("trellara_sink.staged_chunks")).isEqualTo(4);
+        try (TransactionApplier a = applier(ApplyOptions.builder("s1"));
+             ApplyPipeline owner = pipeline(a)) {
+            owner.accept(republished);
+            assertThat(a.metrics().chunksStaged()).isZero();
+            assertThat(owner.boundaryMode()).isEqualTo("partitioned_scale_mode");
+        }
+        assertThat(pg.count("app.accounts")).isEqualTo(9);
+        assertThat(pg.count("trellara_sink.applied_transactions")).isEqualTo(1);
+        assertThat(pg.count("trellara_sink.staged_chunks")).isZero();
+    }
+
     /** The memory bound: one chunk per lane in memory during the merge, runs flushed at a bounded size. */
     @Test
     void aLargeTransactionHoldsOneChunkPerLaneAtATime() {
