@@ -364,7 +364,7 @@ final class ChangeWriter {
                     if (v.getState() == ColumnState.COLUMN_STATE_NULL) {
                         copy.nullValue();
                     } else {
-                        copy.value(v.getText());
+                        copy.value(v.getTextBytes());
                     }
                 }
                 copy.endRow();

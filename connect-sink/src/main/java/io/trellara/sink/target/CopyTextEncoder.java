@@ -1,6 +1,6 @@
 package io.trellara.sink.target;
 
-import java.nio.charset.StandardCharsets;
+import com.google.protobuf.ByteString;
 import java.util.Arrays;
 
 /**
@@ -40,33 +40,41 @@ final class CopyTextEncoder {
     }
 
     /**
-     * The value's UTF-8 bytes, escaped. {@code String.getBytes(UTF_8)} is an intrinsic (a plain copy for the usual
-     * ASCII text), and no byte of a multi-byte UTF-8 sequence is below 0x80, so escaping can scan the bytes:
-     * runs without a character to escape are copied whole. (Strings here come from protobuf, which accepts valid
-     * UTF-8 only: they hold no unpaired surrogate.)
+     * The value's UTF-8 bytes (as the message carries them: protobuf keeps {@code ColumnValue.text} as bytes, and
+     * validation has checked they are UTF-8), escaped. No byte of a multi-byte UTF-8 sequence is below 0x80, so
+     * escaping scans bytes: the value is copied whole, and only one holding a character to escape (rare) is
+     * rewritten from that character on.
      */
-    void value(String s) {
-        byte[] u = s.getBytes(StandardCharsets.UTF_8);
-        int n = u.length;
+    void value(ByteString text) {
+        int n = text.size();
         ensure(2 * n);
-        int from = 0;
-        for (int i = 0; i < n; i++) {
-            byte b = u[i];
-            if (b == '\\' || b >= 0 && b < 0x20 && (b == '\t' || b == '\n' || b == '\r')) {
-                System.arraycopy(u, from, buf, len, i - from);
-                len += i - from;
-                buf[len++] = '\\';
-                buf[len++] = switch (b) {
-                    case '\t' -> 't';
-                    case '\n' -> 'n';
-                    case '\r' -> 'r';
-                    default -> '\\';
-                };
-                from = i + 1;
+        text.copyTo(buf, len);
+        int end = len + n;
+        for (int i = len; i < end; i++) {
+            if (escaped(buf[i])) {
+                byte[] rest = Arrays.copyOfRange(buf, i, end);
+                len = i;
+                for (byte b : rest) {
+                    if (escaped(b)) {
+                        buf[len++] = '\\';
+                        buf[len++] = switch (b) {
+                            case '\t' -> 't';
+                            case '\n' -> 'n';
+                            case '\r' -> 'r';
+                            default -> '\\';
+                        };
+                    } else {
+                        buf[len++] = b;
+                    }
+                }
+                return;
             }
         }
-        System.arraycopy(u, from, buf, len, n - from);
-        len += n - from;
+        len = end;
+    }
+
+    private static boolean escaped(byte b) {
+        return b == '\\' || b >= 0 && b < 0x20 && (b == '\t' || b == '\n' || b == '\r');
     }
 
     private void ensure(int extra) {

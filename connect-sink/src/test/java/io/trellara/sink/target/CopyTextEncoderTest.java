@@ -2,6 +2,7 @@ package io.trellara.sink.target;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.google.protobuf.ByteString;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
@@ -15,7 +16,7 @@ class CopyTextEncoderTest {
             if (values[i] == null) {
                 e.nullValue();
             } else {
-                e.value(values[i]);
+                e.value(ByteString.copyFromUtf8(values[i]));
             }
         }
         e.endRow();

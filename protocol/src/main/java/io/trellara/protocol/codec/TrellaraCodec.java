@@ -6,6 +6,7 @@ import static io.trellara.protocol.validation.ProtocolRule.UNKNOWN_PROTOCOL_VERS
 
 import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.CodedOutputStream;
+import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import com.google.protobuf.WireFormat;
@@ -170,15 +171,24 @@ public final class TrellaraCodec {
         return actual;
     }
 
+    /**
+     * Parses with aliasing: a {@code bytes} field, and {@code ColumnValue.text} (read as bytes, see the IDL), is a
+     * view of {@code bytes}, not a copy. The callers' arrays are theirs alone (a Kafka record's value, a stored
+     * chunk) and never written after, so a message may keep them alive but sees them unchanged.
+     */
     private static Message parse(MessageKind kind, byte[] bytes) {
         try {
-            return switch (kind) {
-                case ENVELOPE -> TransactionEnvelope.parseFrom(bytes);
-                case CHUNK -> PartitionChunk.parseFrom(bytes);
-                case MANIFEST -> TransactionManifest.parseFrom(bytes);
-                case COMMIT_MARKER -> TransactionCommitMarker.parseFrom(bytes);
+            CodedInputStream in = CodedInputStream.newInstance(bytes);
+            in.enableAliasing(true);
+            Message m = switch (kind) {
+                case ENVELOPE -> TransactionEnvelope.parseFrom(in);
+                case CHUNK -> PartitionChunk.parseFrom(in);
+                case MANIFEST -> TransactionManifest.parseFrom(in);
+                case COMMIT_MARKER -> TransactionCommitMarker.parseFrom(in);
             };
-        } catch (InvalidProtocolBufferException e) {
+            in.checkLastTagWas(0);
+            return m;
+        } catch (java.io.IOException e) { // InvalidProtocolBufferException: reading an array does no other I/O
             throw new ProtocolViolationException(MALFORMED_BYTES, kind.wireName(), "", e.getMessage(), e);
         }
     }

@@ -7,6 +7,7 @@ import io.trellara.protocol.SchemaFingerprint;
 import io.trellara.protocol.SchemaVersions;
 import io.trellara.protocol.v1.ChangeRecord;
 import io.trellara.protocol.v1.ColumnState;
+import io.trellara.protocol.v1.ColumnValue;
 import io.trellara.protocol.v1.DdlEvent;
 import io.trellara.protocol.v1.Operation;
 import io.trellara.protocol.v1.RelationId;
@@ -289,13 +290,22 @@ final class EventRules {
         }
     }
 
-    /** Every column of a row image states NULL, unchanged-TOAST or a value. */
+    /**
+     * Every column of a row image states NULL, unchanged-TOAST or a value, and its text is UTF-8: the parser keeps
+     * {@code text} as the bytes that came (the IDL turns its UTF-8 check off, so a value is never decoded and
+     * re-encoded), so the check a proto3 parser makes of every string is made here, as the same rule.
+     */
     private static void states(Identity id, RowImage image, Field f, String imageName, long order, Violations v) {
         for (int i = 0; i < image.getColumnsCount(); i++) {
-            ColumnState state = image.getColumns(i).getState();
+            ColumnValue column = image.getColumns(i);
+            ColumnState state = column.getState();
             if (state == ColumnState.COLUMN_STATE_UNSPECIFIED || state == ColumnState.UNRECOGNIZED) {
                 v.report(COLUMN_STATE_UNSPECIFIED, f.at(imageName + ".columns[" + i + "].state"), id.eventKey(order),
-                        "column " + i + " has state " + image.getColumns(i).getStateValue());
+                        "column " + i + " has state " + column.getStateValue());
+            }
+            if (!column.getTextBytes().isValidUtf8()) {
+                v.report(MALFORMED_BYTES, f.at(imageName + ".columns[" + i + "].text"), id.eventKey(order),
+                        "column " + i + "'s text is not valid UTF-8");
             }
         }
     }

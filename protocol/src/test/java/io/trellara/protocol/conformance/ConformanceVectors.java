@@ -193,6 +193,9 @@ public final class ConformanceVectors {
                         c -> c.setState(ColumnState.COLUMN_STATE_UNSPECIFIED)))));
         v.add(env("column-state-unknown-value", COLUMN_STATE_UNSPECIFIED, "a column of state 9, a number the IDL"
                 + " does not name", b -> b.setChanges(0, withColumn(b.getChanges(0), 1, c -> c.setStateValue(9)))));
+        v.add(env("column-text-not-utf8", MALFORMED_BYTES, "a column's text holds a byte sequence that is not UTF-8"
+                + " (0xC3 0x28), correctly checksummed", b -> b.setChanges(0, withColumn(b.getChanges(0), 1,
+                        c -> c.setTextBytes(com.google.protobuf.ByteString.copyFrom(new byte[] {'a', (byte) 0xC3, 0x28}))))));
         v.add(env("column-name-blank", COLUMN_NAME_BLANK, "a schema version's column without a name (fingerprinted)",
                 b -> editSchema(b, s -> s.getColumnsBuilder(1).setName(""))));
         v.add(env("column-name-duplicate", COLUMN_NAME_DUPLICATE,
