@@ -4,6 +4,7 @@ import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
+import java.util.Optional;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.ConditionEvaluationResult;
 import org.junit.jupiter.api.extension.ExecutionCondition;
@@ -29,9 +30,13 @@ public @interface EitherPlatform {
         @Override
         public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
             TestServers servers = TestServers.current();
-            return servers.unavailable()
-                    .map(ConditionEvaluationResult::disabled)
-                    .orElseGet(() -> ConditionEvaluationResult.enabled("servers: " + servers.name()));
+            Optional<String> unavailable = servers.unavailable();
+            if (unavailable.isEmpty()) {
+                return ConditionEvaluationResult.enabled("servers: " + servers.name());
+            }
+            // Surefire keeps a disabled reason in its XML report only: say it on the console too, once per class
+            System.err.println(context.getDisplayName() + " skipped: " + unavailable.get());
+            return ConditionEvaluationResult.disabled(unavailable.get());
         }
     }
 }
