@@ -37,7 +37,8 @@ final class ContainerServers implements TestServers {
 
     static final ContainerServers INSTANCE = new ContainerServers();
     static final String POSTGRES_IMAGE = "postgres:17";
-    static final String REASON = "-D" + PROPERTY + "=testcontainers needs a Docker engine and Testcontainers found none";
+    static final String REASON =
+            "-D" + PROPERTY + "=testcontainers needs a Docker engine and Testcontainers found none";
     private static final Duration READY = Duration.ofSeconds(120);
 
     private volatile Optional<String> unavailable;

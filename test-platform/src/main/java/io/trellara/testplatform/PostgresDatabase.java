@@ -8,7 +8,10 @@ import java.util.ArrayList;
 import java.util.List;
 import javax.sql.DataSource;
 
-/** One database on a PostgreSQL server of either platform ({@link TestServers.Postgres}): connection details and small SQL helpers for tests. */
+/**
+ * One database on a PostgreSQL server of either platform ({@link TestServers.Postgres}): connection details and
+ * small SQL helpers for tests.
+ */
 public final class PostgresDatabase {
 
     private final TestServers.Postgres server;

@@ -24,8 +24,9 @@ import org.slf4j.LoggerFactory;
  * {@code postgresql.conf}, zonky skips {@code initdb} and just starts the server. Everything survives:
  * databases, slots, publications, committed rows.
  *
- * <p>The embedded implementation of {@link TestServers.Postgres}. Authentication is {@code trust} for the superuser {@value #SUPERUSER} (any password is accepted),
- * including replication connections from 127.0.0.1. Several instances can run in one JVM.
+ * <p>The embedded implementation of {@link TestServers.Postgres}. Authentication is {@code trust} for the
+ * superuser {@value #SUPERUSER} (any password is accepted), including replication connections from 127.0.0.1.
+ * Several instances can run in one JVM.
  */
 public final class PostgresServer implements TestServers.Postgres {
 

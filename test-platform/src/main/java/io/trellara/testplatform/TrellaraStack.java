@@ -10,9 +10,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The shared platform of one test JVM: a source PostgreSQL, a Kafka broker and a Connect worker, started
  * lazily on first use and stopped by a JVM shutdown hook. The servers come from {@link TestServers#current()}
- * (embedded unless {@code -Dtrellara.platform=testcontainers}); the worker always runs in this JVM. A target PostgreSQL (for sink tests) starts only
- * when asked for. Tests isolate themselves with {@link #newScope(String)}: own database, topics, slot,
- * publication and connector names.
+ * (embedded unless {@code -Dtrellara.platform=testcontainers}); the worker always runs in this JVM. A target
+ * PostgreSQL (for sink tests) starts only when asked for. Tests isolate themselves with {@link #newScope(String)}:
+ * own database, topics, slot, publication and connector names.
  *
  * <p>Servers are shared: a test that stops one (outage simulation) must start it again before it ends
  * ({@code try/finally}); a test that stops the worker must {@link ConnectWorker#start()} it again. Tests that
@@ -32,8 +32,8 @@ public final class TrellaraStack {
     private final Map<String, Long> startupMillis;
     private volatile TestServers.Postgres targetPostgres;
 
-    private TrellaraStack(TestServers servers, TestServers.Postgres sourcePostgres, KafkaBroker broker, ConnectWorker worker,
-            Map<String, Long> startupMillis) {
+    private TrellaraStack(TestServers servers, TestServers.Postgres sourcePostgres, KafkaBroker broker,
+            ConnectWorker worker, Map<String, Long> startupMillis) {
         this.servers = servers;
         this.sourcePostgres = sourcePostgres;
         this.broker = broker;
