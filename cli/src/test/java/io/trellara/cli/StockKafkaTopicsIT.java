@@ -9,10 +9,12 @@ import io.trellara.testplatform.ConnectRestClient;
 import io.trellara.testplatform.ConnectWorker;
 import io.trellara.testplatform.ConnectorConfigs;
 import io.trellara.testplatform.ConnectorStatus;
+import io.trellara.testplatform.EitherPlatform;
 import io.trellara.testplatform.KafkaBroker;
 import io.trellara.testplatform.KafkaRecord;
 import io.trellara.testplatform.PostgresDatabase;
 import io.trellara.testplatform.TestScope;
+import io.trellara.testplatform.TestServers;
 import io.trellara.testplatform.TrellaraStack;
 import java.time.Duration;
 import java.util.HashMap;
@@ -35,6 +37,7 @@ import org.junit.jupiter.api.Test;
  * before the source starts; the source finds it never written and raises its {@code max.message.bytes}. A topic
  * that holds records is never changed: one with too few partitions is refused, naming topic and counts.
  */
+@EitherPlatform
 class StockKafkaTopicsIT {
     private static final Duration WAIT = Duration.ofSeconds(120);
     private static final TrellaraStack STACK = TrellaraStack.get();
@@ -43,8 +46,10 @@ class StockKafkaTopicsIT {
 
     @BeforeAll
     static void stockBrokerAndWorker() {
-        // KafkaBroker's test defaults turn auto-creation off and raise message.max.bytes: undo both
-        broker = KafkaBroker.builder().autoCreateTopics(true).set("message.max.bytes", "1048588").start();
+        // KafkaBroker's test defaults turn auto-creation off and raise message.max.bytes: undo both (a container
+        // broker runs at stock settings anyway)
+        broker = TestServers.current()
+                .kafka(KafkaBroker.builder().autoCreateTopics(true).set("message.max.bytes", "1048588")).start();
         worker = ConnectWorker.builder(broker).groupId("stock-kafka-connect").build().start();
     }
 

@@ -7,6 +7,7 @@ import io.trellara.protocol.MessageKind;
 import io.trellara.protocol.codec.TrellaraCodec;
 import io.trellara.protocol.sample.SampleTransactions;
 import io.trellara.protocol.v1.TransactionEnvelope;
+import io.trellara.testplatform.EitherPlatform;
 import io.trellara.testplatform.KafkaRecord;
 import io.trellara.testplatform.TestScope;
 import io.trellara.testplatform.TrellaraStack;
@@ -17,6 +18,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** The converter in a real Connect worker's converter path, both directions, and its fail-closed stop. */
+@EitherPlatform
 class TrellaraConverterIT {
     private static final TrellaraStack STACK = TrellaraStack.get();
 

@@ -8,6 +8,7 @@ import io.trellara.testplatform.ConnectRestClient;
 import io.trellara.testplatform.ConnectWorkerProcess;
 import io.trellara.testplatform.ConnectorConfigs;
 import io.trellara.testplatform.ConnectorStatus;
+import io.trellara.testplatform.EitherPlatform;
 import io.trellara.testplatform.KafkaRecord;
 import io.trellara.testplatform.PostgresDatabase;
 import io.trellara.testplatform.TestScope;
@@ -59,6 +60,7 @@ import org.junit.jupiter.api.Test;
  * <p>The failsafe class path holds no protocol or connector classes: Kafka records are inspected by key and
  * headers only (plain UTF-8), the target through SQL.
  */
+@EitherPlatform
 class BarrierWorkerKillIT {
 
     /** Rows of each large transaction; raise it if the kill ever lands after the barrier applied. */

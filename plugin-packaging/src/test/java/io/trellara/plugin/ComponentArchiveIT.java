@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.trellara.testplatform.EitherPlatform;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,6 +18,7 @@ import java.util.zip.ZipFile;
 import org.junit.jupiter.api.Test;
 
 /** The Confluent Hub layout of the component archive and the plain plugin directory, as built by package. */
+@EitherPlatform
 class ComponentArchiveIT {
     private static final String VERSION = System.getProperty("trellara.version", "0.1.0-SNAPSHOT");
     private static final String TOP = "trellara-kafka-connect-postgresql-" + VERSION + "/";

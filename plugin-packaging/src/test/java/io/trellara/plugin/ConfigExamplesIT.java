@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.trellara.testplatform.ConnectRestClient;
 import io.trellara.testplatform.ConnectRestClient.ValidationResult;
 import io.trellara.testplatform.ConnectorStatus;
+import io.trellara.testplatform.EitherPlatform;
 import io.trellara.testplatform.KafkaBroker;
 import io.trellara.testplatform.KafkaRecord;
 import io.trellara.testplatform.PostgresDatabase;
@@ -49,6 +50,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * judged by their headers ({@code trellara.kind}, {@code trellara.boundary_mode}, {@code trellara.counts}).
  */
 @ExtendWith(PluginWorker.class)
+@EitherPlatform
 class ConfigExamplesIT {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String SOURCE_HOST_PLACEHOLDER = "source-postgres";

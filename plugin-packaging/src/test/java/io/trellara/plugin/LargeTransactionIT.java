@@ -7,6 +7,7 @@ import io.trellara.testplatform.ConnectRestClient;
 import io.trellara.testplatform.ConnectWorker;
 import io.trellara.testplatform.ConnectWorkerProcess;
 import io.trellara.testplatform.ConnectorConfigs;
+import io.trellara.testplatform.EitherPlatform;
 import io.trellara.testplatform.FreePorts;
 import io.trellara.testplatform.PostgresDatabase;
 import io.trellara.testplatform.TestScope;
@@ -35,6 +36,7 @@ import org.junit.jupiter.api.Test;
  * and applies the whole transaction at its commit marker. The worker must survive, the target must equal the
  * source, and the figures (time, peak heap read over JMX) are printed for docs/benchmarks.md.
  */
+@EitherPlatform
 class LargeTransactionIT {
     private static final int ROWS = Integer.getInteger("trellara.large.rows", 1_000_000);
     private static final String MODE = System.getProperty("trellara.large.mode", "strict_chunked");

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.trellara.testplatform.ConnectRestClient;
 import io.trellara.testplatform.ConnectorConfigs;
+import io.trellara.testplatform.EitherPlatform;
 import io.trellara.testplatform.PostgresDatabase;
 import io.trellara.testplatform.TestScope;
 import java.time.Duration;
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * worker runs came from the archive through its isolated plugin class loader.
  */
 @ExtendWith(PluginWorker.class)
+@EitherPlatform
 class PluginIsolationIT {
 
     @Test

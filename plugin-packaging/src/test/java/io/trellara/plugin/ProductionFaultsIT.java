@@ -8,10 +8,12 @@ import io.trellara.testplatform.ConnectWorker;
 import io.trellara.testplatform.ConnectWorkerProcess;
 import io.trellara.testplatform.ConnectorConfigs;
 import io.trellara.testplatform.ConnectorStatus;
+import io.trellara.testplatform.EitherPlatform;
 import io.trellara.testplatform.KafkaBroker;
 import io.trellara.testplatform.PostgresDatabase;
 import io.trellara.testplatform.TcpProxy;
 import io.trellara.testplatform.TestScope;
+import io.trellara.testplatform.TestServers;
 import io.trellara.testplatform.TrellaraStack;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -37,6 +39,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * <p>Prints, per fault, fault cleared → first transfer committed after it on the target → converged (everything
  * committed before it applied); asserts no timing.
  */
+@EitherPlatform
 class ProductionFaultsIT {
     private static final Duration OUTAGE = Duration.ofSeconds(5);
     private static final Duration WAIT = Duration.ofSeconds(120);
@@ -48,7 +51,7 @@ class ProductionFaultsIT {
         TrellaraStack stack = TrellaraStack.get();
         Path pluginPath = PluginWorker.unpackArchive("it-plugin-path-faults");
         try (TestScope scope = stack.newScope("faults_" + mode);
-             KafkaBroker broker = KafkaBroker.builder().autoCreateTopics(true).build().start()) {
+             KafkaBroker broker = TestServers.current().kafka(KafkaBroker.builder().autoCreateTopics(true)).start()) {
             PostgresDatabase source = scope.sourceDatabase();
             PostgresDatabase target = scope.targetDatabase();
             TransferWorkload workload = new TransferWorkload(source, target);

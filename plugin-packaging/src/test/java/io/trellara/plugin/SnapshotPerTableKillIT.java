@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.trellara.testplatform.ConnectRestClient;
 import io.trellara.testplatform.ConnectWorkerProcess;
 import io.trellara.testplatform.ConnectorConfigs;
+import io.trellara.testplatform.EitherPlatform;
 import io.trellara.testplatform.PostgresDatabase;
 import io.trellara.testplatform.TestScope;
 import io.trellara.testplatform.TrellaraStack;
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.Test;
  * whole; after the restart the sink resumes after the last table it committed (those tables are not written
  * again: their rows keep the xmin of their first commit) and the snapshot completes once.
  */
+@EitherPlatform
 class SnapshotPerTableKillIT {
     private static final int TABLES = 6;
     private static final int ROWS = Integer.getInteger("trellara.snapshotkill.table.rows", 60_000);

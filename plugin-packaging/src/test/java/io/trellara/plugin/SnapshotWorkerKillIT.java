@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.trellara.testplatform.ConnectRestClient;
 import io.trellara.testplatform.ConnectWorkerProcess;
 import io.trellara.testplatform.ConnectorConfigs;
+import io.trellara.testplatform.EitherPlatform;
 import io.trellara.testplatform.PostgresDatabase;
 import io.trellara.testplatform.TestScope;
 import io.trellara.testplatform.TrellaraStack;
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.Test;
  * while the sink writes the snapshot into its open target transaction. Nothing of it may be visible, then or ever in
  * part; after the restart the target holds the table whole, the source holds one slot, and streaming goes on.
  */
+@EitherPlatform
 class SnapshotWorkerKillIT {
     private static final int ROWS = Integer.getInteger("trellara.snapshotkill.rows", 200_000);
     private static final Duration WAIT = Duration.ofSeconds(180);

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.trellara.testplatform.ConnectRestClient;
 import io.trellara.testplatform.ConnectWorkerProcess;
 import io.trellara.testplatform.ConnectorConfigs;
+import io.trellara.testplatform.EitherPlatform;
 import io.trellara.testplatform.PostgresDatabase;
 import io.trellara.testplatform.TestScope;
 import io.trellara.testplatform.TrellaraStack;
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.Test;
  * staged (the streamed path). A reader polls the target throughout and must only ever see none or all of it.
  * Connectors at their defaults (strict chunked source, default fetch sizes: the transaction spans many batches).
  */
+@EitherPlatform
 class StreamedBarrierWorkerKillIT {
     private static final int ROWS = Integer.getInteger("trellara.streamkill.rows", 200_000);
     private static final Duration WAIT = Duration.ofSeconds(180);

@@ -8,6 +8,7 @@ import io.trellara.testplatform.ConnectWorker;
 import io.trellara.testplatform.ConnectWorkerProcess;
 import io.trellara.testplatform.ConnectorConfigs;
 import io.trellara.testplatform.ConnectorStatus;
+import io.trellara.testplatform.EitherPlatform;
 import io.trellara.testplatform.PostgresDatabase;
 import io.trellara.testplatform.TestScope;
 import io.trellara.testplatform.TrellaraStack;
@@ -47,6 +48,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  *
  * <p>The workload and its checks are {@link TransferWorkload}'s.
  */
+@EitherPlatform
 class TwoWorkerFailoverIT {
 
     private static final String SETTINGS = System.getProperty("trellara.failover.settings", "recommended");

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.trellara.testplatform.ConnectRestClient;
 import io.trellara.testplatform.ConnectWorkerProcess;
 import io.trellara.testplatform.ConnectorConfigs;
+import io.trellara.testplatform.EitherPlatform;
 import io.trellara.testplatform.KafkaRecord;
 import io.trellara.testplatform.PostgresDatabase;
 import io.trellara.testplatform.TestScope;
@@ -36,6 +37,7 @@ import org.junit.jupiter.api.Test;
  * <p>Counting is by the record key {@code source/db:commit_lsn:xid} (plain UTF-8), so the protocol classes,
  * which failsafe keeps off this JVM's class path, are not needed.
  */
+@EitherPlatform
 class WorkerKillIT {
 
     private static final Duration WAIT = Duration.ofSeconds(60);

@@ -203,7 +203,7 @@ final class Stack implements AutoCloseable {
             AutoCloseable resource = started.get(i);
             long r0 = System.nanoTime();
             if (resource == broker && !options.embeddedKafka()) {
-                Logging.setLevel("io.trellara.testplatform.KafkaBroker", "OFF"); // never started: only its temp dir goes
+                Logging.setLevel("io.trellara.testplatform.EmbeddedKafka", "OFF"); // never started: only its temp dir goes
             }
             quietly(resource::close);
             String what = resource == broker ? (options.embeddedKafka() ? "Kafka" : null)

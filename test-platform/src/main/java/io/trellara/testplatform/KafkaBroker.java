@@ -1,13 +1,5 @@
 package io.trellara.testplatform;
 
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.OutputStream;
-import java.io.PrintStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.AbstractMap;
 import java.util.ArrayList;
@@ -16,19 +8,12 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.Supplier;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
-import kafka.server.KafkaConfig;
-import kafka.server.KafkaRaftServer;
-import kafka.tools.StorageTool;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -43,21 +28,18 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A real Kafka 4.4 broker in this JVM: one KRaft node acting as broker and controller, PLAINTEXT on a free
- * loopback port. Started the way Kafka's own scripts do it: {@code kafka-storage format}
- * ({@link StorageTool}) then {@link KafkaRaftServer#startup()}.
+ * A Kafka broker for tests and the helpers around it. {@link #builder()} builds the embedded one, a real Kafka 4.4
+ * broker in this JVM ({@link EmbeddedKafka}); {@link TestServers#kafka} gives the selected platform's.
  *
- * <p>Defaults suited to a single-node test cluster: every internal topic at replication factor 1,
+ * <p>Embedded defaults suited to a single-node test cluster: every internal topic at replication factor 1,
  * {@code group.initial.rebalance.delay.ms=0}, and broker-side topic auto-creation OFF (a connector that forgets
  * to create its topic fails instead of being rescued); turn it on with {@link Builder#autoCreateTopics}.
  *
@@ -69,128 +51,35 @@ public final class KafkaBroker implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(KafkaBroker.class);
     private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(30);
 
-    private final Map<String, String> overrides;
-    private final Path logDir;
-    private final int brokerPort;
-    private final int controllerPort;
-    private KafkaRaftServer server;
-    private boolean formatted;
+    private final TestServers.Kafka node;
+    private boolean running;
     private Admin admin;
     private KafkaProducer<byte[], byte[]> producer;
 
-    private KafkaBroker(Builder builder) {
-        this.overrides = Map.copyOf(builder.overrides);
-        this.brokerPort = builder.port > 0 ? builder.port : FreePorts.next();
-        this.controllerPort = FreePorts.next();
-        try {
-            this.logDir = Files.createTempDirectory("trellara-kafka-");
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create a log directory for Kafka", e);
-        }
+    private KafkaBroker(TestServers.Kafka node) {
+        this.node = node;
+    }
+
+    /** The helpers on a broker of another platform (a container). */
+    static KafkaBroker on(TestServers.Kafka node) {
+        return new KafkaBroker(node);
     }
 
     public static Builder builder() {
         return new Builder();
     }
 
-    /** Formats the storage and starts the node; returns when the broker answers admin requests. */
+    /** Starts the broker (after {@link #stop()}: same address and data); returns once it answers admin requests. */
     public synchronized KafkaBroker start() {
-        if (server != null) {
+        if (running) {
             return this;
         }
         long started = System.nanoTime();
-        KafkaJvmGuards.installExitGuards();
-        Map<String, String> props = brokerProperties();
-        long[] phases = new long[2];
-        server = withRootLocale(() -> {
-            if (!formatted) {
-                format(props);
-                formatted = true;
-            }
-            phases[0] = System.nanoTime();
-            KafkaRaftServer raftServer = new KafkaRaftServer(new KafkaConfig(props, false), Time.SYSTEM);
-            raftServer.startup();
-            phases[1] = System.nanoTime();
-            return raftServer;
-        });
+        node.start();
+        running = true;
         awaitReady();
-        long now = System.nanoTime();
-        LOG.info("Kafka broker up at {} in {} ms (format {} ms, startup {} ms, first admin answer {} ms)",
-                bootstrapServers(), (now - started) / 1_000_000, (phases[0] - started) / 1_000_000,
-                (phases[1] - phases[0]) / 1_000_000, (now - phases[1]) / 1_000_000);
+        LOG.info("Kafka broker up at {} in {} ms", bootstrapServers(), (System.nanoTime() - started) / 1_000_000);
         return this;
-    }
-
-    /**
-     * Kafka 4.4's {@code KafkaConfig} upper-cases {@code group.coordinator.rebalance.protocols} with the JVM's
-     * default locale: under a Turkish locale (our tests run with {@code -Duser.language=tr}) "classic" becomes
-     * "CLASSİC" and the broker refuses to start. The broker's configuration is therefore parsed under
-     * {@link Locale#ROOT}; the JVM's locale is restored right after start-up.
-     */
-    private static <T> T withRootLocale(Supplier<T> action) {
-        Locale display = Locale.getDefault(Locale.Category.DISPLAY);
-        Locale format = Locale.getDefault(Locale.Category.FORMAT);
-        Locale general = Locale.getDefault();
-        synchronized (Locale.class) {
-            try {
-                Locale.setDefault(Locale.ROOT);
-                return action.get();
-            } finally {
-                Locale.setDefault(general);
-                Locale.setDefault(Locale.Category.DISPLAY, display);
-                Locale.setDefault(Locale.Category.FORMAT, format);
-            }
-        }
-    }
-
-    private Map<String, String> brokerProperties() {
-        Map<String, String> props = new LinkedHashMap<>();
-        props.put("process.roles", "broker,controller");
-        props.put("node.id", "1");
-        props.put("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
-        props.put("listeners", "PLAINTEXT://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:" + controllerPort);
-        props.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + brokerPort);
-        props.put("controller.listener.names", "CONTROLLER");
-        props.put("inter.broker.listener.name", "PLAINTEXT");
-        props.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
-        props.put("log.dirs", logDir.toString());
-        props.put("num.partitions", "1");
-        props.put("default.replication.factor", "1");
-        props.put("min.insync.replicas", "1");
-        props.put("offsets.topic.replication.factor", "1");
-        props.put("offsets.topic.num.partitions", "5");
-        props.put("transaction.state.log.replication.factor", "1");
-        props.put("transaction.state.log.min.isr", "1");
-        props.put("transaction.state.log.num.partitions", "5");
-        props.put("share.coordinator.state.topic.replication.factor", "1");
-        props.put("share.coordinator.state.topic.min.isr", "1");
-        props.put("group.initial.rebalance.delay.ms", "0");
-        props.put("broker.heartbeat.interval.ms", "500");
-        props.put("auto.create.topics.enable", "false");
-        props.put("delete.topic.enable", "true");
-        props.put("num.network.threads", "2");
-        props.put("num.io.threads", "4");
-        props.put("log.flush.interval.messages", Long.toString(Long.MAX_VALUE));
-        props.put("message.max.bytes", Integer.toString(16 * 1024 * 1024));
-        props.putAll(overrides);
-        return props;
-    }
-
-    private void format(Map<String, String> props) {
-        Path propsFile = propertiesFile();
-        Properties properties = new Properties();
-        properties.putAll(props);
-        try (OutputStream out = Files.newOutputStream(propsFile)) {
-            properties.store(out, "trellara test broker");
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot write " + propsFile, e);
-        }
-        ByteArrayOutputStream output = new ByteArrayOutputStream();
-        String[] args = {"format", "-t", Uuid.randomUuid().toString(), "-c", propsFile.toString()};
-        int rc = StorageTool.execute(args, new PrintStream(output, true, StandardCharsets.UTF_8));
-        if (rc != 0) {
-            throw new IllegalStateException("kafka-storage format failed (" + rc + "): " + output.toString(StandardCharsets.UTF_8));
-        }
     }
 
     private void awaitReady() {
@@ -208,7 +97,7 @@ public final class KafkaBroker implements AutoCloseable {
     }
 
     public String bootstrapServers() {
-        return "127.0.0.1:" + brokerPort;
+        return node.bootstrapServers();
     }
 
     /** A shared admin client (do not close it). */
@@ -410,18 +299,22 @@ public final class KafkaBroker implements AutoCloseable {
      * with everything it held (fault tests).
      */
     public synchronized void stop() {
-        shutdown();
+        closeClients();
+        if (running) {
+            node.stop();
+            running = false;
+        }
         LOG.info("Kafka broker at {} stopped (logs kept)", bootstrapServers());
     }
 
     @Override
     public synchronized void close() {
-        shutdown();
-        deleteQuietly(logDir);
-        deleteQuietly(propertiesFile());
+        closeClients();
+        running = false;
+        node.close();
     }
 
-    private void shutdown() {
+    private void closeClients() {
         if (producer != null) {
             producer.close(Duration.ofSeconds(5));
             producer = null;
@@ -429,23 +322,6 @@ public final class KafkaBroker implements AutoCloseable {
         if (admin != null) {
             admin.close(Duration.ofSeconds(5));
             admin = null;
-        }
-        if (server != null) {
-            server.shutdown();
-            server.awaitShutdown();
-            server = null;
-        }
-    }
-
-    private Path propertiesFile() {
-        return logDir.resolveSibling(logDir.getFileName() + ".properties");
-    }
-
-    private static void deleteQuietly(Path dir) {
-        try (Stream<Path> paths = Files.walk(dir)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException | UncheckedIOException e) {
-            LOG.warn("could not delete {}: {}", dir, e.toString());
         }
     }
 
@@ -467,10 +343,10 @@ public final class KafkaBroker implements AutoCloseable {
         return "KafkaBroker[" + bootstrapServers() + "]";
     }
 
-    /** Broker settings. */
+    /** Settings of the embedded broker. */
     public static final class Builder {
-        private final Map<String, String> overrides = new LinkedHashMap<>();
-        private int port;
+        final Map<String, String> overrides = new LinkedHashMap<>();
+        int port;
 
         private Builder() {
         }
@@ -493,7 +369,7 @@ public final class KafkaBroker implements AutoCloseable {
         }
 
         public KafkaBroker build() {
-            return new KafkaBroker(this);
+            return new KafkaBroker(new EmbeddedKafka(this));
         }
 
         public KafkaBroker start() {

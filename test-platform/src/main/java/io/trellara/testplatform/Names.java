@@ -2,11 +2,13 @@ package io.trellara.testplatform;
 
 import java.util.Locale;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /** Unique, PostgreSQL- and Kafka-safe names: lower-case letters, digits and underscores, at most 63 chars. */
 public final class Names {
 
     private static final int MAX_IDENTIFIER = 63;
+    private static final AtomicInteger SEQUENCE = new AtomicInteger();
 
     private Names() {
     }
@@ -14,6 +16,11 @@ public final class Names {
     /** Six random lower-case hex digits. */
     public static String randomSuffix() {
         return String.format(Locale.ROOT, "%06x", ThreadLocalRandom.current().nextInt(1 << 24));
+    }
+
+    /** {@code <prefix>_<n>_<random>} as an {@link #identifier}: unique in this JVM, unlikely to clash across JVMs. */
+    public static String uniqueIdentifier(String prefix) {
+        return identifier(prefix + "_" + SEQUENCE.incrementAndGet() + "_" + randomSuffix());
     }
 
     /** Lower-cases, replaces anything but [a-z0-9_] with '_', prefixes a letter if needed, cuts to 63. */

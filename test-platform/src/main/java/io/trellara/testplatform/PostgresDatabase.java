@@ -8,18 +8,21 @@ import java.util.ArrayList;
 import java.util.List;
 import javax.sql.DataSource;
 
-/** One database on a {@link PostgresServer}: connection details and small SQL helpers for tests. */
+/**
+ * One database on a PostgreSQL server of either platform ({@link TestServers.Postgres}): connection details and
+ * small SQL helpers for tests.
+ */
 public final class PostgresDatabase {
 
-    private final PostgresServer server;
+    private final TestServers.Postgres server;
     private final String name;
 
-    PostgresDatabase(PostgresServer server, String name) {
+    PostgresDatabase(TestServers.Postgres server, String name) {
         this.server = server;
         this.name = name;
     }
 
-    public PostgresServer server() {
+    public TestServers.Postgres server() {
         return server;
     }
 

@@ -5,15 +5,9 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
-import javax.sql.DataSource;
-import org.postgresql.ds.PGSimpleDataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,16 +24,16 @@ import org.slf4j.LoggerFactory;
  * {@code postgresql.conf}, zonky skips {@code initdb} and just starts the server. Everything survives:
  * databases, slots, publications, committed rows.
  *
- * <p>Authentication is {@code trust} for the superuser {@value #SUPERUSER} (any password is accepted),
- * including replication connections from 127.0.0.1. Several instances can run in one JVM.
+ * <p>The embedded implementation of {@link TestServers.Postgres}. Authentication is {@code trust} for the
+ * superuser {@value #SUPERUSER} (any password is accepted), including replication connections from 127.0.0.1.
+ * Several instances can run in one JVM.
  */
-public final class PostgresServer implements AutoCloseable {
+public final class PostgresServer implements TestServers.Postgres {
 
     public static final String SUPERUSER = "postgres";
     public static final String DEFAULT_TIME_ZONE = "Asia/Kathmandu";
 
     private static final Logger LOG = LoggerFactory.getLogger(PostgresServer.class);
-    private static final AtomicInteger DATABASE_SEQUENCE = new AtomicInteger();
 
     private final String name;
     private final Path dataDirectory;
@@ -72,6 +66,7 @@ public final class PostgresServer implements AutoCloseable {
     }
 
     /** Starts the server (first time: initdb; after {@link #stop()}: same data directory and port). */
+    @Override
     public synchronized PostgresServer start() {
         if (postgres != null) {
             return this;
@@ -109,6 +104,7 @@ public final class PostgresServer implements AutoCloseable {
     }
 
     /** {@link #stop()} then {@link #start()} on the same data directory and port. */
+    @Override
     public PostgresServer restart() {
         stop();
         return start();
@@ -146,58 +142,6 @@ public final class PostgresServer implements AutoCloseable {
     /** The configured server settings ({@code postgresql.conf} overrides) this server starts with. */
     public Map<String, String> serverConfig() {
         return serverConfig;
-    }
-
-    public String jdbcUrl(String database) {
-        return "jdbc:postgresql://" + host() + ":" + port + "/" + database;
-    }
-
-    public DataSource dataSource(String database) {
-        PGSimpleDataSource ds = new PGSimpleDataSource();
-        ds.setServerNames(new String[] {host()});
-        ds.setPortNumbers(new int[] {port});
-        ds.setDatabaseName(database);
-        ds.setUser(SUPERUSER);
-        ds.setConnectTimeout(10);
-        return ds;
-    }
-
-    /** A new connection (auto-commit) to the database; the caller closes it. */
-    public Connection connect(String database) {
-        try {
-            return dataSource(database).getConnection();
-        } catch (SQLException e) {
-            throw new IllegalStateException("cannot connect to " + jdbcUrl(database), e);
-        }
-    }
-
-    /** Runs each statement in its own auto-committed statement. */
-    public void execute(String database, String... statements) {
-        try (Connection connection = connect(database); Statement statement = connection.createStatement()) {
-            for (String sql : statements) {
-                statement.execute(sql);
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException("SQL failed on " + jdbcUrl(database) + ": " + e.getMessage(), e);
-        }
-    }
-
-    /** Creates a database with a unique name starting with the prefix and returns a handle on it. */
-    public PostgresDatabase createDatabase(String prefix) {
-        String database = Names.identifier(prefix + "_" + DATABASE_SEQUENCE.incrementAndGet() + "_" + Names.randomSuffix());
-        execute("postgres", "CREATE DATABASE " + database);
-        return new PostgresDatabase(this, database);
-    }
-
-    /** Creates a database of exactly this name (e.g. the name a database has on another server). */
-    public PostgresDatabase createDatabaseNamed(String database) {
-        execute("postgres", "CREATE DATABASE " + database);
-        return new PostgresDatabase(this, database);
-    }
-
-    /** Drops the database, disconnecting its sessions; replication slots on it must be dropped first. */
-    public void dropDatabase(String database) {
-        execute("postgres", "DROP DATABASE IF EXISTS " + database + " WITH (FORCE)");
     }
 
     /** Stops the server and deletes its data directory when this class created it (a temp directory). */

@@ -9,9 +9,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The shared platform of one test JVM: a source PostgreSQL, a Kafka broker and a Connect worker, started
- * lazily on first use and stopped by a JVM shutdown hook. A target PostgreSQL (for sink tests) starts only
- * when asked for. Tests isolate themselves with {@link #newScope(String)}: own database, topics, slot,
- * publication and connector names.
+ * lazily on first use and stopped by a JVM shutdown hook. The servers come from {@link TestServers#current()}
+ * (embedded unless {@code -Dtrellara.platform=testcontainers}); the worker always runs in this JVM. A target
+ * PostgreSQL (for sink tests) starts only when asked for. Tests isolate themselves with {@link #newScope(String)}:
+ * own database, topics, slot, publication and connector names.
  *
  * <p>Servers are shared: a test that stops one (outage simulation) must start it again before it ends
  * ({@code try/finally}); a test that stops the worker must {@link ConnectWorker#start()} it again. Tests that
@@ -24,14 +25,16 @@ public final class TrellaraStack {
     private static volatile TrellaraStack instance;
     private static RuntimeException startFailure;
 
-    private final PostgresServer sourcePostgres;
+    private final TestServers servers;
+    private final TestServers.Postgres sourcePostgres;
     private final KafkaBroker broker;
     private final ConnectWorker worker;
     private final Map<String, Long> startupMillis;
-    private volatile PostgresServer targetPostgres;
+    private volatile TestServers.Postgres targetPostgres;
 
-    private TrellaraStack(PostgresServer sourcePostgres, KafkaBroker broker, ConnectWorker worker,
-            Map<String, Long> startupMillis) {
+    private TrellaraStack(TestServers servers, TestServers.Postgres sourcePostgres, KafkaBroker broker,
+            ConnectWorker worker, Map<String, Long> startupMillis) {
+        this.servers = servers;
         this.sourcePostgres = sourcePostgres;
         this.broker = broker;
         this.worker = worker;
@@ -65,8 +68,9 @@ public final class TrellaraStack {
     private static TrellaraStack startStack() {
         Map<String, Long> millis = new LinkedHashMap<>();
         long t0 = System.nanoTime();
-        PostgresServer pg = closeAtExit(PostgresServer.builder().name("source").build());
-        KafkaBroker broker = closeAtExit(KafkaBroker.builder().build());
+        TestServers servers = TestServers.current();
+        TestServers.Postgres pg = closeAtExit(servers.postgres("source"));
+        KafkaBroker broker = closeAtExit(servers.kafka(KafkaBroker.builder()));
         Runtime.getRuntime().addShutdownHook(new Thread(TrellaraStack::shutdown, "trellara-stack-shutdown"));
         // PostgreSQL runs as a separate process: start it while the broker boots in this thread
         Thread pgStarter = new Thread(pg::start, "trellara-pg-start");
@@ -86,9 +90,9 @@ public final class TrellaraStack {
             throw new IllegalStateException("the source PostgreSQL did not start; see the log above");
         }
         millis.put("total", (System.nanoTime() - t0) / 1_000_000);
-        LOG.info("Trellara test stack started: {} ms (kafka {} ms, then connect {} ms; PostgreSQL in parallel)",
-                millis.get("total"), millis.get("kafka"), millis.get("connect"));
-        return new TrellaraStack(pg, broker, worker, millis);
+        LOG.info("Trellara test stack started on {} servers: {} ms (kafka {} ms, then connect {} ms; PostgreSQL in"
+                + " parallel)", servers.name(), millis.get("total"), millis.get("kafka"), millis.get("connect"));
+        return new TrellaraStack(servers, pg, broker, worker, millis);
     }
 
     private static void joinQuietly(Thread thread) {
@@ -122,18 +126,23 @@ public final class TrellaraStack {
         }
     }
 
-    public PostgresServer sourcePostgres() {
+    /** The platform the stack's servers come from. */
+    public TestServers servers() {
+        return servers;
+    }
+
+    public TestServers.Postgres sourcePostgres() {
         return sourcePostgres;
     }
 
     /** A second PostgreSQL server, started on first call (sink targets, outage tests). */
-    public PostgresServer targetPostgres() {
-        PostgresServer target = targetPostgres;
+    public TestServers.Postgres targetPostgres() {
+        TestServers.Postgres target = targetPostgres;
         if (target == null) {
             synchronized (this) {
                 target = targetPostgres;
                 if (target == null) {
-                    target = closeAtExit(PostgresServer.builder().name("target").build()).start();
+                    target = closeAtExit(servers.postgres("target")).start();
                     targetPostgres = target;
                 }
             }

@@ -12,6 +12,7 @@ import io.trellara.sink.target.Barriers;
 import io.trellara.sink.target.Transfers;
 import io.trellara.testplatform.ConnectorConfigs;
 import io.trellara.testplatform.ConnectorStatus;
+import io.trellara.testplatform.EitherPlatform;
 import io.trellara.testplatform.PostgresDatabase;
 import io.trellara.testplatform.TestScope;
 import java.nio.charset.StandardCharsets;
@@ -37,6 +38,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * by the sink deployed over REST with tasks.max=3: the strict partition and the lanes land on different tasks,
  * and the barrier holds across them.
  */
+@EitherPlatform
 class BarrierEndToEndIT {
     static final int LANES = 6;
     static final int ACCOUNTS = 100;

@@ -9,6 +9,7 @@ import static io.trellara.sink.connect.Pipelines.deployPair;
 import static io.trellara.sink.connect.Pipelines.schema;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.trellara.testplatform.EitherPlatform;
 import io.trellara.testplatform.PostgresDatabase;
 import io.trellara.testplatform.TestScope;
 import java.util.List;
@@ -23,6 +24,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * indexes and grant privileges, and the captured table itself gains an index and a column. Nothing stops, no
  * reader of the target sees a partial transaction, and the target ends equal to the source.
  */
+@EitherPlatform
 class ProductionDatabaseIT {
     static final int ACCOUNTS = 100;
 

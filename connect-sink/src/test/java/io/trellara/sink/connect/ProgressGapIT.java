@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.trellara.testplatform.ConnectorStatus;
+import io.trellara.testplatform.EitherPlatform;
 import io.trellara.testplatform.PostgresDatabase;
 import io.trellara.testplatform.TestScope;
 import java.util.Map;
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.Test;
  * start. It must not skip silently to the earliest record left: it fails closed naming the topic, the partition and
  * the missing offsets, and applies nothing after the gap.
  */
+@EitherPlatform
 class ProgressGapIT {
 
     @Test

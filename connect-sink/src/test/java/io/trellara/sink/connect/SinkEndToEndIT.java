@@ -11,6 +11,7 @@ import io.trellara.protocol.sample.SampleTransactions;
 import io.trellara.protocol.v1.ChangeRecord;
 import io.trellara.protocol.v1.TransactionEnvelope;
 import io.trellara.testplatform.ConnectorStatus;
+import io.trellara.testplatform.EitherPlatform;
 import io.trellara.testplatform.PostgresDatabase;
 import io.trellara.testplatform.TestScope;
 import java.nio.charset.StandardCharsets;
@@ -23,6 +24,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** Source connector, Kafka and sink connector between two real PostgreSQL servers, deployed over REST. */
+@EitherPlatform
 class SinkEndToEndIT {
 
     @ParameterizedTest(name = "{0}")

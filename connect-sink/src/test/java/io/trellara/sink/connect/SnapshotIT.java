@@ -10,6 +10,7 @@ import static io.trellara.sink.connect.Pipelines.schema;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.trellara.testplatform.EitherPlatform;
 import io.trellara.testplatform.PostgresDatabase;
 import io.trellara.testplatform.TestScope;
 import java.sql.Connection;
@@ -29,6 +30,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * written to while it is read, reaches the target in one target transaction, consistent with the stream that
  * follows it. Readers of the target see the tables empty or whole and mutually consistent, never half loaded.
  */
+@EitherPlatform
 class SnapshotIT {
     static final int ACCOUNTS = 5_000;
     static final int LEDGER_ROWS = 40_000;

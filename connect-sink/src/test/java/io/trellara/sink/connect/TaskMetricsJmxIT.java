@@ -4,6 +4,7 @@ import static io.trellara.sink.connect.Pipelines.*;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.trellara.testplatform.EitherPlatform;
 import io.trellara.testplatform.PostgresDatabase;
 import io.trellara.testplatform.TestScope;
 import java.lang.management.ManagementFactory;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.Test;
  * The tasks' JMX beans, read from the platform MBeanServer of the in-JVM worker the connectors were deployed to
  * over REST, count exactly what the pipeline did.
  */
+@EitherPlatform
 class TaskMetricsJmxIT {
     private static final MBeanServer JMX = ManagementFactory.getPlatformMBeanServer();
 

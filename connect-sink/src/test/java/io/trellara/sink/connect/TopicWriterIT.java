@@ -14,6 +14,7 @@ import io.trellara.sink.target.CraftedRecords;
 import io.trellara.sink.target.Transfers;
 import io.trellara.testplatform.ConnectorConfigs;
 import io.trellara.testplatform.ConnectorStatus;
+import io.trellara.testplatform.EitherPlatform;
 import io.trellara.testplatform.PostgresDatabase;
 import io.trellara.testplatform.TestScope;
 import java.nio.charset.StandardCharsets;
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.Test;
  * checksums and fresh identities, but records the sink must not obey. Each is refused by name (or, for DDL text,
  * never run) and nothing of its transaction reaches the target.
  */
+@EitherPlatform
 class TopicWriterIT {
     static final int ACCOUNTS = 10;
 

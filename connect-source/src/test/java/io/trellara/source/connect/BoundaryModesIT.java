@@ -13,6 +13,7 @@ import io.trellara.protocol.v1.PartitionChunk;
 import io.trellara.protocol.v1.TransactionCommitMarker;
 import io.trellara.protocol.v1.TransactionManifest;
 import io.trellara.protocol.validation.BarrierVerifier;
+import io.trellara.testplatform.EitherPlatform;
 import io.trellara.testplatform.KafkaRecord;
 import io.trellara.testplatform.PostgresDatabase;
 import io.trellara.testplatform.TestScope;
@@ -28,6 +29,7 @@ import javax.management.ObjectName;
 import org.junit.jupiter.api.Test;
 
 /** Strict chunked and partitioned publication from a real PostgreSQL through a real worker. */
+@EitherPlatform
 class BoundaryModesIT {
     static final TrellaraStack STACK = SourceConnectorIT.STACK;
     static final Duration WAIT = Duration.ofSeconds(90);

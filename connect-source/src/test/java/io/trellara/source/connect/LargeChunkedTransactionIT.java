@@ -9,6 +9,7 @@ import io.trellara.protocol.v1.PartitionChunk;
 import io.trellara.protocol.v1.TransactionCommitMarker;
 import io.trellara.protocol.v1.TransactionManifest;
 import io.trellara.protocol.validation.BarrierVerifier;
+import io.trellara.testplatform.EitherPlatform;
 import io.trellara.testplatform.KafkaRecord;
 import io.trellara.testplatform.PostgresDatabase;
 import io.trellara.testplatform.TestScope;
@@ -35,6 +36,7 @@ import org.slf4j.LoggerFactory;
  * broker and the Connect worker share it). {@code -Dtrellara.source.large.rows} sets the row count (100,000 by
  * default so the suite stays quick; the benchmark figure uses 300,000).
  */
+@EitherPlatform
 class LargeChunkedTransactionIT {
     private static final Logger LOG = LoggerFactory.getLogger(LargeChunkedTransactionIT.class);
     static final TrellaraStack STACK = SourceConnectorIT.STACK;

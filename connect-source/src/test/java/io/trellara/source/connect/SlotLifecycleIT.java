@@ -5,9 +5,10 @@ import static org.awaitility.Awaitility.await;
 
 import io.trellara.protocol.Lsn;
 import io.trellara.testplatform.ConnectorConfigs;
+import io.trellara.testplatform.EitherPlatform;
 import io.trellara.testplatform.PostgresDatabase;
-import io.trellara.testplatform.PostgresServer;
 import io.trellara.testplatform.TestScope;
+import io.trellara.testplatform.TestServers;
 import io.trellara.testplatform.TrellaraStack;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
@@ -23,17 +24,18 @@ import org.junit.jupiter.api.Test;
  * without heartbeats), and slot.drop.on.stop when the connector is deleted. A server of its own, so no other
  * test's writes move pg_current_wal_lsn() while retained WAL is measured.
  */
+@EitherPlatform
 class SlotLifecycleIT {
     static final TrellaraStack STACK = TrellaraStack.get();
     static final Duration WAIT = Duration.ofSeconds(60);
     static final long ONE_MB = 1L << 20;
     static final Duration BUSY = Duration.ofSeconds(15);
     static final MBeanServer JMX = ManagementFactory.getPlatformMBeanServer();
-    static PostgresServer pg;
+    static TestServers.Postgres pg;
 
     @BeforeAll
     static void startOwnServer() {
-        pg = PostgresServer.builder().name("slot-lifecycle").build().start();
+        pg = TestServers.current().postgres("slot-lifecycle").start();
     }
 
     @AfterAll

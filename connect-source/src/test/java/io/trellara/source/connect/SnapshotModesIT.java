@@ -12,6 +12,7 @@ import io.trellara.protocol.codec.TrellaraCodec;
 import io.trellara.protocol.v1.PartitionChunk;
 import io.trellara.protocol.v1.TransactionCommitMarker;
 import io.trellara.protocol.v1.TransactionEnvelope;
+import io.trellara.testplatform.EitherPlatform;
 import io.trellara.testplatform.KafkaRecord;
 import io.trellara.testplatform.PostgresDatabase;
 import io.trellara.testplatform.TestScope;
@@ -22,6 +23,7 @@ import javax.management.ObjectName;
 import org.junit.jupiter.api.Test;
 
 /** What each snapshot.mode publishes for a table that already holds rows, read back from the strict topic. */
+@EitherPlatform
 class SnapshotModesIT {
     static final String TABLE = "CREATE TABLE item (id int PRIMARY KEY, note text)";
     static final String SEED = "INSERT INTO item SELECT g, 'seed ' || g FROM generate_series(1, 25000) g";

@@ -14,6 +14,7 @@ import io.trellara.protocol.v1.Operation;
 import io.trellara.protocol.v1.TransactionEnvelope;
 import io.trellara.testplatform.ConnectRestClient;
 import io.trellara.testplatform.ConnectorConfigs;
+import io.trellara.testplatform.EitherPlatform;
 import io.trellara.testplatform.KafkaRecord;
 import io.trellara.testplatform.PostgresDatabase;
 import io.trellara.testplatform.TestScope;
@@ -27,6 +28,7 @@ import javax.management.ObjectName;
 import org.junit.jupiter.api.Test;
 
 /** The source connector deployed by POSTing JSON to a real worker, against a real PostgreSQL and broker. */
+@EitherPlatform
 class SourceConnectorIT {
     static final TrellaraStack STACK = TrellaraStack.get();
     static final Duration WAIT = Duration.ofSeconds(90);

@@ -6,9 +6,10 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.trellara.testplatform.ConnectorConfigs;
 import io.trellara.testplatform.ConnectorStatus;
+import io.trellara.testplatform.EitherPlatform;
 import io.trellara.testplatform.PostgresDatabase;
-import io.trellara.testplatform.PostgresServer;
 import io.trellara.testplatform.TestScope;
+import io.trellara.testplatform.TestServers;
 import io.trellara.testplatform.TrellaraStack;
 import java.time.Duration;
 import java.util.HashMap;
@@ -24,16 +25,17 @@ import org.junit.jupiter.api.Test;
  * starts at the slot's position on the new server and captures its transactions. Both servers are this test's
  * own (the worker and broker are the shared ones).
  */
+@EitherPlatform
 class SourceNewServerIT {
     static final TrellaraStack STACK = TrellaraStack.get();
     static final Duration WAIT = Duration.ofSeconds(120);
-    static PostgresServer first;
-    static PostgresServer second;
+    static TestServers.Postgres first;
+    static TestServers.Postgres second;
 
     @BeforeAll
     static void startOwnServers() {
-        first = PostgresServer.builder().name("history-a").build().start();
-        second = PostgresServer.builder().name("history-b").build().start();
+        first = TestServers.current().postgres("history-a").start();
+        second = TestServers.current().postgres("history-b").start();
     }
 
     @AfterAll

@@ -6,9 +6,10 @@ import static org.awaitility.Awaitility.await;
 import io.trellara.protocol.Lsn;
 import io.trellara.protocol.codec.TrellaraCodec;
 import io.trellara.testplatform.ConnectorConfigs;
+import io.trellara.testplatform.EitherPlatform;
 import io.trellara.testplatform.PostgresDatabase;
-import io.trellara.testplatform.PostgresServer;
 import io.trellara.testplatform.TestScope;
+import io.trellara.testplatform.TestServers;
 import io.trellara.testplatform.TrellaraStack;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
@@ -37,14 +38,15 @@ import org.junit.jupiter.api.Test;
  * own (the worker and broker are the shared ones). What PostgreSQL committed is read from a witness slot
  * (pgoutput, the same publication) created before the workload: the commit LSN of every 'C' message.
  */
+@EitherPlatform
 class SourceReconnectIT {
     static final TrellaraStack STACK = TrellaraStack.get();
     static final Duration WAIT = Duration.ofSeconds(120);
-    static PostgresServer pg;
+    static TestServers.Postgres pg;
 
     @BeforeAll
     static void startOwnServer() {
-        pg = PostgresServer.builder().name("reconnect").build().start();
+        pg = TestServers.current().postgres("reconnect").start();
     }
 
     @AfterAll

@@ -4,8 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.trellara.source.capture.CapturedTables;
+import io.trellara.testplatform.EitherPlatform;
 import io.trellara.testplatform.PostgresDatabase;
-import io.trellara.testplatform.PostgresServer;
+import io.trellara.testplatform.TestServers;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,15 +21,16 @@ import org.junit.jupiter.api.io.TempDir;
  * is active" retry): after a clean stop, and after a stop whose replication connection lost every packet (a
  * dropped flow: the walsender would otherwise hold the slot until wal_sender_timeout, 60 s here).
  */
+@EitherPlatform
 class SlotReleaseIT {
-    static PostgresServer pg;
+    static TestServers.Postgres pg;
     static PostgresDatabase db;
     @TempDir
     Path spill;
 
     @BeforeAll
     static void start() {
-        pg = PostgresServer.builder().name("slot-release").build().start();
+        pg = TestServers.current().postgres("slot-release").start();
         db = pg.createDatabase("release");
         db.execute("CREATE TABLE t (id int PRIMARY KEY, v text)", "CREATE PUBLICATION pub FOR TABLE t");
     }
@@ -41,7 +43,7 @@ class SlotReleaseIT {
     }
 
     private SourceSettings settings(String slot, int port) {
-        PgEndpoint endpoint = new PgEndpoint("127.0.0.1", port, db.name(), pg.user(), pg.password(), "disable", "",
+        PgEndpoint endpoint = new PgEndpoint(pg.host(), port, db.name(), pg.user(), pg.password(), "disable", "",
                 "", "", "");
         return new SourceSettings(endpoint, "src", "db", "flow", slot, "pub", false, List.of(), 2, true, 200,
                 60_000, 0, false, false, spill, 1 << 20, 1 << 20, 16, 1 << 20, BoundarySettings.strict(),
@@ -65,7 +67,7 @@ class SlotReleaseIT {
     @Test
     void aStopWhoseConnectionLostEveryPacketStillReleasesTheSlot() throws Exception {
         db.execute("SELECT pg_create_logical_replication_slot('lost', 'pgoutput')");
-        try (BlackholeProxy proxy = new BlackholeProxy("127.0.0.1", pg.port())) {
+        try (BlackholeProxy proxy = new BlackholeProxy(pg.host(), pg.port())) {
             CaptureEngine first = started(settings("lost", proxy.port()));
             streams(first, 11);
             proxy.blackholeExisting();

@@ -3,8 +3,9 @@ package io.trellara.source.snapshot;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.trellara.source.engine.PgEndpoint;
+import io.trellara.testplatform.EitherPlatform;
 import io.trellara.testplatform.PostgresDatabase;
-import io.trellara.testplatform.PostgresServer;
+import io.trellara.testplatform.TestServers;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,8 +24,9 @@ import org.junit.jupiter.api.io.TempDir;
  * and contiguous (its Relation, then all its Inserts), the rows as of the exported snapshot and none committed
  * after it, the same rows either way, and no read-ahead file left behind.
  */
+@EitherPlatform
 class SnapshotReaderIT {
-    static PostgresServer pg;
+    static TestServers.Postgres pg;
     static PostgresDatabase db;
     /** Catalog order puts z_big last; largest-first reading (helpers present) puts it first. */
     static final Map<String, Integer> TABLES = new LinkedHashMap<>();
@@ -43,7 +45,7 @@ class SnapshotReaderIT {
 
     @BeforeAll
     static void start() {
-        pg = PostgresServer.builder().name("snapshot-reader").build().start();
+        pg = TestServers.current().postgres("snapshot-reader").start();
         db = pg.createDatabase("reader");
         List<String> sql = new ArrayList<>();
         for (Map.Entry<String, Integer> t : TABLES.entrySet()) {
@@ -64,7 +66,7 @@ class SnapshotReaderIT {
     }
 
     private PgEndpoint endpoint() {
-        return new PgEndpoint("127.0.0.1", pg.port(), db.name(), pg.user(), pg.password(), "disable", "", "", "", "");
+        return new PgEndpoint(pg.host(), pg.port(), db.name(), pg.user(), pg.password(), "disable", "", "", "", "");
     }
 
     /** Relation oids in the order published, and the Inserts of each (which must follow their Relation). */
