@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.trellara.testplatform.ConnectorStatus;
+import io.trellara.testplatform.EitherPlatform;
 import io.trellara.testplatform.PostgresDatabase;
 import io.trellara.testplatform.TestScope;
 import java.sql.Connection;
@@ -26,6 +27,7 @@ import org.slf4j.LoggerFactory;
  * fencing, the one to commit second met the other's row (SQLSTATE 23505) and its task FAILED; now the new owner's
  * claim fences the old one, which rolls back, and nothing fails, is lost or is applied twice.
  */
+@EitherPlatform
 class ZombieFencingIT {
     private static final Logger LOG = LoggerFactory.getLogger(ZombieFencingIT.class);
 
