@@ -145,10 +145,13 @@ final class StatusCommand implements Callable<Integer> {
         try (Connection target = StatusQueries.connect(targetJdbc, targetUser, targetPassword)) {
             List<Progress> progress = StatusQueries.progress(target);
             List<Applied> applied = StatusQueries.applied(target);
+            java.util.Map<String, String> owners = StatusQueries.owners(target);
             for (Progress p : progress) {
                 if (onlySinks == null || onlySinks.contains(p.sinkName())) {
+                    String owner = owners.get(p.sinkName() + '/' + p.topic() + '/' + p.partition());
                     out.println("  progress  sink=" + p.sinkName() + "  topic=" + p.topic() + "  partition="
-                            + p.partition() + "  next_offset=" + p.nextOffset() + "  updated_at=" + p.updatedAt());
+                            + p.partition() + "  next_offset=" + p.nextOffset() + "  updated_at=" + p.updatedAt()
+                            + (owner == null ? "" : "  owner=" + owner));
                 }
             }
             for (Applied a : applied) {

@@ -19,6 +19,8 @@ final class StatusQueries {
     static final String PROGRESS = """
             SELECT sink_name, topic, kafka_partition, next_offset, updated_at::text
               FROM trellara_sink.progress ORDER BY sink_name, topic, kafka_partition""";
+    static final String OWNERS = """
+            SELECT sink_name, topic, kafka_partition, owner, claimed_at::text FROM trellara_sink.partition_owners""";
     static final String APPLIED = """
             SELECT sink_name, source_id, count(*), max(commit_lsn)::text, max(commit_timestamp)::text,
                    max(applied_at)::text
@@ -102,6 +104,25 @@ final class StatusQueries {
         try (PreparedStatement ps = c.prepareStatement(PROGRESS); ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 out.add(new Progress(rs.getString(1), rs.getString(2), rs.getInt(3), rs.getLong(4), rs.getString(5)));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Which sink task owns each partition ({@code owner since claimed_at}), keyed {@code sink/topic/partition};
+     * empty for a target whose sink predates fencing (no table).
+     */
+    static java.util.Map<String, String> owners(Connection c) throws SQLException {
+        java.util.Map<String, String> out = new java.util.HashMap<>();
+        try (PreparedStatement ps = c.prepareStatement(OWNERS); ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                out.put(rs.getString(1) + '/' + rs.getString(2) + '/' + rs.getInt(3),
+                        rs.getString(4) + " since " + rs.getString(5));
+            }
+        } catch (SQLException e) {
+            if (!"42P01".equals(e.getSQLState())) {
+                throw e;
             }
         }
         return out;

@@ -58,6 +58,8 @@ class StatusCommandIT {
                             + "  wal_status=(reserved|extended)  safe_wal_bytes=unlimited")
                     .contains("  barrier  waiting_transactions=0  buffered_lanes=0")
                     .contains("  progress  sink=" + sink + "  topic=" + topic + "  partition=0  next_offset=3")
+                    .containsPattern("partition=0  next_offset=3  updated_at=[^ ]+ [^ ]+  owner=" + sink
+                            + " task 0 on \\d+@[^ ]+ \\([0-9a-f]{8}\\) since ")
                     .contains("  applied  sink=" + sink + "  source=" + scope.prefix() + "-src  transactions=3"
                             + "  newest_commit_lsn=" + newest)
                     .contains("summary  connectors=2  running=2  not_running=0");
