@@ -218,7 +218,9 @@ final class RowShape {
     }
 
     private static void checkValue(ColumnValue v, int position, RowLayout layout, String relation, String eventKey) {
-        if (v.getState() == ColumnState.COLUMN_STATE_VALUE && v.getText().isEmpty() && !v.getBinary().isEmpty()) {
+        // the bytes, not getText(): that would decode every value into a String the COPY path never needs
+        if (v.getState() == ColumnState.COLUMN_STATE_VALUE && v.getTextBytes().isEmpty()
+                && !v.getBinary().isEmpty()) {
             throw new ApplyException(ApplyException.Reason.UNSUPPORTED_CHANGE, relation, eventKey,
                     "column \"" + layout.names[position] + "\" carries only a binary value; the sink applies the"
                             + " text form");
