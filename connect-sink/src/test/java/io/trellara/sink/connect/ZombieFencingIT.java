@@ -15,9 +15,11 @@ import io.trellara.testplatform.TestScope;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,19 +33,35 @@ import org.slf4j.LoggerFactory;
 class ZombieFencingIT {
     private static final Logger LOG = LoggerFactory.getLogger(ZombieFencingIT.class);
 
-    @Test
-    void aTaskThatOutlivedItsPollIntervalIsFencedAndNothingFails() throws Exception {
+    /**
+     * Strict: two sink tasks over the one strict partition. Partitioned: three tasks over the strict partition and 4
+     * lanes; the stuck task applies a barrier, and the new owner of the strict partition takes its lanes too.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"strict", "partitioned"})
+    void aTaskThatOutlivedItsPollIntervalIsFencedAndNothingFails(String mode) throws Exception {
         try (TestScope scope = STACK.newScope("zombie")) {
             PostgresDatabase src = scope.sourceDatabase();
             PostgresDatabase dst = scope.targetDatabase();
             schema(src, dst, "CREATE TABLE t (id int PRIMARY KEY, v text)");
             String strict = scope.createTopic("strict", 1);
-            deploySource(scope, src, strict, "public.t", Map.of("snapshot.mode", "never"));
-            String sink = deploySink(scope, "sink", dst, strict, Map.of("tasks.max", "2",
+            Map<String, String> sourceExtra = new HashMap<>(Map.of("snapshot.mode", "never"));
+            Map<String, String> sinkExtra = new HashMap<>(Map.of("tasks.max", "2",
                     "consumer.override.max.poll.interval.ms", "8000",
                     "consumer.override.session.timeout.ms", "6000",
                     "consumer.override.heartbeat.interval.ms", "2000"));
-            STACK.rest().awaitRunning(sink, 2, WAIT);
+            String topics = strict;
+            if (mode.equals("partitioned")) {
+                String lanes = scope.createTopic("lanes", 4);
+                sourceExtra.putAll(Map.of("dataset.mode", "partitioned_scale_mode", "topic.partitioned", lanes,
+                        "dataset.partitioned.partition_count", "4"));
+                sinkExtra.put("tasks.max", "3");
+                topics = strict + "," + lanes;
+            }
+            int tasks = Integer.parseInt(sinkExtra.get("tasks.max"));
+            deploySource(scope, src, strict, "public.t", sourceExtra);
+            String sink = deploySink(scope, "sink", dst, topics, sinkExtra);
+            STACK.rest().awaitRunning(sink, tasks, WAIT);
             src.execute("INSERT INTO t VALUES (1, 'before')");
             await().atMost(WAIT).until(() -> dst.queryLong("SELECT count(*) FROM t") == 1);
             String first = owner(dst, strict);
@@ -62,12 +80,13 @@ class ZombieFencingIT {
                 released = System.nanoTime();
             }
             await().atMost(WAIT).until(() -> dst.queryLong("SELECT count(*) FROM t") == 2);
-            LOG.info("lock released -> the stuck transaction visible: {} ms", (System.nanoTime() - released) / 1_000_000);
+            LOG.info("{}: lock released -> the stuck transaction visible: {} ms", mode,
+                    (System.nanoTime() - released) / 1_000_000);
             src.execute("INSERT INTO t VALUES (3, 'after')");
             await().atMost(WAIT).until(() -> dst.queryLong("SELECT count(*) FROM t") == 3);
 
             ConnectorStatus status = STACK.rest().status(sink);
-            assertThat(status.tasks()).as(status.firstTrace()).hasSize(2)
+            assertThat(status.tasks()).as(status.firstTrace()).hasSize(tasks)
                     .allSatisfy(t -> assertThat(t.state()).isEqualTo("RUNNING"));
             assertThat(dst.query("SELECT id, v FROM t ORDER BY id")).containsExactly(List.of(1, "before"),
                     List.of(2, "while stuck"), List.of(3, "after"));
