@@ -2,9 +2,11 @@ package io.trellara.sink.engine;
 
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,7 +45,13 @@ public final class SinkEngine implements AutoCloseable {
     private final FlushedPositions flushed = new FlushedPositions();
     /** Partitions sought to their recorded progress whose first record has not arrived yet: where it must be. */
     private final Map<TopicPartitionKey, Long> expectedFirst = new HashMap<>();
-    /** Since when another task owns what this task applied (0: not fenced), and the refusal that said so. */
+    /**
+     * Partitions another task has claimed while this one applied them (dropped and paused here until Kafka revokes
+     * or assigns them again), since when, and the refusal that said so.
+     */
+    private final Set<TopicPartitionKey> fenced = new LinkedHashSet<>();
+    /** Partitions paused for fencing: resumed when Kafka assigns them to this task again (Connect keeps the pause). */
+    private final Set<TopicPartitionKey> fencePaused = new LinkedHashSet<>();
     private long fencedSinceNanos;
     private ApplyException fenceCause;
 
@@ -58,14 +66,24 @@ public final class SinkEngine implements AutoCloseable {
      * Progress lives in the target: every assigned partition is claimed there for this task (fencing an earlier
      * owner) and resumes at the position recorded there.
      */
-    public void open(Collection<TopicPartitionKey> partitions) {
-        Map<TopicPartitionKey, Long> positions = target.claim(List.copyOf(partitions));
-        if (fencedSinceNanos != 0) {
-            LOG.info("Sink {}: Kafka assigned {} to this task again; it owns them again and resumes", sinkName,
-                    partitions);
-            fencedSinceNanos = 0;
-            resume(List.copyOf(partitions));
+    public void open(Collection<TopicPartitionKey> assigned) {
+        Collection<TopicPartitionKey> partitions = assigned;
+        if (!fenced.isEmpty()) {
+            // a rebalance: the fenced partitions still assigned (a cooperative assignor keeps them without opening
+            // them again) are claimed back with the new ones and read again from the target's progress
+            Set<TopicPartitionKey> all = new LinkedHashSet<>(fenced);
+            all.retainAll(new LinkedHashSet<>(consumer.assignment()));
+            all.addAll(assigned);
+            partitions = List.copyOf(all);
+            fenced.clear();
         }
+        List<TopicPartitionKey> paused = partitions.stream().filter(fencePaused::remove).toList();
+        if (!paused.isEmpty()) {
+            LOG.info("Sink {}: Kafka assigned {} to this task again after another task claimed them; it claims them"
+                    + " back and resumes", sinkName, paused);
+            resume(paused);
+        }
+        Map<TopicPartitionKey, Long> positions = target.claim(List.copyOf(partitions));
         for (TopicPartitionKey tp : partitions) {
             Long next = positions.get(tp);
             if (next != null) {
@@ -89,6 +107,9 @@ public final class SinkEngine implements AutoCloseable {
     /** Revoked partitions: what was queued for them is read again by their next owner from the target's progress. */
     public void close(Collection<TopicPartitionKey> partitions) {
         partitions.forEach(expectedFirst::remove);
+        if (!fenced.isEmpty() && fenced.removeAll(partitions) && fenced.isEmpty()) {
+            LOG.info("Sink {}: Kafka revoked the partitions another task had claimed from this one", sinkName);
+        }
         flow.revoked(partitions);
         pipeline.close(partitions);
         flushed.clear();
@@ -99,7 +120,7 @@ public final class SinkEngine implements AutoCloseable {
      * ({@link ApplyPipeline#accept}); what precedes its cause is applied first.
      */
     public void put(List<ApplyPipeline.Input> inputs) {
-        if (fencedSinceNanos != 0) {
+        if (!fenced.isEmpty()) {
             waitFenced();
             return; // fetched before the pause: nothing of it is taken (nor its offsets committed)
         }
@@ -215,8 +236,9 @@ public final class SinkEngine implements AutoCloseable {
                 + " again (at most {} s, retry.max.duration.ms)", sinkName, e.getMessage(),
                 target.options().maxRetryDuration().toSeconds());
         fenceCause = e;
-        fencedSinceNanos = Math.max(1, System.nanoTime());
+        fencedSinceNanos = System.nanoTime();
         List<TopicPartitionKey> partitions = List.copyOf(consumer.assignment());
+        fenced.addAll(partitions);
         flow.revoked(partitions);
         pipeline.close(partitions);
         pipeline.open(partitions);
@@ -224,6 +246,7 @@ public final class SinkEngine implements AutoCloseable {
         partitions.forEach(expectedFirst::remove);
         if (!partitions.isEmpty()) {
             consumer.pause(partitions);
+            fencePaused.addAll(partitions);
         }
         consumer.callAgainWithin(FENCED_RECHECK_MILLIS);
     }

@@ -190,4 +190,32 @@ class SinkEngineTest {
                 .hasMessageContaining("second deployment of sink fake").hasMessageContaining("task other claimed");
         assertThat(target.committedLsns()).isEmpty();
     }
+
+    @Test
+    void aFencedTaskWhosePartitionsKafkaRevokedIsNoLongerFencedAndNeverFailsForIt() throws InterruptedException {
+        target.retryFor(java.time.Duration.ZERO);
+        assign(STRICT);
+        target.fenceOnce();
+        engine.put(List.of(at(0, opens(0x100, 1))));
+        consumer.assigned.remove(STRICT);
+        engine.close(List.of(STRICT)); // the rebalance gave it to the task that claimed it
+        Thread.sleep(5);
+        engine.put(List.of()); // past the retry time: nothing is fenced any more, nothing fails
+        assertThat(target.committedLsns()).isEmpty();
+    }
+
+    @Test
+    void aCooperativeRebalanceClaimsBackTheFencedPartitionsItKeptWithTheNewOnes() {
+        TopicPartitionKey other = new TopicPartitionKey(Feed.STRICT, 1);
+        assign(STRICT);
+        engine.put(List.of(at(0, opens(0x100, 1))));
+        target.fenceOnce();
+        engine.put(List.of(at(1, opens(0x200, 2))));
+        assertThat(consumer.paused).containsExactly(STRICT);
+        assign(other); // STRICT kept without being opened again
+        assertThat(consumer.paused).isEmpty();
+        assertThat(consumer.seeks).containsEntry(STRICT, 1L).containsEntry(other, 0L);
+        engine.put(List.of(at(1, opens(0x200, 2))));
+        assertThat(target.committedLsns()).containsExactly("0/100", "0/200");
+    }
 }
