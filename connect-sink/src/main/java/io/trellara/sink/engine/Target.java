@@ -68,7 +68,7 @@ public interface Target extends AutoCloseable {
      */
     Map<TopicPartitionKey, Long> claim(List<TopicPartitionKey> partitions);
 
-    /** The claims other tasks hold on any of {@code partitions}, described for a message (none: this task owns them). */
+    /** The claims other tasks hold on any of {@code partitions}, for a message (none: this task owns them all). */
     List<String> claimsByOthers(Collection<TopicPartitionKey> partitions);
 
     /** The progress the target records for this sink, per input partition. */

@@ -198,11 +198,13 @@ public final class CheckpointStore {
             SELECT v, (SELECT pg_catalog.count(*) FROM fence WHERE owner IS DISTINCT FROM ?) FROM cfg""".formatted(
             ROW_IDENTITY_VERSION);
 
-    /** The owner rows of some partitions, locked: a claim waits here for the previous owner's commit to end. */
-    private static final String LOCK_OWNERS = """
+    /** The owner rows of some partitions. */
+    private static final String OWNERS = """
             SELECT o.topic, o.kafka_partition, o.owner, o.claimed_at::text FROM trellara_sink.partition_owners o
               JOIN unnest(?::text[], ?::int[]) AS f(tp, p) ON o.topic = f.tp AND o.kafka_partition = f.p
-             WHERE o.sink_name = ? ORDER BY o.topic, o.kafka_partition FOR UPDATE OF o""";
+             WHERE o.sink_name = ? ORDER BY o.topic, o.kafka_partition""";
+    /** ... locked: a claim waits here for the previous owner's commit in progress to end. */
+    private static final String LOCK_OWNERS = OWNERS + " FOR UPDATE OF o";
 
     private static final String CLAIM = """
             INSERT INTO trellara_sink.partition_owners (sink_name, topic, kafka_partition, owner)
@@ -455,7 +457,7 @@ public final class CheckpointStore {
 
     private static Map<TopicPartitionKey, Owner> owners(TargetSession session, String sinkName, String[] topics,
                                                         Integer[] partitions, boolean lock) throws SQLException {
-        PreparedStatement ps = session.prepare(lock ? LOCK_OWNERS : LOCK_OWNERS.replace(" FOR UPDATE OF o", ""));
+        PreparedStatement ps = session.prepare(lock ? LOCK_OWNERS : OWNERS);
         ps.setArray(1, session.connection.createArrayOf("text", topics));
         ps.setArray(2, session.connection.createArrayOf("int4", partitions));
         ps.setString(3, sinkName);

@@ -560,7 +560,7 @@ public final class TransactionApplier implements Target {
                 }
             }
             return new RetryingExecutor.Done<>(out, Set.of(), () -> previous.forEach(o -> LOG.info(
-                    "Sink {} task {} took over {} (previous owner {} since {})", options.sinkName(), owner,
+                    "Sink {}: {} took over {} (previous owner {} since {})", options.sinkName(), owner,
                     o.partition(), o.owner(), o.claimedAt())));
         });
     }
