@@ -198,19 +198,6 @@ public final class CheckpointStore {
             SELECT v, (SELECT pg_catalog.count(*) FROM fence WHERE owner IS DISTINCT FROM ?) FROM cfg""".formatted(
             ROW_IDENTITY_VERSION);
 
-    /** The owner rows of some partitions. */
-    private static final String OWNERS = """
-            SELECT o.topic, o.kafka_partition, o.owner, o.claimed_at::text FROM trellara_sink.partition_owners o
-              JOIN unnest(?::text[], ?::int[]) AS f(tp, p) ON o.topic = f.tp AND o.kafka_partition = f.p
-             WHERE o.sink_name = ? ORDER BY o.topic, o.kafka_partition""";
-    /** ... locked: a claim waits here for the previous owner's commit in progress to end. */
-    private static final String LOCK_OWNERS = OWNERS + " FOR UPDATE OF o";
-
-    private static final String CLAIM = """
-            INSERT INTO trellara_sink.partition_owners (sink_name, topic, kafka_partition, owner)
-            SELECT ?, tp, p, ? FROM unnest(?::text[], ?::int[]) AS u(tp, p)
-            ON CONFLICT (sink_name, topic, kafka_partition)
-            DO UPDATE SET owner = EXCLUDED.owner, claimed_at = pg_catalog.now()""";
 
     private final ConnectionFactory connections;
 
@@ -419,76 +406,7 @@ public final class CheckpointStore {
             throw e;
         }
         if (fenced > 0) {
-            throw fenced(session, sinkName, owner, topics, partitions);
+            throw PartitionOwners.fenced(session, sinkName, owner, topics, partitions);
         }
-    }
-
-    /** The claims of others than {@code owner} on {@code partitions}. */
-    static List<String> claimsByOthers(TargetSession session, String sinkName, String owner,
-                                       List<TopicPartitionKey> partitions) throws SQLException {
-        String[] topics = partitions.stream().map(TopicPartitionKey::topic).toArray(String[]::new);
-        Integer[] numbers = partitions.stream().map(TopicPartitionKey::partition).toArray(Integer[]::new);
-        return owners(session, sinkName, topics, numbers, false).values().stream()
-                .filter(o -> !o.owner().equals(owner)).map(Owner::toString).sorted().toList();
-    }
-
-    /** Who holds the partitions this task wrote progress for but no longer owns. */
-    private static ApplyException fenced(TargetSession session, String sinkName, String owner, String[] topics,
-                                         Integer[] partitions) throws SQLException {
-        StringBuilder others = new StringBuilder();
-        for (Owner o : owners(session, sinkName, topics, partitions, false).values()) {
-            if (!o.owner().equals(owner)) {
-                others.append(others.length() == 0 ? "" : "; ").append(o);
-            }
-        }
-        return new ApplyException(ApplyException.Reason.FENCED, null, session.eventKey, null, owner
-                + " no longer owns the partition(s) it applied: " + others + ". Another task took"
-                + " them over (Kafka assigned them elsewhere while this task was busy, or a second deployment of this"
-                + " sink writes the same target); nothing of this target transaction was committed", null);
-    }
-
-    /** The claim of one partition: who holds it, since when. */
-    record Owner(TopicPartitionKey partition, String owner, String claimedAt) {
-        @Override
-        public String toString() {
-            return partition + " claimed by " + owner + " at " + claimedAt;
-        }
-    }
-
-    private static Map<TopicPartitionKey, Owner> owners(TargetSession session, String sinkName, String[] topics,
-                                                        Integer[] partitions, boolean lock) throws SQLException {
-        PreparedStatement ps = session.prepare(lock ? LOCK_OWNERS : OWNERS);
-        ps.setArray(1, session.connection.createArrayOf("text", topics));
-        ps.setArray(2, session.connection.createArrayOf("int4", partitions));
-        ps.setString(3, sinkName);
-        Map<TopicPartitionKey, Owner> out = new HashMap<>();
-        try (ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-                TopicPartitionKey k = new TopicPartitionKey(rs.getString(1), rs.getInt(2));
-                out.put(k, new Owner(k, rs.getString(3), rs.getString(4)));
-            }
-        }
-        return out;
-    }
-
-    /**
-     * Makes {@code owner} the owner of {@code partitions} (one task of {@code sinkName} at a time), in the caller's
-     * open transaction, and returns the earlier claims by others. It waits while a transaction of the previous
-     * owner that writes their progress is still open, so the progress read after it (in a later statement) holds
-     * everything that owner committed; from then on that owner's commits into them are refused ({@link #record}).
-     */
-    static List<Owner> claim(TargetSession session, String sinkName, String owner,
-                             List<TopicPartitionKey> partitions) throws SQLException {
-        String[] topics = partitions.stream().map(TopicPartitionKey::topic).toArray(String[]::new);
-        Integer[] numbers = partitions.stream().map(TopicPartitionKey::partition).toArray(Integer[]::new);
-        List<Owner> previous = owners(session, sinkName, topics, numbers, true).values().stream()
-                .filter(o -> !o.owner().equals(owner)).toList();
-        PreparedStatement ps = session.prepare(CLAIM);
-        ps.setString(1, sinkName);
-        ps.setString(2, owner);
-        ps.setArray(3, session.connection.createArrayOf("text", topics));
-        ps.setArray(4, session.connection.createArrayOf("int4", numbers));
-        ps.executeUpdate();
-        return previous;
     }
 }

@@ -531,7 +531,7 @@ public final class TransactionApplier implements Target {
     // ---- what the task needs ----------------------------------------------------------------------------
 
     /**
-     * Claims {@code partitions} for this task ({@link CheckpointStore#claim}) and returns the progress recorded for
+     * Claims {@code partitions} for this task ({@link PartitionOwners}) and returns the progress recorded for
      * them, read after the previous owner's last commit: one target transaction.
      */
     @Override
@@ -539,33 +539,9 @@ public final class TransactionApplier implements Target {
         if (partitions.isEmpty()) {
             return Map.of();
         }
-        return executor.run("the claim of " + partitions + " by sink " + options.sinkName(), (s, a) -> {
-            List<CheckpointStore.Owner> previous;
-            try (java.sql.Statement st = s.connection.createStatement()) {
-                st.execute("SET LOCAL lock_timeout = '" + CLAIM_LOCK_TIMEOUT_MILLIS + "ms'");
-                previous = CheckpointStore.claim(s, options.sinkName(), owner, partitions);
-            } catch (SQLException e) {
-                if (!"55P03".equals(e.getSQLState())) {
-                    throw e;
-                }
-                // the previous owner is inside a commit into these partitions (or hangs there): retried
-                throw new SQLException("a transaction of the previous owner of " + partitions + " still holds their"
-                        + " progress after " + CLAIM_LOCK_TIMEOUT_MILLIS + " ms: " + e.getMessage(), "40001", e);
-            }
-            Map<TopicPartitionKey, Long> all = CheckpointStore.positions(s.connection, options.sinkName());
-            Map<TopicPartitionKey, Long> out = new LinkedHashMap<>();
-            for (TopicPartitionKey p : partitions) {
-                if (all.containsKey(p)) {
-                    out.put(p, all.get(p));
-                }
-            }
-            return new RetryingExecutor.Done<>(out, Set.of(), () -> previous.forEach(o -> LOG.info(
-                    "Sink {}: {} took over {} (previous owner {} since {})", options.sinkName(), owner,
-                    o.partition(), o.owner(), o.claimedAt())));
-        });
+        return executor.run("the claim of " + partitions + " by sink " + options.sinkName(),
+                (s, a) -> PartitionOwners.claimAndRead(s, options.sinkName(), owner, partitions));
     }
-
-    private static final long CLAIM_LOCK_TIMEOUT_MILLIS = 10_000;
 
     @Override
     public List<String> claimsByOthers(java.util.Collection<TopicPartitionKey> partitions) {
@@ -573,7 +549,7 @@ public final class TransactionApplier implements Target {
             return List.of();
         }
         return executor.run("the owners of " + partitions, (s, a) -> RetryingExecutor.Done.of(
-                CheckpointStore.claimsByOthers(s, options.sinkName(), owner, List.copyOf(partitions))));
+                PartitionOwners.claimsByOthers(s, options.sinkName(), owner, List.copyOf(partitions))));
     }
 
     /** The progress the target records for this sink (read again after {@link TargetProgressLost}). */
