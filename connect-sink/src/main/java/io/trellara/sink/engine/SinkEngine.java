@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,9 +54,17 @@ public final class SinkEngine implements AutoCloseable {
     /** Partitions paused for fencing: resumed when Kafka assigns them to this task again (Connect keeps the pause). */
     private final Set<TopicPartitionKey> fencePaused = new LinkedHashSet<>();
     private long fencedSinceNanos;
+    private final LongSupplier nanoClock;
     private ApplyException fenceCause;
 
     public SinkEngine(String sinkName, Target target, ApplyPipeline pipeline, Consumer consumer) {
+        this(sinkName, target, pipeline, consumer, System::nanoTime);
+    }
+
+    /** With a clock for how long a fenced task waits for Kafka to move its partitions (tests advance it). */
+    public SinkEngine(String sinkName, Target target, ApplyPipeline pipeline, Consumer consumer,
+                      LongSupplier nanoClock) {
+        this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
         this.sinkName = Objects.requireNonNull(sinkName, "sinkName");
         this.target = Objects.requireNonNull(target, "target");
         this.pipeline = Objects.requireNonNull(pipeline, "pipeline");
@@ -236,7 +245,7 @@ public final class SinkEngine implements AutoCloseable {
                 + " again (at most {} s, retry.max.duration.ms)", sinkName, e.getMessage(),
                 target.options().maxRetryDuration().toSeconds());
         fenceCause = e;
-        fencedSinceNanos = System.nanoTime();
+        fencedSinceNanos = nanoClock.getAsLong();
         List<TopicPartitionKey> partitions = List.copyOf(consumer.assignment());
         fenced.addAll(partitions);
         flow.revoked(partitions);
@@ -279,7 +288,7 @@ public final class SinkEngine implements AutoCloseable {
      * two deployments share this sink's name and target, and the task stops, naming the other owner.
      */
     private void waitFenced() {
-        long waitedMillis = (System.nanoTime() - fencedSinceNanos) / 1_000_000L;
+        long waitedMillis = (nanoClock.getAsLong() - fencedSinceNanos) / 1_000_000L;
         if (waitedMillis > target.options().maxRetryDuration().toMillis()) {
             throw new ApplyException(ApplyException.Reason.FENCED, null, fenceCause.eventKey(), null, "still fenced "
                     + waitedMillis + " ms after another task claimed this task's partitions, and Kafka has not"

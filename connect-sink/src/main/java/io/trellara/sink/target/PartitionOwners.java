@@ -41,6 +41,12 @@ final class PartitionOwners {
     private PartitionOwners() {
     }
 
+    /** {@code who} (e.g. "my-sink task 0") on this worker process, with a random suffix unique per task start. */
+    static String ownerName(String who) {
+        return who + " on " + java.lang.management.ManagementFactory.getRuntimeMXBean().getName() + " ("
+                + java.util.UUID.randomUUID().toString().substring(0, 8) + ")";
+    }
+
     /**
      * The claim's unit of work: {@link #claim} (waiting at most {@value #LOCK_TIMEOUT_MILLIS} ms for a commit of the
      * previous owner in progress; longer is retried as a serialization failure), then the progress recorded for

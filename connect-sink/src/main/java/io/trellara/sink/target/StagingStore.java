@@ -1,6 +1,8 @@
 package io.trellara.sink.target;
 
 import io.trellara.sink.engine.BarrierState;
+import io.trellara.sink.engine.FlowKey;
+import io.trellara.sink.engine.SourceTransaction;
 import io.trellara.sink.engine.StagedChunk;
 import io.trellara.protocol.Lsn;
 import io.trellara.protocol.v1.ManifestBoundaryMode;
@@ -13,6 +15,7 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -32,6 +35,7 @@ import java.util.TreeMap;
  * </ul>
  */
 final class StagingStore {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(StagingStore.class);
     private static final String STAGE = """
             INSERT INTO trellara_sink.staged_chunks (sink_name, source_id, commit_lsn, transaction_id, partition_id,
                 chunk_sequence, checksum, database_id, dataset_id, boundary_mode, event_count, first_total_order,
@@ -226,6 +230,28 @@ final class StagingStore {
     /** Deletes the dataset's staged chunks up to the commit LSN of {@code m}; returns the rows deleted. */
     static int sweep(TargetSession s, String sinkName, TransactionManifest m) throws SQLException {
         return sweep(s, sinkName, m.getSourceId(), m.getDatasetId(), m.getSourceCommitLsn());
+    }
+
+    /**
+     * A transaction of {@code group} reassembled from chunks in memory may have chunks of an earlier, partial
+     * publication staged (a source that crashed mid-publication, then published it again whole): swept with it,
+     * per flow up to its newest such commit, as a staged barrier's apply sweeps its own.
+     */
+    static void sweepEarlierPublications(TargetSession s, String sinkName, List<SourceTransaction> group)
+            throws SQLException {
+        Map<FlowKey.Flow, String> newest = new LinkedHashMap<>();
+        for (SourceTransaction t : group) {
+            if (t.fromChunks()) {
+                newest.put(t.flowKey().flow(), t.envelope().getCommitLsn()); // in commit order: the last is newest
+            }
+        }
+        for (Map.Entry<FlowKey.Flow, String> f : newest.entrySet()) {
+            int swept = sweep(s, sinkName, f.getKey().sourceId(), f.getKey().datasetId(), f.getValue());
+            if (swept > 0) {
+                LOG.info("Sink {} swept {} staged chunk(s) of an earlier publication of {}'s transactions up to {}",
+                        sinkName, swept, f.getKey().sourceId(), f.getValue());
+            }
+        }
     }
 
     /** Deletes the flow's staged chunks up to {@code commitLsn}; returns the rows deleted. */

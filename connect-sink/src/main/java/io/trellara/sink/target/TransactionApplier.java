@@ -37,7 +37,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.UUID;
 
 /**
  * Applies whole source transactions to the target PostgreSQL database. Consecutive transactions are grouped
@@ -66,7 +65,7 @@ public final class TransactionApplier implements Target {
     /** The session of the streamed barrier in progress (kept open across them); see {@link StreamedBarrier}. */
     private TargetSession streamSession;
     /** This task's name in {@code trellara_sink.partition_owners}; unique per task start. */
-    private String owner = "task ? (" + UUID.randomUUID() + ")";
+    private String owner = PartitionOwners.ownerName("task ?");
 
     /** Pauses between attempts; replaceable in tests. */
     @FunctionalInterface
@@ -111,8 +110,7 @@ public final class TransactionApplier implements Target {
      * a random suffix, so a restarted task fences its own earlier incarnation.
      */
     public TransactionApplier ownedBy(String who) {
-        owner = who + " on " + java.lang.management.ManagementFactory.getRuntimeMXBean().getName() + " ("
-                + UUID.randomUUID().toString().substring(0, 8) + ")";
+        owner = PartitionOwners.ownerName(who);
         return this;
     }
 
@@ -486,32 +484,10 @@ public final class TransactionApplier implements Target {
         }
         writer.flush();
         s.at(null, group.get(0).key().display());
-        sweepEarlierPublications(s, group);
+        StagingStore.sweepEarlierPublications(s, options.sinkName(), group);
         CheckpointStore.record(s, options.sinkName(), owner, records, positions, options.synchronousCommitOff());
         return new RetryingExecutor.Done<>(new GroupOutcome(applied, duplicates, positions, attempt.number()), toApply,
                 () -> publish(writer, applied.size(), duplicates.size()));
-    }
-
-    /**
-     * A transaction reassembled from chunks in memory may have chunks of an earlier, partial publication staged
-     * (a source that crashed mid-publication, then published it again whole): swept with it, per flow up to its
-     * newest such commit, as a staged barrier's apply sweeps its own.
-     */
-    private void sweepEarlierPublications(TargetSession s, List<SourceTransaction> group) throws SQLException {
-        Map<FlowKey.Flow, String> newest = new LinkedHashMap<>();
-        for (SourceTransaction t : group) {
-            if (t.fromChunks()) {
-                newest.put(t.flowKey().flow(), t.envelope().getCommitLsn()); // in commit order: the last is newest
-            }
-        }
-        for (Map.Entry<FlowKey.Flow, String> f : newest.entrySet()) {
-            int swept = StagingStore.sweep(s, options.sinkName(), f.getKey().sourceId(), f.getKey().datasetId(),
-                    f.getValue());
-            if (swept > 0) {
-                LOG.info("Sink {} swept {} staged chunk(s) of an earlier publication of {}'s transactions up to {}",
-                        options.sinkName(), swept, f.getKey().sourceId(), f.getValue());
-            }
-        }
     }
 
     private void publish(ChangeWriter w, int applied, int duplicates) {

@@ -65,8 +65,10 @@ class SinkEngineTest {
 
     private final InMemoryTarget target = new InMemoryTarget();
     private final Recorder consumer = new Recorder();
+    /** The engine's clock: tests move it past the retry time instead of sleeping. */
+    private final java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong();
     private final SinkEngine engine = new SinkEngine("fake", target,
-            new ApplyPipeline(target, null, 2, 64 << 20, 0), consumer);
+            new ApplyPipeline(target, null, 2, 64 << 20, 0), consumer, clock::get);
 
     private static TransactionEnvelope opens(long lsn, int id) {
         return tx(lsn).insert(ACCOUNTS, key("id", "integer", Integer.toString(id)), val("balance", "numeric", "1"))
@@ -178,12 +180,12 @@ class SinkEngineTest {
     }
 
     @Test
-    void aTaskStillFencedAfterTheRetryTimeStopsAndAsksAboutASecondDeployment() throws InterruptedException {
+    void aTaskStillFencedAfterTheRetryTimeStopsAndAsksAboutASecondDeployment() {
         target.retryFor(java.time.Duration.ZERO);
         assign(STRICT);
         target.fenceOnce();
         engine.put(List.of(at(0, opens(0x100, 1))));
-        Thread.sleep(5);
+        clock.addAndGet(1_000_000L); // 1 ms: past the retry time of zero
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> engine.put(List.of()))
                 .isInstanceOfSatisfying(ApplyException.class,
                         e -> assertThat(e.reason()).isEqualTo(ApplyException.Reason.FENCED))
@@ -192,14 +194,14 @@ class SinkEngineTest {
     }
 
     @Test
-    void aFencedTaskWhosePartitionsKafkaRevokedIsNoLongerFencedAndNeverFailsForIt() throws InterruptedException {
+    void aFencedTaskWhosePartitionsKafkaRevokedIsNoLongerFencedAndNeverFailsForIt() {
         target.retryFor(java.time.Duration.ZERO);
         assign(STRICT);
         target.fenceOnce();
         engine.put(List.of(at(0, opens(0x100, 1))));
         consumer.assigned.remove(STRICT);
         engine.close(List.of(STRICT)); // the rebalance gave it to the task that claimed it
-        Thread.sleep(5);
+        clock.addAndGet(1_000_000L); // 1 ms: past the retry time of zero
         engine.put(List.of()); // past the retry time: nothing is fenced any more, nothing fails
         assertThat(target.committedLsns()).isEmpty();
     }

@@ -146,13 +146,9 @@ class PartitionOwnershipTest {
         }
     }
 
-    private static void awaitLockWait() throws InterruptedException {
-        for (int i = 0; i < 300; i++) {
-            if (!pg.rows("SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock'").isEmpty()) {
-                return;
-            }
-            Thread.sleep(20);
-        }
-        throw new AssertionError("the claim never waited for the previous owner's transaction");
+    private static void awaitLockWait() {
+        org.awaitility.Awaitility.await("the claim waits for the previous owner's transaction")
+                .atMost(java.time.Duration.ofSeconds(6)).pollInterval(java.time.Duration.ofMillis(20))
+                .until(() -> !pg.rows("SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock'").isEmpty());
     }
 }
