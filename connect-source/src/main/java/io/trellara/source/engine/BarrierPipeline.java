@@ -3,6 +3,7 @@ package io.trellara.source.engine;
 import io.trellara.protocol.EventCounts;
 import io.trellara.protocol.EventKey;
 import io.trellara.protocol.ProtocolVersion;
+import io.trellara.protocol.Snapshots;
 import io.trellara.protocol.TransactionBoundaryKey;
 import io.trellara.protocol.boundary.BarrierPlanner;
 import io.trellara.protocol.v1.ChangeRecord;
@@ -35,12 +36,14 @@ public final class BarrierPipeline extends AssemblingPipeline {
     private final BoundarySettings boundary;
     private final Consumer<Outbound> out;
     private final OwnershipRouter router;
+    private final CaptureIdentity identity;
     private long sequence;
 
-    private BarrierPipeline(SourceSettings s, Consumer<Outbound> out) {
+    BarrierPipeline(SourceSettings s, Consumer<Outbound> out) {
         super(s);
         this.boundary = s.boundary();
         this.out = out;
+        this.identity = new CaptureIdentity(s.sourceId(), s.databaseId(), s.datasetId());
         this.router = boundary.partitioned() ? new OwnershipRouter(boundary.partitionCount(),
                 boundary.ownershipKeys(), boundary.nullKeyPolicy(), boundary.keyChangePolicy()) : null;
     }
@@ -54,30 +57,71 @@ public final class BarrierPipeline extends AssemblingPipeline {
         if (tx.eventCount() == 0) {
             return;
         }
-        long seq = ++sequence;
-        CaptureIdentity id = tx.identity();
-        TransactionBoundaryKey key = new TransactionBoundaryKey(id.sourceId(), id.databaseId(), tx.commitLsnText(),
-                tx.transactionId());
-        String mode = boundary.wireMode();
-        BarrierPlanner.TransactionHeader header = new BarrierPlanner.TransactionHeader(ProtocolVersion.CURRENT,
-                id.sourceId(), id.databaseId(), id.datasetId(), tx.transactionId(),
-                tx.beginLsn() == 0 ? "" : Lsn.format(tx.beginLsn()), tx.commitLsnText(), tx.commitTimestampMs());
-        Consumer<BarrierPlanner.PlannedChunk> chunks = c -> out.accept(Outbound.encoded(
-                router == null ? Outbound.Destination.STRICT : Outbound.Destination.PARTITIONED,
-                router == null ? 0 : c.partitionId(), c.message(), key, mode, tx.commitTimestampMs(),
-                new EventCounts(c.eventCount() - c.ddlEventCount(), c.ddlEventCount()), seq, 0));
-        BarrierPlanner planner = router == null
-                ? BarrierPlanner.strictChunked(header, boundary.maxEventsPerChunk(), boundary.maxChunkBytes(), chunks)
-                : BarrierPlanner.partitioned(header, boundary.partitionCount(), boundary.maxEventsPerChunk(),
-                        boundary.maxChunkBytes(), chunks);
-        tx.forEachEvent(router == null ? new Chunked(planner) : new Partitioned(planner, key));
-        BarrierPlanner.Closing closing = planner.finish();
-        EventCounts total = new EventCounts(closing.manifestMessage().getGlobalEventCount()
-                - closing.manifestMessage().getDdlEventCount(), closing.manifestMessage().getDdlEventCount());
-        out.accept(Outbound.encoded(Outbound.Destination.STRICT, 0, closing.manifest(), key, mode,
-                tx.commitTimestampMs(), total, seq, 0));
-        out.accept(Outbound.encoded(Outbound.Destination.STRICT, 0, closing.commitMarker(), key, mode,
-                tx.commitTimestampMs(), total, seq, tx.endLsn()));
+        Publication p = new Publication(tx.transactionId(), tx.beginLsn(), tx.commitLsnText(), tx.commitTimestampMs(),
+                tx.endLsn());
+        tx.forEachEvent(p.events);
+        p.commit();
+    }
+
+    /**
+     * The initial snapshot's transaction, whose events are handed in as its rows are read (see
+     * {@link io.trellara.source.snapshot.SnapshotEvents}): it commits at the slot's consistent point, so its chunks
+     * are published as they fill, with no assembly or spill in front.
+     */
+    public Publication snapshot(long consistentPoint, long timestampMs) {
+        return new Publication(Snapshots.TRANSACTION_ID, consistentPoint, Lsn.format(consistentPoint), timestampMs,
+                consistentPoint);
+    }
+
+    /** One transaction being published: its events in total order, then {@link #commit()}. */
+    public final class Publication {
+        private final long sequence = ++BarrierPipeline.this.sequence;
+        private final TransactionBoundaryKey key;
+        private final long commitTimestampMs;
+        private final long endLsn;
+        private final BarrierPlanner planner;
+        private final CaptureEventSink events;
+
+        private Publication(String transactionId, long beginLsn, String commitLsn, long commitTimestampMs,
+                            long endLsn) {
+            this.key = new TransactionBoundaryKey(identity.sourceId(), identity.databaseId(), commitLsn, transactionId);
+            this.commitTimestampMs = commitTimestampMs;
+            this.endLsn = endLsn;
+            BarrierPlanner.TransactionHeader header = new BarrierPlanner.TransactionHeader(ProtocolVersion.CURRENT,
+                    identity.sourceId(), identity.databaseId(), identity.datasetId(), transactionId,
+                    beginLsn == 0 ? "" : Lsn.format(beginLsn), commitLsn, commitTimestampMs);
+            String mode = boundary.wireMode();
+            Consumer<BarrierPlanner.PlannedChunk> chunks = c -> out.accept(Outbound.encoded(
+                    router == null ? Outbound.Destination.STRICT : Outbound.Destination.PARTITIONED,
+                    router == null ? 0 : c.partitionId(), c.message(), key, mode, commitTimestampMs,
+                    new EventCounts(c.eventCount() - c.ddlEventCount(), c.ddlEventCount()), sequence, 0));
+            this.planner = router == null
+                    ? BarrierPlanner.strictChunked(header, boundary.maxEventsPerChunk(), boundary.maxChunkBytes(),
+                            chunks)
+                    : BarrierPlanner.partitioned(header, boundary.partitionCount(), boundary.maxEventsPerChunk(),
+                            boundary.maxChunkBytes(), chunks);
+            this.events = router == null ? new Chunked(planner) : new Partitioned(planner, key);
+        }
+
+        /** Where the transaction's events go, in total order. */
+        public CaptureEventSink events() {
+            return events;
+        }
+
+        /** Publishes what is left, the manifest and the commit marker; nothing when no event came. */
+        public void commit() {
+            if (planner.events() == 0) {
+                return; // a relay never publishes an empty barrier
+            }
+            String mode = boundary.wireMode();
+            BarrierPlanner.Closing closing = planner.finish();
+            EventCounts total = new EventCounts(closing.manifestMessage().getGlobalEventCount()
+                    - closing.manifestMessage().getDdlEventCount(), closing.manifestMessage().getDdlEventCount());
+            out.accept(Outbound.encoded(Outbound.Destination.STRICT, 0, closing.manifest(), key, mode,
+                    commitTimestampMs, total, sequence, 0));
+            out.accept(Outbound.encoded(Outbound.Destination.STRICT, 0, closing.commitMarker(), key, mode,
+                    commitTimestampMs, total, sequence, endLsn));
+        }
     }
 
     private static SchemaVersion[] schemas(RelationSchema[] relations) {

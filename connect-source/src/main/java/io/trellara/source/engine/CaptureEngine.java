@@ -18,6 +18,7 @@ import java.util.function.Function;
 import io.trellara.protocol.Lsn;
 import io.trellara.source.pgoutput.PgOutputMessage.LogicalMessage;
 import io.trellara.source.snapshot.ExportedSnapshot;
+import io.trellara.source.snapshot.SnapshotEvents;
 import io.trellara.source.snapshot.SnapshotPlan;
 import io.trellara.source.snapshot.SnapshotProgress;
 import io.trellara.source.snapshot.SnapshotReader;
@@ -235,13 +236,14 @@ public final class CaptureEngine implements AutoCloseable {
      */
     private boolean snapshot() {
         try {
-            try (exported; TransactionPipeline pipeline = StrictPipeline.snapshotFactory(settings).apply(numbered())) {
+            try (exported; BarrierPipeline pipeline = StrictPipeline.snapshotFactory(settings).apply(numbered())) {
                 long consistentPoint = exported.consistentPoint();
                 LOG.info("Snapshot: {}; streaming continues from there", exported);
-                PgOutputParser parser = new PgOutputParser(settings.protocolVersion());
+                BarrierPipeline.Publication snapshot = pipeline.snapshot(consistentPoint, System.currentTimeMillis());
                 new SnapshotReader(settings.endpoint(), settings.publicationName(), snapshotProgress, () -> running,
                         settings.snapshotMaxThreads(), settings.spillDirectory())
-                        .read(exported, buffer -> pipeline.accept(parser.parse(buffer), buffer, consistentPoint));
+                        .read(exported, new SnapshotEvents(settings.sourceId(), consistentPoint, snapshot.events()));
+                snapshot.commit();
             }
             return running;
         } catch (SnapshotReader.SnapshotCancelledException e) {

@@ -38,12 +38,11 @@ public final class StrictPipeline extends AssemblingPipeline {
      * The pipeline of the initial snapshot: the flow's own when it chunks; a plain strict flow publishes its
      * snapshot in strict chunked order, since a snapshot of any size must fit (one envelope would not).
      */
-    public static Function<Consumer<Outbound>, TransactionPipeline> snapshotFactory(SourceSettings settings) {
-        if (settings.boundary().chunked()) {
-            return factory(settings);
-        }
-        BoundarySettings strict = settings.boundary();
-        return BarrierPipeline.factory(settings.withBoundary(new BoundarySettings(false, SNAPSHOT_CHUNK_EVENTS,
-                SNAPSHOT_CHUNK_BYTES, 0, strict.ownershipKeys(), strict.nullKeyPolicy(), strict.keyChangePolicy())));
+    public static Function<Consumer<Outbound>, BarrierPipeline> snapshotFactory(SourceSettings settings) {
+        BoundarySettings b = settings.boundary();
+        SourceSettings s = b.chunked() ? settings : settings.withBoundary(new BoundarySettings(false,
+                SNAPSHOT_CHUNK_EVENTS, SNAPSHOT_CHUNK_BYTES, 0, b.ownershipKeys(), b.nullKeyPolicy(),
+                b.keyChangePolicy()));
+        return out -> new BarrierPipeline(s, out);
     }
 }

@@ -22,7 +22,7 @@ public enum ReplicaIdentity {
   }
 
   /** Returns the setting for a wire byte, or null when the byte is not one of d, n, f, i. */
-  static ReplicaIdentity fromCode(byte code) {
+  public static ReplicaIdentity fromCode(byte code) {
     switch (code) {
       case 'd': return DEFAULT;
       case 'n': return NOTHING;

@@ -5,7 +5,6 @@ import io.trellara.source.engine.PgEndpoint;
 import io.trellara.source.engine.PgNames;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.sql.Array;
 import java.sql.Connection;
@@ -23,7 +22,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.StringJoiner;
 import java.util.function.BooleanSupplier;
-import java.util.function.Consumer;
 import java.util.regex.Pattern;
 import org.postgresql.PGConnection;
 import org.postgresql.copy.CopyOut;
@@ -31,11 +29,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Reads every table of the publication inside the exported snapshot and hands the snapshot transaction on as
- * pgoutput messages: Begin, then per table its Relation and one Insert per row, then Commit, all at the slot's
- * consistent point. Rows come from {@code COPY ... TO STDOUT} (PostgreSQL's fastest way out, as its own table
- * synchronisation uses), honouring the publication's column lists and row filters as pgoutput does. Memory
- * holds one row at a time: the pipeline spills and chunks a large snapshot like any large transaction.
+ * Reads every table of the publication inside the exported snapshot and hands each row on to the snapshot
+ * transaction's {@link SnapshotEvents}, table after table, each whole and contiguous. Rows come from
+ * {@code COPY ... TO STDOUT} (PostgreSQL's fastest way out, as its own table synchronisation uses), honouring the
+ * publication's column lists and row filters as pgoutput does. Memory holds one row at a time: the pipeline
+ * publishes the snapshot's chunks as they fill.
  */
 public final class SnapshotReader {
     private static final Logger LOG = LoggerFactory.getLogger(SnapshotReader.class);
@@ -49,7 +47,6 @@ public final class SnapshotReader {
     private final BooleanSupplier running;
     private final int threads;
     private final Path spillDirectory;
-    private final PgOutputWriter writer = new PgOutputWriter();
 
     /**
      * @param threads        connections reading tables at once ({@code snapshot.max.threads}); above 1, helpers read
@@ -67,13 +64,13 @@ public final class SnapshotReader {
 
     /**
      * Imports {@code exported}'s snapshot, closes the replication connection that exported it (the import holds
-     * the snapshot from then on), and feeds the whole snapshot transaction to {@code feed}. Returns the rows read.
+     * the snapshot from then on), and hands every row of it to {@code feed}. Returns the rows read; the caller
+     * commits the snapshot transaction.
      */
-    public long read(ExportedSnapshot exported, Consumer<ByteBuffer> feed) throws SQLException {
+    public long read(ExportedSnapshot exported, SnapshotEvents feed) throws SQLException {
         if (!SNAPSHOT_NAME.matcher(exported.snapshotName()).matches()) {
             throw new SQLException("unexpected exported snapshot name '" + exported.snapshotName() + "'");
         }
-        long consistentPoint = exported.consistentPoint();
         List<Connection> helpers = new ArrayList<>();
         try (Connection c = open(exported)) {
             List<SnapshotTable> tables = tables(c);
@@ -86,9 +83,8 @@ public final class SnapshotReader {
             long now = System.currentTimeMillis();
             progress.started(tables.size(), estimated, now);
             LOG.info("Snapshot of publication {} begins at consistent point {}: {} tables, about {} rows, {}"
-                    + " connection(s) reading", publication, Lsn.format(consistentPoint), tables.size(), estimated,
-                    1 + helpers.size());
-            feed.accept(writer.begin(consistentPoint, now));
+                    + " connection(s) reading", publication, Lsn.format(exported.consistentPoint()), tables.size(),
+                    estimated, 1 + helpers.size());
             long[] lastLog = {now};
             if (helpers.isEmpty()) {
                 for (SnapshotTable t : tables) {
@@ -100,7 +96,6 @@ public final class SnapshotReader {
                 readInParallel(c, new ArrayDeque<>(largestFirst), helpers, tables.size(), feed, lastLog);
                 helpers.clear(); // closed by the read-ahead
             }
-            feed.accept(writer.commit(consistentPoint, now));
             c.commit();
             progress.ended(true, System.currentTimeMillis());
             LOG.info("Snapshot read: {}", progress.summary(System.currentTimeMillis()));
@@ -142,7 +137,7 @@ public final class SnapshotReader {
 
     /** Publishes each table whole: one a helper finished when there is one, else the next pending one read here. */
     private void readInParallel(Connection c, Deque<SnapshotTable> pending, List<Connection> helpers, int total,
-                                Consumer<ByteBuffer> feed, long[] lastLog) throws SQLException {
+                                SnapshotEvents feed, long[] lastLog) throws SQLException {
         SnapshotTable first = pending.poll(); // the largest: read here, straight into the pipeline, no file
         try (TableReadAhead ahead = new TableReadAhead(pending, List.copyOf(helpers), spillDirectory, progress,
                 running)) {
@@ -162,14 +157,13 @@ public final class SnapshotReader {
         }
     }
 
-    private void replay(TableReadAhead ahead, TableReadAhead.ReadTable r, Consumer<ByteBuffer> feed) {
+    private void replay(TableReadAhead ahead, TableReadAhead.ReadTable r, SnapshotEvents feed) {
         SnapshotTable t = r.table();
         progress.table(t.display());
-        feed.accept(writer.relation(t));
-        int columns = t.columns().size();
+        feed.table(t);
         try {
             ahead.replay(r, (row, length, i) -> {
-                feed.accept(writer.insert(t.oid(), row, length, columns));
+                feed.row(row, length, false);
                 if ((i & 1023) == 1023 && !running.getAsBoolean()) {
                     throw new SnapshotCancelledException("the task stopped during the snapshot of " + t.display());
                 }
@@ -180,18 +174,17 @@ public final class SnapshotReader {
         progress.tableDone();
     }
 
-    private void readTable(Connection c, SnapshotTable t, Consumer<ByteBuffer> feed, long[] lastLog)
+    private void readTable(Connection c, SnapshotTable t, SnapshotEvents feed, long[] lastLog)
             throws SQLException {
         progress.table(t.display());
         long started = System.currentTimeMillis();
         long rows = 0;
-        feed.accept(writer.relation(t));
+        feed.table(t);
         CopyOut copy = c.unwrap(PGConnection.class).getCopyAPI().copyOut(copySql(t));
         try {
             byte[] row;
-            int columns = t.columns().size();
             while ((row = copy.readFromCopy()) != null) {
-                feed.accept(writer.insert(t.oid(), row, row.length, columns));
+                feed.row(row, row.length, true); // pgjdbc gives each row an array of its own
                 progress.row(row.length);
                 if ((++rows & 1023) == 0) {
                     if (!running.getAsBoolean()) {
