@@ -237,8 +237,26 @@ final class ChangeWriter {
 
     private void add(ChangeRecord c) {
         run.add(c);
-        runBytes += c.getSerializedSize();
+        runBytes += footprint(c);
     }
+
+    /**
+     * About the bytes a change holds: its values and a little per column. Bounds a run as well as the serialized
+     * size would, without walking every string field of every change to encode its length.
+     */
+    private static long footprint(ChangeRecord c) {
+        return 64 + imageBytes(c.getAfter()) + imageBytes(c.getBefore());
+    }
+
+    private static long imageBytes(RowImage image) {
+        long bytes = 0;
+        for (int i = 0, n = image.getColumnsCount(); i < n; i++) {
+            ColumnValue v = image.getColumns(i);
+            bytes += 4 + v.getTextBytes().size() + v.getBinary().size();
+        }
+        return bytes;
+    }
+
 
     private QualifiedName target(RelationId source, String eventKey) {
         if (source != lastSource && !source.equals(lastSource)) {

@@ -19,7 +19,9 @@ import io.trellara.source.pgoutput.PgOutputMessage.Streamable;
 import io.trellara.source.pgoutput.PgOutputMessage.Truncate;
 import io.trellara.source.pgoutput.PgOutputMessage.Update;
 import io.trellara.source.pgoutput.TupleData;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -54,6 +56,8 @@ final class CapturedEventFactory {
   private final ChangeRecord.Builder change = ChangeRecord.newBuilder();
   private final RowImage.Builder image = RowImage.newBuilder();
   private final ColumnValue.Builder value = ColumnValue.newBuilder();
+  private ColumnValue[] values = new ColumnValue[16];
+  private List<ColumnValue> valueList = Arrays.asList(values);
   private final DdlEvent.Builder ddl = DdlEvent.newBuilder();
   private final DdlTargets ddlTargets = new DdlTargets();
   private final DdlFilter ddlFilter;
@@ -153,28 +157,33 @@ final class CapturedEventFactory {
    */
   private RowImage image(RelationSchema r, TupleData t, boolean keysOnly, long walStart) {
     requireShape(r, t, walStart);
-    image.clear();
+    int n = t.columnCount();
+    if (values.length < n) {
+      values = new ColumnValue[n];
+      valueList = Arrays.asList(values);
+    }
     int[] keys = r.keyPositions();
     int nextKey = 0;
-    for (int i = 0; i < t.columnCount(); i++) {
+    for (int i = 0; i < n; i++) {
       boolean key = nextKey < keys.length && keys[nextKey] == i;
       if (key) {
         nextKey++;
       } else if (keysOnly) {
-        image.addColumns(NOT_SENT);
+        values[i] = NOT_SENT;
         continue;
       }
-      switch (t.kindCode(i)) {
-        case 'n' -> image.addColumns(NULL);
-        case 'u' -> image.addColumns(NOT_SENT);
-        case 't' -> image.addColumns(value.clear().setState(ColumnState.COLUMN_STATE_VALUE)
-            .setTextBytes(ByteString.copyFrom(t.value(i))).build());
-        case 'b' -> image.addColumns(value.clear().setState(ColumnState.COLUMN_STATE_VALUE)
-            .setBinary(ByteString.copyFrom(t.value(i))).build());
+      values[i] = switch (t.kindCode(i)) {
+        case 'n' -> NULL;
+        case 'u' -> NOT_SENT;
+        case 't' -> value.clear().setState(ColumnState.COLUMN_STATE_VALUE)
+            .setTextBytes(ByteString.copyFrom(t.value(i))).build();
+        case 'b' -> value.clear().setState(ColumnState.COLUMN_STATE_VALUE)
+            .setBinary(ByteString.copyFrom(t.value(i))).build();
         default -> throw new IllegalStateException("tuple column kind " + t.kindCode(i));
-      }
+      };
     }
-    return image.build();
+    // added at once, so the image's list is allocated once at its size instead of grown column by column
+    return image.clear().addAllColumns(n == values.length ? valueList : valueList.subList(0, n)).build();
   }
 
   private void requireShape(RelationSchema r, TupleData t, long walStart) {

@@ -16,6 +16,7 @@ import io.trellara.source.capture.RelationSchema;
 import io.trellara.source.pgoutput.PgOutputMessage.Relation;
 import io.trellara.source.pgoutput.ReplicaIdentity;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -41,6 +42,9 @@ public final class SnapshotEvents {
     private final ColumnValue.Builder value = ColumnValue.newBuilder();
     private RelationSchema table;
     private int columns;
+    /** This row's values; added to the image at once, so its list is allocated once at its size, not grown. */
+    private ColumnValue[] values;
+    private List<ColumnValue> valueList;
     private long tableOrder;
     private long totalOrder;
     private byte[] unescaped = new byte[256];
@@ -71,6 +75,8 @@ public final class SnapshotEvents {
         }
         table = relations.accept(new Relation(0, t.oid(), t.schema(), t.name(), ri, cols));
         columns = cols.size();
+        values = new ColumnValue[columns];
+        valueList = Arrays.asList(values);
         tableOrder = 0;
     }
 
@@ -85,7 +91,6 @@ public final class SnapshotEvents {
             throw new IllegalStateException("a row before its table");
         }
         int end = length > 0 && row[length - 1] == '\n' ? length - 1 : length;
-        image.clear();
         int fields = 0;
         int p = 0;
         while (true) {
@@ -103,7 +108,7 @@ public final class SnapshotEvents {
                 throw new IllegalArgumentException("a COPY row of " + table.qualifiedName() + " has more than "
                         + columns + " fields");
             }
-            image.addColumns(field(row, p, fieldEnd, escaped, owned));
+            values[fields - 1] = field(row, p, fieldEnd, escaped, owned);
             if (fieldEnd == end) {
                 break;
             }
@@ -117,7 +122,7 @@ public final class SnapshotEvents {
         change.clear().setTransactionIdBytes(TRANSACTION_ID).setTotalOrder(order).setTableOrder(++tableOrder)
                 .setRelation(table.changeRelation()).setOperation(Operation.OPERATION_INSERT)
                 .setReplicaIdentity(table.replicaIdentity()).setIdempotencyKey(keyPrefix + order)
-                .setAfter(image);
+                .setAfter(image.clear().addAllColumns(valueList));
         sink.onChange(change.build(), table);
     }
 
