@@ -23,9 +23,7 @@ import io.trellara.protocol.v1.ChangeRecord;
 import io.trellara.protocol.v1.ManifestBoundaryMode;
 import io.trellara.protocol.v1.Operation;
 import io.trellara.protocol.v1.PartitionChunk;
-import io.trellara.protocol.v1.TransactionCommitMarker;
 import io.trellara.protocol.v1.TransactionManifest;
-import io.trellara.protocol.validation.BarrierVerifier;
 import io.trellara.source.capture.CaptureException;
 import io.trellara.source.pgoutput.PgOutputMessage;
 import io.trellara.source.routing.KeyChangePolicy;
@@ -85,22 +83,8 @@ class BarrierPipelineTest {
         return OwnershipRouting.partitionFor(key, LANES);
     }
 
-    /** Decodes the barrier from the published records and checks it the way a sink must. */
     private static TransactionManifest verifiedBarrier(List<Outbound> records) {
-        List<PartitionChunk> chunks = new ArrayList<>();
-        TransactionManifest manifest = null;
-        TransactionCommitMarker marker = null;
-        for (Outbound o : records) {
-            byte[] bytes = ((EncodedMessage) o.value()).bytes();
-            switch (o.kind()) {
-                case CHUNK -> chunks.add(TrellaraCodec.decodeChunk(bytes));
-                case MANIFEST -> manifest = TrellaraCodec.decodeManifest(bytes);
-                case COMMIT_MARKER -> marker = TrellaraCodec.decodeCommitMarker(bytes);
-                default -> throw new AssertionError(o.kind());
-            }
-        }
-        BarrierVerifier.verify(manifest, marker, chunks);
-        return manifest;
+        return PublishedBarrier.verified(records).manifest();
     }
 
     @Test

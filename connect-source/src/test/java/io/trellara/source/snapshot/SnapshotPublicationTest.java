@@ -3,17 +3,14 @@ package io.trellara.source.snapshot;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.trellara.protocol.MessageKind;
-import io.trellara.protocol.codec.EncodedMessage;
-import io.trellara.protocol.codec.TrellaraCodec;
 import io.trellara.protocol.v1.ManifestBoundaryMode;
 import io.trellara.protocol.v1.PartitionChunk;
-import io.trellara.protocol.v1.TransactionCommitMarker;
 import io.trellara.protocol.v1.TransactionManifest;
-import io.trellara.protocol.validation.BarrierVerifier;
 import io.trellara.source.capture.CapturedTables;
 import io.trellara.source.engine.BarrierPipeline;
 import io.trellara.source.engine.BoundarySettings;
 import io.trellara.source.engine.Outbound;
+import io.trellara.source.engine.PublishedBarrier;
 import io.trellara.source.engine.SourceSettings;
 import io.trellara.source.engine.StrictPipeline;
 import java.nio.charset.StandardCharsets;
@@ -74,19 +71,9 @@ class SnapshotPublicationTest {
         assertThat(out).extracting(Outbound::kind).containsExactly(MessageKind.CHUNK, MessageKind.CHUNK,
                 MessageKind.CHUNK, MessageKind.MANIFEST, MessageKind.COMMIT_MARKER);
         assertThat(out.get(out.size() - 1).endLsn()).as("acknowledges the consistent point").isEqualTo(CONSISTENT_POINT);
-        List<PartitionChunk> chunks = new ArrayList<>();
-        TransactionManifest manifest = null;
-        TransactionCommitMarker marker = null;
-        for (Outbound o : out) {
-            byte[] bytes = ((EncodedMessage) o.value()).bytes();
-            switch (o.kind()) {
-                case CHUNK -> chunks.add(TrellaraCodec.decodeChunk(bytes));
-                case MANIFEST -> manifest = TrellaraCodec.decodeManifest(bytes);
-                case COMMIT_MARKER -> marker = TrellaraCodec.decodeCommitMarker(bytes);
-                default -> throw new AssertionError(o.kind());
-            }
-        }
-        BarrierVerifier.verify(manifest, marker, chunks);
+        PublishedBarrier barrier = PublishedBarrier.verified(out);
+        TransactionManifest manifest = barrier.manifest();
+        List<PartitionChunk> chunks = barrier.chunks();
         assertThat(manifest.getBoundaryMode()).isEqualTo(ManifestBoundaryMode.STRICT_CHUNKED_TRANSACTION_ORDER);
         assertThat(manifest.getTransactionId()).isEqualTo("snapshot");
         assertThat(manifest.getSourceCommitLsn()).isEqualTo("3/28");
