@@ -34,16 +34,20 @@ public final class SnapshotBenchmark {
 
     private final int rows;
     private final int smallTables;
+    private final int warmupRows;
 
-    private SnapshotBenchmark(int rows, int smallTables) {
+    private SnapshotBenchmark(int rows, int smallTables, int warmupRows) {
         this.rows = rows;
         this.smallTables = smallTables;
+        this.warmupRows = warmupRows;
     }
 
+    /** Arguments: rows of the big table, small tables, rows of a warm-up snapshot run first (0: none, a cold JVM). */
     public static void main(String[] args) throws Exception {
         int rows = args.length > 0 ? Integer.parseInt(args[0]) : 10_000_000;
         int small = args.length > 1 ? Integer.parseInt(args[1]) : 20;
-        new SnapshotBenchmark(rows, small).run();
+        int warmup = args.length > 2 ? Integer.parseInt(args[2]) : 0;
+        new SnapshotBenchmark(rows, small, warmup).run();
     }
 
     private void run() throws Exception {
@@ -55,15 +59,21 @@ public final class SnapshotBenchmark {
             try {
                 PostgresDatabase source = sourcePg.createDatabase("snapsrc");
                 long t0 = System.nanoTime();
-                seed(source);
+                seed(source, rows, smallTables);
                 long bytes = source.queryLong("SELECT sum(pg_table_size(c.oid)) FROM pg_class c WHERE c.relname = 'big'"
                         + " OR c.relname LIKE 'small\\_%'");
                 System.out.printf(Locale.ROOT, "seeded %,d rows + %d tables of 1,000 rows (%,d MB of tables) in %.1f s%n",
                         rows, smallTables, bytes >> 20, (System.nanoTime() - t0) / 1e9);
+                if (warmupRows > 0) { // the connectors' code compiled by the JIT, as in a worker that has run a while
+                    PostgresDatabase warm = sourcePg.createDatabase("snapwarm");
+                    seed(warm, warmupRows, 0);
+                    timed("warm-up trellara snapshot of " + warmupRows + " rows", () -> trellara("snapwarm", warm,
+                            targetPg.createDatabase("warm"), warmupRows, 0, broker, worker));
+                }
                 double nativeS = timed("native copy_data", () -> nativeCopy(source, targetPg.createDatabase("native")));
                 double copyS = timed("COPY | COPY", () -> copyPipe(source, targetPg.createDatabase("copy")));
-                double ours = timed("trellara snapshot", () -> trellara(source, targetPg.createDatabase("trellara"),
-                        broker, worker));
+                double ours = timed("trellara snapshot", () -> trellara("snapbench", source,
+                        targetPg.createDatabase("trellara"), rows, smallTables, broker, worker));
                 System.out.printf(Locale.ROOT, "%nSNAPSHOT %,d rows + %d small tables (%,d MB)%n", rows, smallTables,
                         bytes >> 20);
                 for (Object[] r : new Object[][] {{"native copy_data", nativeS}, {"COPY | COPY", copyS},
@@ -87,14 +97,21 @@ public final class SnapshotBenchmark {
     }
 
     private static double timed(String name, Load load) throws Exception {
+        var jit = java.lang.management.ManagementFactory.getCompilationMXBean();
+        long compiling = jit.getTotalCompilationTime();
         long t = System.nanoTime();
         load.run();
         double s = (System.nanoTime() - t) / 1e9;
-        System.out.printf(Locale.ROOT, "%s: %.1f s%n", name, s);
+        System.out.printf(Locale.ROOT, "%s: %.1f s (this JVM's JIT compiled for %.1f s meanwhile)%n", name, s,
+                (jit.getTotalCompilationTime() - compiling) / 1e3);
         return s;
     }
 
     private void schema(PostgresDatabase db) {
+        schema(db, smallTables);
+    }
+
+    private static void schema(PostgresDatabase db, int smallTables) {
         db.execute(BIG);
         for (int i = 1; i <= smallTables; i++) {
             db.execute("CREATE TABLE small_" + i + " (id int PRIMARY KEY, v text NOT NULL, n bigint)");
@@ -102,6 +119,10 @@ public final class SnapshotBenchmark {
     }
 
     private String tables() {
+        return tables(smallTables);
+    }
+
+    private static String tables(int smallTables) {
         List<String> t = new ArrayList<>(List.of("public.big"));
         for (int i = 1; i <= smallTables; i++) {
             t.add("public.small_" + i);
@@ -109,8 +130,8 @@ public final class SnapshotBenchmark {
         return String.join(",", t);
     }
 
-    private void seed(PostgresDatabase db) {
-        schema(db);
+    private static void seed(PostgresDatabase db, int rows, int smallTables) {
+        schema(db, smallTables);
         db.execute("INSERT INTO big SELECT g, g % 1000, 'note ' || md5(g::text), timestamptz '2026-01-01 00:00:00+00'"
                 + " + g * interval '1 second', (g % 100000) / 100.0 FROM generate_series(1, " + rows + ") g");
         for (int i = 1; i <= smallTables; i++) {
@@ -120,8 +141,12 @@ public final class SnapshotBenchmark {
     }
 
     private boolean loaded(PostgresDatabase target) {
+        return loaded(target, rows, smallTables);
+    }
+
+    private static boolean loaded(PostgresDatabase target, int rows, int smallTables) {
         return target.queryLong("SELECT count(*) FROM big") == rows
-                && target.queryLong("SELECT count(*) FROM small_" + smallTables) == (smallTables == 0 ? 0 : 1000);
+                && (smallTables == 0 || target.queryLong("SELECT count(*) FROM small_" + smallTables) == 1000);
     }
 
     private void nativeCopy(PostgresDatabase source, PostgresDatabase target) throws Exception {
@@ -161,10 +186,10 @@ public final class SnapshotBenchmark {
         }
     }
 
-    private void trellara(PostgresDatabase source, PostgresDatabase target, KafkaBroker broker, ConnectWorker worker)
-            throws Exception {
-        schema(target);
-        String strict = "snapbench.strict";
+    private static void trellara(String name, PostgresDatabase source, PostgresDatabase target, int rows,
+                                 int smallTables, KafkaBroker broker, ConnectWorker worker) throws Exception {
+        schema(target, smallTables);
+        String strict = name + ".strict";
         broker.createTopic(strict, 1, ConnectorConfigs.topicConfigs());
         ConnectRestClient rest = worker.rest();
         Map<String, String> src = new HashMap<>();
@@ -175,12 +200,12 @@ public final class SnapshotBenchmark {
         src.put("database.user", source.user());
         src.put("database.password", source.password());
         src.put("database.sslmode", "disable");
-        src.put("source.id", "snapbench-src");
-        src.put("database.id", "snapbench-db");
-        src.put("dataset.id", "snapbench");
-        src.put("slot.name", "snapbench_slot");
-        src.put("publication.name", "snapbench_pub");
-        src.put("table.include.list", tables());
+        src.put("source.id", name + "-src");
+        src.put("database.id", name + "-db");
+        src.put("dataset.id", name);
+        src.put("slot.name", name + "_slot");
+        src.put("publication.name", name + "_pub");
+        src.put("table.include.list", tables(smallTables));
         src.put("topic.strict", strict);
         src.put("kafka.bootstrap.servers", broker.bootstrapServers());
         src.put("key.converter", "org.apache.kafka.connect.storage.StringConverter");
@@ -189,20 +214,20 @@ public final class SnapshotBenchmark {
         src.put("producer.override.max.request.size", ConnectorConfigs.MAX_MESSAGE_BYTES);
         src.put("producer.override.buffer.memory", ConnectorConfigs.SOURCE_BUFFER_MEMORY);
         src.put("dataset.strict.max_envelope_bytes", ConnectorConfigs.SOURCE_MAX_ENVELOPE_BYTES);
-        rest.createConnector("snapbench-source", src);
+        rest.createConnector(name + "-source", src);
         Map<String, String> sink = new HashMap<>(ConnectorConfigs.sink(target, strict, Map.of()));
         sink.remove("consumer.override.max.partition.fetch.bytes"); // Kafka's default fetch sizes
-        rest.createConnector("snapbench-sink", sink);
+        rest.createConnector(name + "-sink", sink);
         long lastLog = System.nanoTime();
-        while (!loaded(target)) {
+        while (!loaded(target, rows, smallTables)) {
             Thread.sleep(100);
             if (System.nanoTime() - lastLog > 10_000_000_000L) {
                 lastLog = System.nanoTime();
-                System.out.println("  trellara: waiting, source task " + rest.status("snapbench-source").state()
-                        + ", sink " + rest.status("snapbench-sink").state());
+                System.out.println("  trellara: waiting, source task " + rest.status(name + "-source").state()
+                        + ", sink " + rest.status(name + "-sink").state());
             }
         }
-        rest.deleteAndAwait("snapbench-sink");
-        rest.deleteAndAwait("snapbench-source");
+        rest.deleteAndAwait(name + "-sink");
+        rest.deleteAndAwait(name + "-source");
     }
 }

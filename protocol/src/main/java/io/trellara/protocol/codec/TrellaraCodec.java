@@ -6,7 +6,6 @@ import static io.trellara.protocol.validation.ProtocolRule.UNKNOWN_PROTOCOL_VERS
 
 import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.CodedOutputStream;
-import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import com.google.protobuf.WireFormat;
