@@ -32,6 +32,8 @@ final class Workloads {
 
     private final int bulkRows;
     private final int transfers;
+    /** Transfers run before the measured ones, unmeasured ({@code -Dbench.warmup.transfers}, default none). */
+    private static final int WARMUP_TRANSFERS = Integer.getInteger("bench.warmup.transfers", 0);
 
     Workloads(int bulkRows, int transfers) {
         this.bulkRows = bulkRows;
@@ -50,7 +52,10 @@ final class Workloads {
             warmUp(leg, source, target);
             Bulk bulk = bulk(leg, source, sourceProbe, target);
             Latency latency = latency(leg, source, target);
-            Transfers transfer = transfers(leg, source, sourceProbe, target);
+            if (WARMUP_TRANSFERS > 0) { // not measured: the JIT compiles the hot paths, as in a worker that ran a while
+                transfers(leg, source, sourceProbe, target, WARMUP_TRANSFERS, "warm-up transfers");
+            }
+            Transfers transfer = transfers(leg, source, sourceProbe, target, transfers, "transfers");
             return new LegResult(leg.mode(), bulk.startToEqual(), bulk.commitToApplied(), transfer.converged(),
                     transfer.onSource(), latency.p50Millis(), latency.p99Millis(), transfer.cpuMillis());
         }
@@ -131,11 +136,14 @@ final class Workloads {
      * The PLATFORM.md transfer workload: transactions of 2 updates + 2 inserts, as fast as one client can,
      * timed on the source and until the target equals the source.
      */
-    private Transfers transfers(Leg leg, Connection source, Probe sourceProbe, Probe target) throws Exception {
-        Random r = new Random(1);
+    private static Transfers transfers(Leg leg, Connection source, Probe sourceProbe, Probe target, int transfers,
+                                       String what) throws Exception {
+        Random r = new Random(what.startsWith("warm") ? 2 : 1); // the measured ones as before
         var os = (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
                 .getOperatingSystemMXBean();
+        var jit = java.lang.management.ManagementFactory.getCompilationMXBean();
         long cpu0 = os.getProcessCpuTime();
+        long jit0 = jit.getTotalCompilationTime();
         long start = System.nanoTime();
         source.setAutoCommit(false);
         try (Statement st = source.createStatement()) {
@@ -156,15 +164,16 @@ final class Workloads {
         long converged = await(leg, "the transfers", () -> expected.equals(target.text(TRANSFER_FINGERPRINT)),
                 Leg.Stages.NONE, 5);
         double cpuMillis = (os.getProcessCpuTime() - cpu0) / 1e6;
+        double jitSeconds = (jit.getTotalCompilationTime() - jit0) / 1e3;
         verifyEqual(leg, "account", sourceProbe, target);
         verifyEqual(leg, "transfer", sourceProbe, target);
         double sourceSeconds = (sourceDone - start) / 1e9;
         double total = (converged - start) / 1e9;
-        System.out.printf("[%s] transfers: %,d transactions (4 rows each) committed in %.1f s (%,.0f tx/s); target"
+        System.out.printf("[%s] %s: %,d transactions (4 rows each) committed in %.1f s (%,.0f tx/s); target"
                 + " equal %.1f s after the first began (%,.0f tx/s end to end), %.2f s after the last commit; this"
-                + " JVM used %,.0f CPU-ms meanwhile%n",
-                leg.mode(), transfers, sourceSeconds, transfers / sourceSeconds, total, transfers / total,
-                (converged - sourceDone) / 1e9, cpuMillis);
+                + " JVM used %,.0f CPU-ms meanwhile, its JIT compiled for %.1f s%n",
+                leg.mode(), what, transfers, sourceSeconds, transfers / sourceSeconds, total, transfers / total,
+                (converged - sourceDone) / 1e9, cpuMillis, jitSeconds);
         return new Transfers(total, sourceSeconds, cpuMillis);
     }
 
