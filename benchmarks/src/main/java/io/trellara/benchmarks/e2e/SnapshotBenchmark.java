@@ -226,6 +226,7 @@ public final class SnapshotBenchmark {
         src.put("producer.override.max.request.size", ConnectorConfigs.MAX_MESSAGE_BYTES);
         src.put("producer.override.buffer.memory", ConnectorConfigs.SOURCE_BUFFER_MEMORY);
         src.put("dataset.strict.max_envelope_bytes", ConnectorConfigs.SOURCE_MAX_ENVELOPE_BYTES);
+        src.putAll(TrellaraLeg.extra("bench.source.extra")); // e.g. producer.override.compression.type=lz4
         rest.createConnector(name + "-source", src);
         Map<String, String> sink = new HashMap<>(ConnectorConfigs.sink(target, strict, Map.of()));
         sink.remove("consumer.override.max.partition.fetch.bytes"); // Kafka's default fetch sizes

@@ -136,7 +136,7 @@ final class TrellaraLeg implements Leg {
      * Settings added to a connector from a system property, {@code key=value} pairs separated by commas (e.g.
      * {@code -Dbench.source.extra=producer.override.linger.ms=0}): to see what an override changes.
      */
-    private static Map<String, String> extra(String property) {
+    static Map<String, String> extra(String property) {
         Map<String, String> out = new HashMap<>();
         for (String pair : System.getProperty(property, "").split(",")) {
             int eq = pair.indexOf('=');
