@@ -53,6 +53,10 @@ final class TargetSession implements AutoCloseable {
      */
     static final String SEARCH_PATH = "pg_catalog, public";
 
+    /** {@code transaction_timeout} off where it exists (PostgreSQL 17+; older servers do not know the name). */
+    static final String NO_TRANSACTION_TIMEOUT = "SELECT pg_catalog.set_config('transaction_timeout', '0', false)"
+            + " WHERE pg_catalog.current_setting('server_version_num')::int >= 170000";
+
     /**
      * Opens a connection with the session settings the wire's text values assume (UTC, ISO dates, postgres
      * intervals) and the pinned search_path, then turns auto-commit off.
@@ -62,11 +66,13 @@ final class TargetSession implements AutoCloseable {
         try {
             c.setAutoCommit(true);
             try (Statement s = c.createStatement()) {
-                // no statement or idle-transaction timeout: a COPY stays open while the next chunk of its table
-                // arrives, and a streamed transaction between its chunks (retries are bounded in time by the sink)
+                // no statement, idle-transaction or (PostgreSQL 17+) transaction timeout: a COPY stays open while
+                // the next chunk of its table arrives, a streamed transaction between its chunks, and a snapshot
+                // applied atomically lasts as long as its load (retries are bounded in time by the sink)
                 s.execute("SET search_path = " + SEARCH_PATH + "; SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD';"
                         + " SET IntervalStyle = 'postgres'; SET extra_float_digits = 3; SET bytea_output = 'hex';"
-                        + " SET statement_timeout = 0; SET idle_in_transaction_session_timeout = 0");
+                        + " SET statement_timeout = 0; SET idle_in_transaction_session_timeout = 0; "
+                        + NO_TRANSACTION_TIMEOUT);
             }
             c.setAutoCommit(false);
             return new TargetSession(c);

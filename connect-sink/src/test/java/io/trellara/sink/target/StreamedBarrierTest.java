@@ -76,11 +76,12 @@ class StreamedBarrierTest {
     }
 
     @Test
-    void aTargetWithShortStatementAndIdleTimeoutsTakesATransactionWhoseChunksArriveSlowly() {
+    void aTargetWithShortStatementIdleAndTransactionTimeoutsTakesATransactionWhoseChunksArriveSlowly() {
         // 25,000 rows in chunks of 5,000: from row 20,000 on a COPY is open, and the stream's transaction stays
         // open between chunks; the pauses outlast the database's timeouts, which the sink's sessions turn off
         pg.exec("ALTER DATABASE postgres SET statement_timeout = '100ms'",
-                "ALTER DATABASE postgres SET idle_in_transaction_session_timeout = '100ms'");
+                "ALTER DATABASE postgres SET idle_in_transaction_session_timeout = '100ms'",
+                "ALTER DATABASE postgres SET transaction_timeout = '250ms'"); // PostgreSQL 17
         try {
             Barriers b = Barriers.strictChunked(opens(0x100, 1, 25_000, "1"), 5_000);
             try (TransactionApplier a = applier(); ApplyPipeline p = pipeline(a)) {
@@ -90,7 +91,8 @@ class StreamedBarrierTest {
             assertThat(pg.count("app.accounts")).isEqualTo(25_000);
         } finally {
             pg.exec("ALTER DATABASE postgres RESET statement_timeout",
-                    "ALTER DATABASE postgres RESET idle_in_transaction_session_timeout");
+                    "ALTER DATABASE postgres RESET idle_in_transaction_session_timeout",
+                    "ALTER DATABASE postgres RESET transaction_timeout");
         }
     }
 

@@ -136,4 +136,39 @@ class SnapshotReaderIT {
             assertThat(left).as("read-ahead files left").isEmpty();
         }
     }
+
+    @Test
+    void aDatabaseWithShortTimeoutsIsSnapshottedByASlowPipeline() throws Exception {
+        PostgresDatabase slow = pg.createDatabase("timeouts");
+        slow.execute("CREATE TABLE big (id int PRIMARY KEY, note text)",
+                "INSERT INTO big SELECT g, repeat('x', 60) || g FROM generate_series(1, 300000) g",
+                "CREATE PUBLICATION pub FOR ALL TABLES",
+                "ALTER DATABASE " + slow.name() + " SET statement_timeout = '200ms'",
+                "ALTER DATABASE " + slow.name() + " SET idle_in_transaction_session_timeout = '200ms'",
+                "ALTER DATABASE " + slow.name() + " SET transaction_timeout = '400ms'"); // PostgreSQL 17
+        PgEndpoint endpoint = new PgEndpoint(pg.host(), pg.port(), slow.name(), pg.user(), pg.password(), "disable",
+                "", "", "", "");
+        long[] rows = {0};
+        SnapshotEvents events = new SnapshotEvents("src", 0, new CaptureEventSink() {
+            @Override
+            public void onChange(ChangeRecord change, RelationSchema relation) {
+                if (++rows[0] % 100_000 == 1) { // the pipeline is slow: the COPY waits longer than every timeout
+                    try {
+                        Thread.sleep(700);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+            }
+
+            @Override
+            public void onDdl(DdlEvent ddl) {
+                throw new AssertionError("a snapshot has no DDL");
+            }
+        });
+        try (ExportedSnapshot exported = ExportedSnapshot.create(endpoint, "reader_slow", true)) {
+            new SnapshotReader(endpoint, "pub", new SnapshotProgress(), () -> true, 1, spill).read(exported, events);
+        }
+        assertThat(rows[0]).isEqualTo(300_000);
+    }
 }
