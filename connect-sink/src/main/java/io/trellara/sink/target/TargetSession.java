@@ -1,5 +1,6 @@
 package io.trellara.sink.target;
 
+import io.trellara.connect.common.SessionTimeouts;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -53,10 +54,6 @@ final class TargetSession implements AutoCloseable {
      */
     static final String SEARCH_PATH = "pg_catalog, public";
 
-    /** {@code transaction_timeout} off where it exists (PostgreSQL 17+; older servers do not know the name). */
-    static final String NO_TRANSACTION_TIMEOUT = "SELECT pg_catalog.set_config('transaction_timeout', '0', false)"
-            + " WHERE pg_catalog.current_setting('server_version_num')::int >= 170000";
-
     /**
      * Opens a connection with the session settings the wire's text values assume (UTC, ISO dates, postgres
      * intervals) and the pinned search_path, then turns auto-commit off.
@@ -71,8 +68,7 @@ final class TargetSession implements AutoCloseable {
                 // applied atomically lasts as long as its load (retries are bounded in time by the sink)
                 s.execute("SET search_path = " + SEARCH_PATH + "; SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD';"
                         + " SET IntervalStyle = 'postgres'; SET extra_float_digits = 3; SET bytea_output = 'hex';"
-                        + " SET statement_timeout = 0; SET idle_in_transaction_session_timeout = 0; "
-                        + NO_TRANSACTION_TIMEOUT);
+                        + " " + SessionTimeouts.OFF);
             }
             c.setAutoCommit(false);
             return new TargetSession(c);

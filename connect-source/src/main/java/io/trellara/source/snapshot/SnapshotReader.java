@@ -1,5 +1,6 @@
 package io.trellara.source.snapshot;
 
+import io.trellara.connect.common.SessionTimeouts;
 import io.trellara.protocol.Lsn;
 import io.trellara.source.engine.PgEndpoint;
 import io.trellara.source.engine.PgNames;
@@ -40,9 +41,6 @@ public final class SnapshotReader {
     /** Exported snapshot names are hex groups joined by dashes; anything else is never put into SQL. */
     private static final Pattern SNAPSHOT_NAME = Pattern.compile("[0-9A-Fa-f]+(-[0-9A-Fa-f]+)+");
     static final long PROGRESS_LOG_INTERVAL_MS = 5_000;
-    /** {@code transaction_timeout} off where it exists (PostgreSQL 17+; older servers do not know the name). */
-    private static final String NO_TRANSACTION_TIMEOUT = "SELECT pg_catalog.set_config('transaction_timeout', '0',"
-            + " false) WHERE pg_catalog.current_setting('server_version_num')::int >= 170000";
 
     private final PgEndpoint endpoint;
     private final String publication;
@@ -122,8 +120,7 @@ public final class SnapshotReader {
                 // a COPY lasts as long as the pipeline takes its rows, a connection waits in its transaction while
                 // read-ahead tables are published, and the snapshot's transaction lasts the whole load: none of
                 // them may be cut by the role's or the database's timeouts
-                st.execute("SET statement_timeout = 0; SET idle_in_transaction_session_timeout = 0; "
-                        + NO_TRANSACTION_TIMEOUT);
+                st.execute(SessionTimeouts.OFF);
             }
             c.setAutoCommit(false);
             try (Statement st = c.createStatement()) {
