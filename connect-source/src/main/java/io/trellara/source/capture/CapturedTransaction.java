@@ -1,7 +1,6 @@
 package io.trellara.source.capture;
 
 import io.trellara.protocol.Lsn;
-import io.trellara.protocol.Snapshots;
 import io.trellara.protocol.log.LocalLogReader;
 import io.trellara.protocol.log.LogRecord;
 import io.trellara.source.pgoutput.PgOutputMessage.Streamable;
@@ -26,9 +25,6 @@ import java.util.Set;
  */
 public final class CapturedTransaction {
 
-  /** The xid of the source's own snapshot transaction: InvalidTransactionId, which no real transaction has. */
-  public static final long SNAPSHOT_XID = 0;
-
   private final CaptureIdentity identity;
   private final long xid;
   private final String transactionId;
@@ -46,7 +42,7 @@ public final class CapturedTransaction {
       long commitTimestampMs, RelationCache relations, DdlFilter ddlFilter) {
     this.identity = identity;
     this.xid = state.xid;
-    this.transactionId = state.xid == SNAPSHOT_XID ? Snapshots.TRANSACTION_ID : Long.toString(state.xid);
+    this.transactionId = Long.toString(state.xid);
     long begin = state.beginLsn;
     this.beginLsn = begin != 0 && Long.compareUnsigned(begin, commitLsn) <= 0 ? begin : 0;
     this.commitLsn = commitLsn;
@@ -67,7 +63,7 @@ public final class CapturedTransaction {
     return xid;
   }
 
-  /** The protocol's transaction_id: the top-level xid in decimal, or {@link Snapshots#TRANSACTION_ID}. */
+  /** The protocol's transaction_id: the top-level xid in decimal (the snapshot's is published by its own path). */
   public String transactionId() {
     return transactionId;
   }

@@ -26,7 +26,8 @@ import java.util.function.Function;
  * event (from memory or its spill file) through the {@link BarrierPlanner}, so its chunks leave for the
  * publisher as they fill and memory holds at most one open chunk per lane; then the manifest and the commit
  * marker go to the strict topic, in commit order. A transaction without events publishes nothing (a relay
- * never publishes an empty barrier).
+ * never publishes an empty barrier). The initial snapshot takes the same {@link Publication} without the
+ * assembler: its rows are handed in as they are read ({@link #snapshot}).
  *
  * <p>Partitioned: the {@link OwnershipRouter} picks each change's lane; the pipeline numbers partition_order
  * per lane and, because an emitted move turns one change into two events, renumbers total_order, table_order

@@ -1,6 +1,7 @@
 package io.trellara.source.snapshot;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.trellara.protocol.v1.ChangeRecord;
 import io.trellara.protocol.v1.ColumnState;
@@ -12,6 +13,7 @@ import io.trellara.testplatform.EitherPlatform;
 import io.trellara.testplatform.PostgresDatabase;
 import io.trellara.testplatform.TestServers;
 import java.nio.file.Files;
+import java.time.Duration;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -152,12 +154,12 @@ class SnapshotReaderIT {
         SnapshotEvents events = new SnapshotEvents("src", 0, new CaptureEventSink() {
             @Override
             public void onChange(ChangeRecord change, RelationSchema relation) {
-                if (++rows[0] % 100_000 == 1) { // the pipeline is slow: the COPY waits longer than every timeout
-                    try {
-                        Thread.sleep(700);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
+                if (++rows[0] == 1) { // a slow pipeline: the COPY and its transaction outlast every timeout
+                    await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).until(() ->
+                            "true".equals(slow.queryString("SELECT coalesce(bool_and(now() - query_start"
+                                    + " > interval '500 ms' AND now() - xact_start > interval '600 ms'), false)::text"
+                                    + " FROM pg_stat_activity WHERE datname = current_database() AND state = 'active'"
+                                    + " AND application_name LIKE 'trellara-snapshot:%'")));
                 }
             }
 
