@@ -100,6 +100,11 @@ public final class PostgresDatabase {
         return rows.get(0).get(0).toString();
     }
 
+    /** The first column of every row as text (null stays null), in the order the query returns them. */
+    public List<String> queryStrings(String sql) {
+        return query(sql).stream().map(r -> r.get(0) == null ? null : r.get(0).toString()).toList();
+    }
+
     /** All rows, each as the list of its column values (JDBC objects). */
     public List<List<Object>> query(String sql) {
         try (Connection connection = connect();

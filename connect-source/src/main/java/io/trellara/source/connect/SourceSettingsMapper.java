@@ -6,6 +6,7 @@ import io.trellara.source.capture.CapturedTables;
 import io.trellara.source.engine.PgEndpoint;
 import io.trellara.source.engine.SourceSettings;
 import io.trellara.source.engine.SourceTopics;
+import io.trellara.source.snapshot.SnapshotReads;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,7 +31,8 @@ final class SourceSettingsMapper {
                 c.getInt(PROTOCOL_VERSION), c.streaming(), c.getLong(STATUS_INTERVAL_MS),
                 c.getLong(RECONNECT_MAX_DURATION_MS), c.getLong(HEARTBEAT_INTERVAL_MS), c.getBoolean(DDL_CAPTURE), c.getBoolean(DDL_INSTALL),
                 c.spillDirectory(), c.getLong(SPILL_THRESHOLD_BYTES), c.getInt(MAX_ENVELOPE_BYTES), c.getInt(QUEUE_MAX_RECORDS),
-                c.getLong(QUEUE_MAX_BYTES), c.boundary(), CapturedTables.NONE, c.getInt(SNAPSHOT_MAX_THREADS));
+                c.getLong(QUEUE_MAX_BYTES), c.boundary(), CapturedTables.NONE,
+                new SnapshotReads(c.getInt(SNAPSHOT_MAX_THREADS), c.getLong(SNAPSHOT_KEY_RANGE_ROWS)));
     }
 
     /** What the source's topics must be: strict (1 partition) and, partitioned, the lane topic. */

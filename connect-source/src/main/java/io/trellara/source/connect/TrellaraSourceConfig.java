@@ -5,6 +5,7 @@ import java.util.Map;
 import io.trellara.connect.common.ConfigRecommenders;
 import org.apache.kafka.common.config.AbstractConfig;
 import io.trellara.source.snapshot.SnapshotMode;
+import io.trellara.source.snapshot.SnapshotReads;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Type;
@@ -55,6 +56,7 @@ public final class TrellaraSourceConfig extends AbstractConfig {
     public static final String SLOT_DROP_ON_STOP = "slot.drop.on.stop";
     public static final String SNAPSHOT_MODE = "snapshot.mode";
     public static final String SNAPSHOT_MAX_THREADS = "snapshot.max.threads";
+    public static final String SNAPSHOT_KEY_RANGE_ROWS = "snapshot.key.range.rows";
 
     public static final String DATASET_MODE = "dataset.mode";
     public static final String MAX_ENVELOPE_BYTES = "dataset.strict.max_envelope_bytes";
@@ -241,6 +243,16 @@ public final class TrellaraSourceConfig extends AbstractConfig {
                         + " one transaction either way. It helps a database of many tables whose reads are the"
                         + " bottleneck; one table is always read by one connection.",
                 GROUP_REPLICATION, ++o, Width.SHORT, "Snapshot threads");
+        d.define(SNAPSHOT_KEY_RANGE_ROWS, Type.LONG, SnapshotReads.DEFAULT_KEY_RANGE_ROWS, ConfigDef.Range.atLeast(0),
+                Importance.LOW, "An initial snapshot reads each table that has a primary key (or a replica identity"
+                        + " index) in key order, in ranges of at most this many rows: each range is one COPY of"
+                        + " SELECT ... WHERE key > the last key read ORDER BY key LIMIT n, an index scan inside the"
+                        + " same exported snapshot, so no statement on the source runs longer than one range and the"
+                        + " target's key index is filled in order. A table without such a key (or whose key index"
+                        + " orders by a non-default operator class or collation) is read in one COPY in storage"
+                        + " order. 0 reads every table in one COPY in storage order, as PostgreSQL's own copy_data"
+                        + " does: the cheapest read for a table whose storage order is far from its key order.",
+                GROUP_REPLICATION, ++o, Width.SHORT, "Snapshot key range rows");
 
         o = 0;
         d.define(DATASET_MODE, Type.STRING, MODE_STRICT, ConfigDef.ValidString.in(MODE_STRICT, MODE_PARTITIONED),

@@ -241,7 +241,8 @@ public final class CaptureEngine implements AutoCloseable {
                 LOG.info("Snapshot: {}; streaming continues from there", exported);
                 BarrierPipeline.Publication snapshot = pipeline.snapshot(consistentPoint, System.currentTimeMillis());
                 new SnapshotReader(settings.endpoint(), settings.publicationName(), snapshotProgress, () -> running,
-                        settings.snapshotMaxThreads(), settings.spillDirectory())
+                        settings.snapshotReads().maxThreads(), settings.snapshotReads().keyRangeRows(),
+                        settings.spillDirectory())
                         .read(exported, new SnapshotEvents(settings.sourceId(), consistentPoint, snapshot.events()));
                 snapshot.commit();
             }

@@ -1,6 +1,7 @@
 package io.trellara.source.engine;
 
 import io.trellara.source.capture.CapturedTables;
+import io.trellara.source.snapshot.SnapshotReads;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -9,7 +10,7 @@ import java.util.List;
  * covered when the task started ({@link PublishedTables}), for DDL filtering. {@code reconnectMaxDurationMs}: how
  * long the engine keeps reconnecting after it lost the replication connection (0: it fails at once).
  * {@code heartbeatIntervalMs}: how often a {@link Heartbeat} message is written on the source database (0: never).
- * {@code snapshotMaxThreads}: connections reading tables at once during an initial snapshot.
+ * {@code snapshotReads}: how an initial snapshot reads its tables.
  */
 public record SourceSettings(
         PgEndpoint endpoint,
@@ -34,9 +35,9 @@ public record SourceSettings(
         long queueMaxBytes,
         BoundarySettings boundary,
         CapturedTables capturedTables,
-        int snapshotMaxThreads) {
+        SnapshotReads snapshotReads) {
 
-    /** Settings with one snapshot connection. */
+    /** Settings with the default snapshot reads. */
     public SourceSettings(PgEndpoint endpoint, String sourceId, String databaseId, String datasetId, String slotName,
                           String publicationName, boolean autocreatePublication, List<String> tables,
                           int protocolVersion, boolean streaming, long statusIntervalMs, long reconnectMaxDurationMs,
@@ -46,20 +47,20 @@ public record SourceSettings(
         this(endpoint, sourceId, databaseId, datasetId, slotName, publicationName, autocreatePublication, tables,
                 protocolVersion, streaming, statusIntervalMs, reconnectMaxDurationMs, heartbeatIntervalMs, ddlCapture,
                 ddlInstall, spillDirectory, spillThresholdBytes, maxEnvelopeBytes, queueMaxRecords, queueMaxBytes,
-                boundary, capturedTables, 1);
+                boundary, capturedTables, SnapshotReads.DEFAULT);
     }
 
     public SourceSettings withCapturedTables(CapturedTables captured) {
         return new SourceSettings(endpoint, sourceId, databaseId, datasetId, slotName, publicationName,
                 autocreatePublication, tables, protocolVersion, streaming, statusIntervalMs, reconnectMaxDurationMs,
                 heartbeatIntervalMs, ddlCapture, ddlInstall, spillDirectory, spillThresholdBytes, maxEnvelopeBytes, queueMaxRecords,
-                queueMaxBytes, boundary, captured, snapshotMaxThreads);
+                queueMaxBytes, boundary, captured, snapshotReads);
     }
 
     public SourceSettings withBoundary(BoundarySettings b) {
         return new SourceSettings(endpoint, sourceId, databaseId, datasetId, slotName, publicationName,
                 autocreatePublication, tables, protocolVersion, streaming, statusIntervalMs, reconnectMaxDurationMs,
                 heartbeatIntervalMs, ddlCapture, ddlInstall, spillDirectory, spillThresholdBytes, maxEnvelopeBytes, queueMaxRecords,
-                queueMaxBytes, b, capturedTables, snapshotMaxThreads);
+                queueMaxBytes, b, capturedTables, snapshotReads);
     }
 }

@@ -145,44 +145,6 @@ public final class SnapshotEvents {
         if (unescaped.length < to - from) {
             unescaped = new byte[Math.max(to - from, unescaped.length * 2)];
         }
-        byte[] buf = unescaped;
-        int len = 0;
-        for (int i = from; i < to; i++) {
-            byte b = row[i];
-            if (b != '\\' || i + 1 == to) {
-                buf[len++] = b;
-                continue;
-            }
-            byte e = row[++i];
-            switch (e) {
-                case 'b' -> buf[len++] = '\b';
-                case 'f' -> buf[len++] = '\f';
-                case 'n' -> buf[len++] = '\n';
-                case 'r' -> buf[len++] = '\r';
-                case 't' -> buf[len++] = '\t';
-                case 'v' -> buf[len++] = 0x0B;
-                case 'x' -> {
-                    int v = 0;
-                    int digits = 0;
-                    while (digits < 2 && i + 1 < to && Character.digit(row[i + 1], 16) >= 0) {
-                        v = v * 16 + Character.digit(row[++i], 16);
-                        digits++;
-                    }
-                    buf[len++] = digits == 0 ? (byte) 'x' : (byte) v;
-                }
-                default -> {
-                    if (e >= '0' && e <= '7') {
-                        int v = e - '0';
-                        for (int d = 1; d < 3 && i + 1 < to && row[i + 1] >= '0' && row[i + 1] <= '7'; d++) {
-                            v = v * 8 + (row[++i] - '0');
-                        }
-                        buf[len++] = (byte) v;
-                    } else {
-                        buf[len++] = e; // \\ and any other escaped character stand for themselves
-                    }
-                }
-            }
-        }
-        return len;
+        return CopyText.unescape(row, from, to, unescaped);
     }
 }

@@ -3,7 +3,6 @@ package io.trellara.source.snapshot;
 import io.trellara.connect.common.SessionTimeouts;
 import io.trellara.protocol.Lsn;
 import io.trellara.source.engine.PgEndpoint;
-import io.trellara.source.engine.PgNames;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -21,11 +20,8 @@ import java.util.Deque;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.StringJoiner;
 import java.util.function.BooleanSupplier;
 import java.util.regex.Pattern;
-import org.postgresql.PGConnection;
-import org.postgresql.copy.CopyOut;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,19 +43,23 @@ public final class SnapshotReader {
     private final SnapshotProgress progress;
     private final BooleanSupplier running;
     private final int threads;
+    private final long rangeRows;
     private final Path spillDirectory;
 
     /**
      * @param threads        connections reading tables at once ({@code snapshot.max.threads}); above 1, helpers read
      *                       ahead into files in {@code spillDirectory} (see {@link TableReadAhead})
+     * @param rangeRows      rows per key range of a table read in key order ({@code snapshot.key.range.rows}; 0:
+     *                       every table in one COPY, in storage order; see {@link TableCopy})
      */
     public SnapshotReader(PgEndpoint endpoint, String publication, SnapshotProgress progress, BooleanSupplier running,
-                          int threads, Path spillDirectory) {
+                          int threads, long rangeRows, Path spillDirectory) {
         this.endpoint = endpoint;
         this.publication = publication;
         this.progress = progress;
         this.running = running;
         this.threads = Math.max(1, threads);
+        this.rangeRows = rangeRows;
         this.spillDirectory = spillDirectory;
     }
 
@@ -147,7 +147,7 @@ public final class SnapshotReader {
                                 SnapshotEvents feed, long[] lastLog) throws SQLException {
         SnapshotTable first = pending.poll(); // the largest: read here, straight into the pipeline, no file
         try (TableReadAhead ahead = new TableReadAhead(pending, List.copyOf(helpers), spillDirectory, progress,
-                running)) {
+                running, rangeRows)) {
             readTable(c, first, feed, lastLog);
             for (int published = 1; published < total; published++) {
                 TableReadAhead.ReadTable done = ahead.finished(false);
@@ -185,15 +185,13 @@ public final class SnapshotReader {
             throws SQLException {
         progress.table(t.display());
         long started = System.currentTimeMillis();
-        long rows = 0;
         feed.table(t);
-        CopyOut copy = c.unwrap(PGConnection.class).getCopyAPI().copyOut(copySql(t));
+        long[] rows = {0};
         try {
-            byte[] row;
-            while ((row = copy.readFromCopy()) != null) {
+            TableCopy.read(c, t, rangeRows, row -> {
                 feed.row(row, row.length, true); // pgjdbc gives each row an array of its own
                 progress.row(row.length);
-                if ((++rows & 1023) == 0) {
+                if ((++rows[0] & 1023) == 0) {
                     if (!running.getAsBoolean()) {
                         throw new SnapshotCancelledException("the task stopped during the snapshot of " + t.display());
                     }
@@ -203,14 +201,13 @@ public final class SnapshotReader {
                         LOG.info("Snapshot in progress: {}", progress.summary(now));
                     }
                 }
-            }
-        } finally {
-            if (copy.isActive()) {
-                copy.cancelCopy();
-            }
+            });
+        } catch (IOException e) {
+            throw new UncheckedIOException(e); // the consumer here writes no file
         }
         progress.tableDone();
-        LOG.info("Snapshot read table {}: {} rows in {} ms", t.display(), rows, System.currentTimeMillis() - started);
+        LOG.info("Snapshot read table {}: {} rows in {} ms{}", t.display(), rows[0],
+                System.currentTimeMillis() - started, order(t));
     }
 
     /** The publication's tables as of the snapshot, each described as pgoutput describes it. */
@@ -228,7 +225,7 @@ public final class SnapshotReader {
                 while (rs.next()) {
                     tables.add(new SnapshotTable(rs.getLong(1), rs.getString(2), rs.getString(3),
                             rs.getString(4).charAt(0), "p".equals(rs.getString(5)), rs.getLong(6), rs.getString(8),
-                            List.of()));
+                            List.of(), List.of()));
                     Array names = rs.getArray(7);
                     columnLists.add(names == null ? null : (String[]) names.getArray());
                 }
@@ -237,8 +234,9 @@ public final class SnapshotReader {
         List<SnapshotTable> described = new ArrayList<>(tables.size());
         for (int i = 0; i < tables.size(); i++) {
             SnapshotTable t = tables.get(i);
+            List<SnapshotTable.Column> columns = columns(c, t, columnLists.get(i), major);
             described.add(new SnapshotTable(t.oid(), t.schema(), t.name(), t.replicaIdentity(), t.partitioned(),
-                    t.estimatedRows(), t.rowFilter(), columns(c, t, columnLists.get(i), major)));
+                    t.estimatedRows(), t.rowFilter(), columns, orderKey(c, t, columns, major)));
         }
         return described;
     }
@@ -267,16 +265,53 @@ public final class SnapshotReader {
         return columns;
     }
 
-    /** COPY of the published columns; through a query when a row filter applies or the table is partitioned. */
-    static String copySql(SnapshotTable t) {
-        StringJoiner cols = new StringJoiner(", ");
-        t.columns().forEach(col -> cols.add(PgNames.quoteIdentifier(col.name())));
-        String table = PgNames.quoteIdentifier(t.schema()) + "." + PgNames.quoteIdentifier(t.name());
-        String filter = t.rowFilter();
-        if (filter == null && !t.partitioned()) {
-            return "COPY " + table + " (" + cols + ") TO STDOUT";
+    /**
+     * The unique key to read {@code t} in the order of: its replica identity index under REPLICA IDENTITY USING
+     * INDEX, else its primary key; in the index's column order, so the range scans use the index. Empty (read in
+     * storage order) when it has none, when a key column is not published (column list), or when the index orders
+     * by another operator class or collation than a plain ORDER BY would (the ranges would then sort the table
+     * instead of scanning the index).
+     */
+    private static List<SnapshotTable.KeyColumn> orderKey(Connection c, SnapshotTable t,
+                                                          List<SnapshotTable.Column> columns, int major)
+            throws SQLException {
+        List<SnapshotTable.KeyColumn> key = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT a.attname, format_type(a.atttypid, NULL),"
+                + " o.opcdefault AND k.coll = a.attcollation"
+                + " FROM pg_class c JOIN pg_index i ON i.indrelid = c.oid AND CASE WHEN c.relreplident = 'i'"
+                + "   THEN i.indisreplident ELSE i.indisprimary END"
+                + " CROSS JOIN LATERAL unnest(i.indkey::int2[], i.indclass::oid[], i.indcollation::oid[])"
+                + "   WITH ORDINALITY AS k(attnum, opclass, coll, ord)"
+                + " JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = k.attnum"
+                + " JOIN pg_opclass o ON o.oid = k.opclass"
+                + " WHERE c.oid = ? AND k.ord <= " + (major >= 11 ? "i.indnkeyatts" : "i.indnatts")
+                + " ORDER BY k.ord")) {
+            ps.setLong(1, t.oid());
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    int column = indexOf(columns, rs.getString(1));
+                    if (column < 0 || !rs.getBoolean(3)) {
+                        return List.of();
+                    }
+                    key.add(new SnapshotTable.KeyColumn(column, rs.getString(2)));
+                }
+            }
         }
-        return "COPY (SELECT " + cols + " FROM " + table + (filter == null ? "" : " WHERE " + filter) + ") TO STDOUT";
+        return List.copyOf(key);
+    }
+
+    private static int indexOf(List<SnapshotTable.Column> columns, String name) {
+        for (int i = 0; i < columns.size(); i++) {
+            if (columns.get(i).name().equals(name)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** How a table is read, for its log line. */
+    String order(SnapshotTable t) {
+        return rangeRows > 0 && !t.orderKey().isEmpty() ? ", in key order" : ", in storage order (no usable key)";
     }
 
     /** The engine closed while the snapshot was being read: not a failure, nothing of it was committed. */

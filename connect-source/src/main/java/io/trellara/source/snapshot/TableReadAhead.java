@@ -18,8 +18,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
-import org.postgresql.PGConnection;
-import org.postgresql.copy.CopyOut;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,17 +40,19 @@ final class TableReadAhead implements AutoCloseable {
     private final Path directory;
     private final SnapshotProgress progress;
     private final BooleanSupplier running;
+    private final long rangeRows;
     private final LinkedBlockingQueue<Object> finished = new LinkedBlockingQueue<>();
     private final List<Path> files = new ArrayList<>();
     private final ExecutorService pool;
 
     TableReadAhead(Deque<SnapshotTable> pending, List<Connection> helpers, Path directory, SnapshotProgress progress,
-                   BooleanSupplier running) {
+                   BooleanSupplier running, long rangeRows) {
         this.pending = pending;
         this.helpers = helpers;
         this.directory = directory;
         this.progress = progress;
         this.running = running;
+        this.rangeRows = rangeRows;
         int[] n = {0};
         this.pool = Executors.newFixedThreadPool(helpers.size(), r -> {
             Thread t = new Thread(r, "trellara-snapshot-read-" + ++n[0]);
@@ -127,24 +127,19 @@ final class TableReadAhead implements AutoCloseable {
         synchronized (files) {
             files.add(file);
         }
-        long rows = 0;
-        CopyOut copy = c.unwrap(PGConnection.class).getCopyAPI().copyOut(SnapshotReader.copySql(t));
+        long rows;
         try (DataOutputStream out = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(file),
                 1 << 16))) {
-            byte[] row;
-            while ((row = copy.readFromCopy()) != null) {
+            long[] n = {0};
+            rows = TableCopy.read(c, t, rangeRows, row -> {
                 out.writeInt(row.length);
                 out.write(row);
                 progress.row(row.length);
-                if ((++rows & 1023) == 0 && !running.getAsBoolean()) {
+                if ((++n[0] & 1023) == 0 && !running.getAsBoolean()) {
                     throw new SnapshotReader.SnapshotCancelledException("the task stopped during the snapshot of "
                             + t.display());
                 }
-            }
-        } finally {
-            if (copy.isActive()) {
-                copy.cancelCopy();
-            }
+            });
         }
         LOG.info("Snapshot read table {} ahead: {} rows in {} ms", t.display(), rows,
                 System.currentTimeMillis() - started);

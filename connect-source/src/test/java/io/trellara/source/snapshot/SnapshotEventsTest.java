@@ -41,7 +41,7 @@ class SnapshotEventsTest {
         for (int i = 0; i < columns; i++) {
             cols.add(new SnapshotTable.Column("c" + i, i == 0 ? 23 : 1043, i == 0 ? -1 : 14, i == 0));
         }
-        return new SnapshotTable(oid, "shop", name, replicaIdentity, false, 10, null, cols);
+        return new SnapshotTable(oid, "shop", name, replicaIdentity, false, 10, null, cols, List.of());
     }
 
     private void row(String copyRow, boolean owned) {

@@ -42,7 +42,8 @@ class SnapshotPublicationTest {
 
     private static SnapshotTable table(long oid, String name) {
         return new SnapshotTable(oid, "public", name, 'd', false, 0, null, List.of(
-                new SnapshotTable.Column("id", 23, -1, true), new SnapshotTable.Column("note", 25, -1, false)));
+                new SnapshotTable.Column("id", 23, -1, true), new SnapshotTable.Column("note", 25, -1, false)),
+                List.of(new SnapshotTable.KeyColumn(0, "integer")));
     }
 
     private static void row(SnapshotEvents events, String copyRow) {

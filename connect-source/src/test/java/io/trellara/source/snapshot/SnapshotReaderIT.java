@@ -105,7 +105,7 @@ class SnapshotReaderIT {
                     throw new AssertionError("a snapshot has no DDL");
                 }
             });
-            new SnapshotReader(endpoint(), "pub", progress, () -> true, threads, spill).read(exported, events);
+            new SnapshotReader(endpoint(), "pub", progress, () -> true, threads, 1_000, spill).read(exported, events);
             assertThat(events.events()).isEqualTo(rows.size());
         } finally {
             db.execute("DELETE FROM z_big WHERE id = -1",
@@ -169,8 +169,75 @@ class SnapshotReaderIT {
             }
         });
         try (ExportedSnapshot exported = ExportedSnapshot.create(endpoint, "reader_slow", true)) {
-            new SnapshotReader(endpoint, "pub", new SnapshotProgress(), () -> true, 1, spill).read(exported, events);
+            new SnapshotReader(endpoint, "pub", new SnapshotProgress(), () -> true, 1,
+                    SnapshotReads.DEFAULT_KEY_RANGE_ROWS, spill).read(exported, events);
         }
         assertThat(rows[0]).isEqualTo(300_000);
+    }
+
+    /**
+     * Key order in ranges: a composite key in another order than the columns, with quotes, backslashes, tabs,
+     * newlines and non-ASCII in its text part (under standard_conforming_strings off, where a plain literal would
+     * read a backslash as an escape), rows stored far from key order, a row filter and a partition; and the tables
+     * that fall back to one COPY in storage order: no key, and a key index with a non-default operator class.
+     */
+    @Test
+    void tablesWithAUsableKeyAreReadInKeyOrderRangeByRangeOthersInStorageOrder() throws Exception {
+        PostgresDatabase k = pg.createDatabase("keyorder");
+        k.execute("ALTER DATABASE " + k.name() + " SET standard_conforming_strings = off",
+                "CREATE TABLE composite (a int, b text, note text, PRIMARY KEY (b, a))",
+                "INSERT INTO composite SELECT g, (ARRAY[$$it's$$, $$back\\slash$$, E'tab\\there', E'new\\nline',"
+                        + " 'zürich', '', $$x'\\$$])[1 + g % 7], 'n' || g FROM generate_series(1, 500) g ORDER BY random()",
+                "UPDATE composite SET note = note || '+' WHERE a % 3 = 0", // moves rows: storage order is not key order
+                "CREATE TABLE filtered (id bigint PRIMARY KEY, note text)",
+                "INSERT INTO filtered SELECT g, 'f' || g FROM generate_series(1, 300) g ORDER BY random()",
+                "CREATE TABLE no_key (id int, note text)",
+                "INSERT INTO no_key SELECT g, 'h' || g FROM generate_series(1, 40) g",
+                "CREATE TABLE pattern (code text NOT NULL, note text)",
+                "CREATE UNIQUE INDEX pattern_code ON pattern (code text_pattern_ops)",
+                "ALTER TABLE pattern REPLICA IDENTITY USING INDEX pattern_code",
+                "INSERT INTO pattern SELECT 'c' || g, 'p' || g FROM generate_series(1, 30) g",
+                "CREATE TABLE parts (id int PRIMARY KEY, note text) PARTITION BY RANGE (id)",
+                "CREATE TABLE parts_low PARTITION OF parts FOR VALUES FROM (MINVALUE) TO (100)",
+                "CREATE TABLE parts_high PARTITION OF parts FOR VALUES FROM (100) TO (MAXVALUE)",
+                "INSERT INTO parts SELECT g, 'q' || g FROM generate_series(1, 200) g ORDER BY random()",
+                "CREATE PUBLICATION pub FOR TABLE composite, filtered WHERE (id % 2 = 0), no_key, pattern, parts"
+                        + " WITH (publish_via_partition_root = true)");
+        PgEndpoint endpoint = new PgEndpoint(pg.host(), pg.port(), k.name(), pg.user(), pg.password(), "disable",
+                "", "", "", "");
+        Map<String, List<String>> rows = new LinkedHashMap<>();
+        SnapshotEvents events = new SnapshotEvents("src", 0, new CaptureEventSink() {
+            @Override
+            public void onChange(ChangeRecord change, RelationSchema relation) {
+                StringBuilder row = new StringBuilder();
+                change.getAfter().getColumnsList().forEach(v -> row.append(row.isEmpty() ? "" : "|")
+                        .append(v.getTextBytes().toStringUtf8()));
+                rows.computeIfAbsent(relation.qualifiedName().replace("public.", ""), t -> new ArrayList<>())
+                        .add(row.toString());
+            }
+
+            @Override
+            public void onDdl(DdlEvent ddl) {
+                throw new AssertionError("a snapshot has no DDL");
+            }
+        });
+        try (ExportedSnapshot exported = ExportedSnapshot.create(endpoint, "reader_keys", true)) {
+            k.execute("INSERT INTO composite VALUES (0, 'after', 'the snapshot')"); // not in the snapshot
+            new SnapshotReader(endpoint, "pub", new SnapshotProgress(), () -> true, 1, 7, spill)
+                    .read(exported, events);
+        }
+        k.execute("DELETE FROM composite WHERE a = 0");
+        assertThat(rows.get("composite")).as("key order (b, a), every row once")
+                .containsExactlyElementsOf(k.queryStrings("SELECT a || '|' || b || '|' || note FROM composite"
+                        + " ORDER BY b, a"));
+        assertThat(rows.get("filtered")).as("the row filter applies to every range")
+                .containsExactlyElementsOf(k.queryStrings("SELECT id || '|' || note FROM filtered"
+                        + " WHERE id % 2 = 0 ORDER BY id"));
+        assertThat(rows.get("parts")).as("a partitioned table through its root, in key order")
+                .containsExactlyElementsOf(k.queryStrings("SELECT id || '|' || note FROM parts ORDER BY id"));
+        assertThat(rows.get("no_key")).as("no key: storage order")
+                .containsExactlyElementsOf(k.queryStrings("SELECT id || '|' || note FROM no_key"));
+        assertThat(rows.get("pattern")).as("a text_pattern_ops key: storage order, every row")
+                .containsExactlyInAnyOrderElementsOf(k.queryStrings("SELECT code || '|' || note FROM pattern"));
     }
 }
