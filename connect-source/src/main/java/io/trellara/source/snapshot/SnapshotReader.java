@@ -311,7 +311,10 @@ public final class SnapshotReader {
 
     /** How a table is read, for its log line. */
     String order(SnapshotTable t) {
-        return rangeRows > 0 && !t.orderKey().isEmpty() ? ", in key order" : ", in storage order (no usable key)";
+        if (rangeRows <= 0) {
+            return ", in storage order (snapshot.key.range.rows=0)";
+        }
+        return t.orderKey().isEmpty() ? ", in storage order (no usable key)" : ", in key order";
     }
 
     /** The engine closed while the snapshot was being read: not a failure, nothing of it was committed. */
