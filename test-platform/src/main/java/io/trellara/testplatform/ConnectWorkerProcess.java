@@ -28,6 +28,11 @@ import org.slf4j.LoggerFactory;
 public final class ConnectWorkerProcess implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(ConnectWorkerProcess.class);
+    /**
+     * The worker JVM's class path when this JVM's own is not the one its code was loaded from (a program run by
+     * {@code mvn exec:java}, whose {@code java.class.path} is Maven's launcher); default {@code java.class.path}.
+     */
+    public static final String CLASS_PATH_PROPERTY = "trellara.worker.classpath";
 
     private final Map<String, String> properties;
     private final List<String> jvmArgs;
@@ -65,7 +70,7 @@ public final class ConnectWorkerProcess implements AutoCloseable {
         command.addAll(jvmArgs);
         command.add("-Duser.timezone=" + java.util.TimeZone.getDefault().getID());
         command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
+        command.add(System.getProperty(CLASS_PATH_PROPERTY, System.getProperty("java.class.path")));
         command.add("org.apache.kafka.connect.cli.ConnectDistributed");
         command.add(propsFile.toString());
         try {
@@ -124,6 +129,14 @@ public final class ConnectWorkerProcess implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while stopping the worker process", e);
         }
+    }
+
+    /** CPU time the worker JVM has used since it started (user and system), or -1 when not running or unknown. */
+    public synchronized long cpuNanos() {
+        if (process == null) {
+            return -1;
+        }
+        return process.toHandle().info().totalCpuDuration().map(java.time.Duration::toNanos).orElse(-1L);
     }
 
     public synchronized boolean isRunning() {

@@ -1,12 +1,19 @@
 package io.trellara.benchmarks.e2e;
 
+import io.trellara.testplatform.ConnectRestClient;
 import io.trellara.testplatform.ConnectWorker;
+import io.trellara.testplatform.ConnectWorkerProcess;
 import io.trellara.testplatform.KafkaBroker;
 import io.trellara.testplatform.PostgresServer;
+import java.io.File;
+import java.net.URI;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.StringJoiner;
 
 /**
  * Commit-to-applied on the real pipeline next to PostgreSQL's native logical replication, in the same run:
@@ -25,6 +32,9 @@ import java.util.Set;
  * the named legs at the defaults users get (no producer, consumer or apply overrides): the number of single-row
  * transactions, the legs, the seconds of idle measured before them (0: none) and the milliseconds between
  * commits.
+ *
+ * <p>{@code -Dbench.worker=process} runs the Connect worker in a JVM of its own and reports its CPU per replicated
+ * row apart from the broker's and the workload's; {@code -Dbench.worker.jvmArgs="..."} adds options to its JVM.
  */
 public final class EndToEndBenchmark {
 
@@ -69,10 +79,11 @@ public final class EndToEndBenchmark {
              PostgresServer targetPg = PostgresServer.builder().name("bench-target").durable().build().start();
              KafkaBroker broker = KafkaBroker.builder().build()) {
             broker.start();
-            ConnectWorker worker = ConnectWorker.builder(broker).groupId("bench").build().start();
+            WorkerRun worker = WorkerRun.start(broker);
             try {
-                System.out.printf("platform up in %.1f s%n", (System.nanoTime() - t0) / 1e9);
-                Platform platform = new Platform(sourcePg, targetPg, broker, worker);
+                System.out.printf("platform up in %.1f s (Connect worker %s)%n", (System.nanoTime() - t0) / 1e9,
+                        worker.where());
+                Platform platform = new Platform(sourcePg, targetPg, broker, worker.rest(), worker::cpuNanos);
                 for (String mode : modes) {
                     try (Leg leg = mode.equals("native") ? new NativeReplicationLeg(platform)
                             : new TrellaraLeg(mode, platform, atDefaults)) {
@@ -85,6 +96,55 @@ public final class EndToEndBenchmark {
             }
         }
         return results;
+    }
+
+    /**
+     * The run's Connect worker: in this JVM (default), or with {@code -Dbench.worker=process} in a JVM of its own,
+     * as the issue's reference deployment runs it, so that its CPU is measured apart from the broker's and the
+     * workload's.
+     */
+    private record WorkerRun(ConnectWorker inJvm, ConnectWorkerProcess process) {
+        static WorkerRun start(KafkaBroker broker) {
+            ConnectWorker.Builder builder = ConnectWorker.builder(broker).groupId("bench");
+            if (!"process".equals(System.getProperty("bench.worker"))) {
+                return new WorkerRun(builder.build().start(), null);
+            }
+            if (System.getProperty(ConnectWorkerProcess.CLASS_PATH_PROPERTY) == null
+                    && EndToEndBenchmark.class.getClassLoader() instanceof URLClassLoader loader) {
+                // mvn exec:java: this class path is Maven's; the worker needs the one this program was loaded from
+                StringJoiner path = new StringJoiner(File.pathSeparator);
+                for (URL url : loader.getURLs()) {
+                    path.add(new File(URI.create(url.toString())).getPath());
+                }
+                System.setProperty(ConnectWorkerProcess.CLASS_PATH_PROPERTY, path.toString());
+            }
+            for (String arg : System.getProperty("bench.worker.jvmArgs", "").split(" ")) {
+                if (!arg.isBlank()) { // e.g. -XX:StartFlightRecording=filename=worker.jfr,settings=profile
+                    builder.jvmArg(arg);
+                }
+            }
+            return new WorkerRun(null, builder.buildProcess().start());
+        }
+
+        ConnectRestClient rest() {
+            return inJvm != null ? inJvm.rest() : process.rest();
+        }
+
+        long cpuNanos() {
+            return inJvm != null ? -1 : process.cpuNanos();
+        }
+
+        String where() {
+            return inJvm != null ? "in this JVM" : "in its own JVM, " + process.restUrl();
+        }
+
+        void stop() {
+            if (inJvm != null) {
+                inJvm.stop();
+            } else {
+                process.close();
+            }
+        }
     }
 
     /** Native first, always: every other leg is reported as a ratio to it. */

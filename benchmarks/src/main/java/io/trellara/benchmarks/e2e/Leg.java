@@ -23,6 +23,11 @@ interface Leg extends AutoCloseable {
         return null;
     }
 
+    /** CPU the Connect worker's own JVM used so far; -1 when it shares this JVM (then it cannot be told apart). */
+    default long workerCpuNanos() {
+        return -1;
+    }
+
     default String bootstrapServers() {
         return null;
     }

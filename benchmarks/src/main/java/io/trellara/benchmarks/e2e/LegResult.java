@@ -9,8 +9,10 @@ package io.trellara.benchmarks.e2e;
  * @param transfersSource       the transfer workload's own time on the source (all its commits)
  * @param transfersCpuMillis    CPU this JVM (broker, worker and its connectors, the workload's client) used from
  *                              the first transfer until the target equalled the source
+ * @param workerCpuMillis       CPU the Connect worker's own JVM used over the same time; -1 when the worker ran in
+ *                              this JVM ({@code -Dbench.worker=process} runs it in its own)
  */
 record LegResult(String mode, double bulkStartToEqual, double bulkCommitToApplied, double transfersConverged,
                  double transfersSource, double latencyP50Millis, double latencyP99Millis,
-                 double transfersCpuMillis) {
+                 double transfersCpuMillis, double workerCpuMillis) {
 }

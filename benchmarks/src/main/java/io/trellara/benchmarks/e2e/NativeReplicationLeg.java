@@ -20,6 +20,12 @@ final class NativeReplicationLeg implements Leg {
     private PostgresDatabase target;
     private String subscription;
 
+    /** The worker runs, idle, beside native replication: what it costs without connectors. */
+    @Override
+    public long workerCpuNanos() {
+        return platform.workerCpuNanos().getAsLong();
+    }
+
     NativeReplicationLeg(Platform platform) {
         this.platform = platform;
     }

@@ -55,5 +55,17 @@ final class Report {
                 }
             }
         }
+        if (nativeResult != null && nativeResult.workerCpuMillis() >= 0) {
+            System.out.println("\nThe Connect worker's own JVM (its connectors, converters, producer and consumers; the"
+                    + " broker and the workload are in another) during the transfers, per replicated row; native's"
+                    + " leg is the worker idle:");
+            for (LegResult result : results) {
+                System.out.printf(Locale.ROOT, "  %s: %.1f µs per row (%.0f CPU-ms)%s%n", result.mode(),
+                        result.workerCpuMillis() * 1000.0 / (4.0 * transfers), result.workerCpuMillis(),
+                        result == nativeResult ? "" : String.format(Locale.ROOT, ", %.1f µs over idle",
+                                (result.workerCpuMillis() - nativeResult.workerCpuMillis()) * 1000.0
+                                        / (4.0 * transfers)));
+            }
+        }
     }
 }

@@ -75,7 +75,7 @@ final class TrellaraLeg implements Leg {
         if (partitioned()) {
             createTopic(lanesTopic, LANES);
         }
-        ConnectRestClient rest = platform.worker().rest();
+        ConnectRestClient rest = platform.worker();
         connectors.add(sourceConnector);
         rest.createConnector(sourceConnector, sourceConfig());
         rest.awaitRunning(sourceConnector);
@@ -166,6 +166,11 @@ final class TrellaraLeg implements Leg {
     }
 
     @Override
+    public long workerCpuNanos() {
+        return platform.workerCpuNanos().getAsLong();
+    }
+
+    @Override
     public PostgresDatabase source() {
         return source;
     }
@@ -185,7 +190,7 @@ final class TrellaraLeg implements Leg {
     public void close() {
         try {
             for (int i = connectors.size() - 1; i >= 0; i--) { // the sink first: it stops reading the topics
-                platform.worker().rest().deleteAndAwait(connectors.get(i));
+                platform.worker().deleteAndAwait(connectors.get(i));
             }
             if (source != null) {
                 awaitSlotReleased();

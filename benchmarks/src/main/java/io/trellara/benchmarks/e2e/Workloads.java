@@ -57,7 +57,8 @@ final class Workloads {
             }
             Transfers transfer = transfers(leg, source, sourceProbe, target, transfers, "transfers");
             return new LegResult(leg.mode(), bulk.startToEqual(), bulk.commitToApplied(), transfer.converged(),
-                    transfer.onSource(), latency.p50Millis(), latency.p99Millis(), transfer.cpuMillis());
+                    transfer.onSource(), latency.p50Millis(), latency.p99Millis(), transfer.cpuMillis(),
+                    transfer.workerCpuMillis());
         }
     }
 
@@ -78,7 +79,7 @@ final class Workloads {
     private record Latency(double p50Millis, double p99Millis) {
     }
 
-    private record Transfers(double converged, double onSource, double cpuMillis) {
+    private record Transfers(double converged, double onSource, double cpuMillis, double workerCpuMillis) {
     }
 
     /** One transaction of {@code bulkRows} inserts, timed from its start and from its COMMIT. */
@@ -143,6 +144,7 @@ final class Workloads {
                 .getOperatingSystemMXBean();
         var jit = java.lang.management.ManagementFactory.getCompilationMXBean();
         long cpu0 = os.getProcessCpuTime();
+        long worker0 = leg.workerCpuNanos();
         long jit0 = jit.getTotalCompilationTime();
         long start = System.nanoTime();
         source.setAutoCommit(false);
@@ -164,6 +166,7 @@ final class Workloads {
         long converged = await(leg, "the transfers", () -> expected.equals(target.text(TRANSFER_FINGERPRINT)),
                 Leg.Stages.NONE, 5);
         double cpuMillis = (os.getProcessCpuTime() - cpu0) / 1e6;
+        double workerCpuMillis = worker0 < 0 ? -1 : (leg.workerCpuNanos() - worker0) / 1e6;
         double jitSeconds = (jit.getTotalCompilationTime() - jit0) / 1e3;
         verifyEqual(leg, "account", sourceProbe, target);
         verifyEqual(leg, "transfer", sourceProbe, target);
@@ -171,10 +174,11 @@ final class Workloads {
         double total = (converged - start) / 1e9;
         System.out.printf("[%s] %s: %,d transactions (4 rows each) committed in %.1f s (%,.0f tx/s); target"
                 + " equal %.1f s after the first began (%,.0f tx/s end to end), %.2f s after the last commit; this"
-                + " JVM used %,.0f CPU-ms meanwhile, its JIT compiled for %.1f s%n",
+                + " JVM used %,.0f CPU-ms meanwhile, its JIT compiled for %.1f s%s%n",
                 leg.mode(), what, transfers, sourceSeconds, transfers / sourceSeconds, total, transfers / total,
-                (converged - sourceDone) / 1e9, cpuMillis, jitSeconds);
-        return new Transfers(total, sourceSeconds, cpuMillis);
+                (converged - sourceDone) / 1e9, cpuMillis, jitSeconds, workerCpuMillis < 0 ? ""
+                        : String.format("; the worker's JVM used %,.0f CPU-ms", workerCpuMillis));
+        return new Transfers(total, sourceSeconds, cpuMillis, workerCpuMillis);
     }
 
     /** A full comparison once the target looks caught up: a pipeline that lost or changed a row fails the run. */

@@ -173,7 +173,7 @@ final class ChangeWriter {
         flush();
         TargetTable table = prepared(target, version, c.getIdempotencyKey());
         snapshot.prepare(target, sourceId, datasetId, c.getIdempotencyKey());
-        shape = RowShape.of(c, layout(table, version, c.getIdempotencyKey()));
+        shape = layout(table, version, c.getIdempotencyKey()).shapeOf(c);
         shapeVersion = version;
         add(c);
     }
@@ -284,7 +284,7 @@ final class ChangeWriter {
             boolean intoCopy = shape.operation == Operation.OPERATION_INSERT && !upserts()
                     && (run.size() >= options.copyThreshold() || session.openCopy != null && copyShape == shape);
             if (intoCopy) {
-                session.at(shape.target.quoted(), range());
+                atRun();
                 copyRun();
                 return;
             }
@@ -311,13 +311,13 @@ final class ChangeWriter {
 
     /** A run of inserts too short for COPY, or upserting: multi-row INSERT statements. */
     private void insertRun() throws SQLException {
-        session.at(shape.target.quoted(), range());
+        atRun();
         boolean upsert = upserts();
         int perStatement = Math.max(1, Math.min(MAX_INSERT_ROWS, MAX_PARAMETERS / Math.max(1, shape.columns.length)));
         int done = 0;
         int full = run.size() / perStatement;
         if (full > 0) {
-            PreparedStatement ps = session.prepare(shape.insertSql(perStatement, upsert, shape.target.quoted(),
+            PreparedStatement ps = session.prepare(shape.insertSql(perStatement, upsert, shape.quotedTarget,
                     run.get(0).getIdempotencyKey()));
             for (int s = 0; s < full; s++) {
                 bindInsertRows(ps, done, perStatement);
@@ -331,7 +331,7 @@ final class ChangeWriter {
         // the remainder in power-of-two statements, so a bounded set of statement shapes is prepared
         while (done < run.size()) {
             int rows = Integer.highestOneBit(run.size() - done);
-            PreparedStatement ps = session.prepare(shape.insertSql(rows, upsert, shape.target.quoted(),
+            PreparedStatement ps = session.prepare(shape.insertSql(rows, upsert, shape.quotedTarget,
                     run.get(done).getIdempotencyKey()));
             bindInsertRows(ps, done, rows);
             inserted += Math.max(ps.executeUpdate(), 0);
@@ -366,8 +366,7 @@ final class ChangeWriter {
             copyRows = 0;
         }
         copyRows += run.size();
-        session.at(shape.target.quoted(), copyFirstKey + " .. " + run.get(run.size() - 1).getIdempotencyKey() + " ("
-                + copyRows + " rows)");
+        session.atRun(shape.quotedTarget, copyFirstKey, run.get(run.size() - 1).getIdempotencyKey(), copyRows);
         CopyIn in = session.openCopy;
         try {
             copy.reset();
@@ -411,7 +410,7 @@ final class ChangeWriter {
 
     private void keyedRun() throws SQLException {
         boolean update = shape.operation == Operation.OPERATION_UPDATE;
-        session.at(shape.target.quoted(), range());
+        atRun();
         PreparedStatement ps = session.prepare(update ? shape.updateSql() : shape.deleteSql());
         for (ChangeRecord c : run) {
             int p = 1;
@@ -445,12 +444,12 @@ final class ChangeWriter {
                 missingRowsIgnored++;
                 return;
             }
-            throw new ApplyException(ApplyException.Reason.ROW_NOT_FOUND, shape.target.quoted(),
+            throw new ApplyException(ApplyException.Reason.ROW_NOT_FOUND, shape.quotedTarget,
                     c.getIdempotencyKey(), (update ? "update" : "delete") + " matched no row on the target: the"
                             + " target diverged from the source (" + describeKey(c) + ")");
         }
         if (count > 1) { // the transaction rolls back: nothing of it is visible
-            throw new ApplyException(ApplyException.Reason.MULTIPLE_ROWS_MATCHED, shape.target.quoted(),
+            throw new ApplyException(ApplyException.Reason.MULTIPLE_ROWS_MATCHED, shape.quotedTarget,
                     c.getIdempotencyKey(), (update ? "update" : "delete") + " matched " + count + " rows on the"
                             + " target instead of one (" + describeKey(c) + ")");
         }
@@ -480,10 +479,10 @@ final class ChangeWriter {
         }
     }
 
-    private String range() {
-        String first = run.get(0).getIdempotencyKey();
-        return run.size() == 1 ? first : first + " .. " + run.get(run.size() - 1).getIdempotencyKey()
-                + " (" + run.size() + " rows)";
+    /** Error context: the run being written. */
+    private void atRun() {
+        session.atRun(shape.quotedTarget, run.get(0).getIdempotencyKey(), run.get(run.size() - 1).getIdempotencyKey(),
+                run.size());
     }
 
     // ---- truncate and DDL -----------------------------------------------------------------------------

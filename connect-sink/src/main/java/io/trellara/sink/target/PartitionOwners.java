@@ -96,7 +96,7 @@ final class PartitionOwners {
                 others.append(others.length() == 0 ? "" : "; ").append(o);
             }
         }
-        return new ApplyException(ApplyException.Reason.FENCED, null, session.eventKey, null, owner
+        return new ApplyException(ApplyException.Reason.FENCED, null, session.eventKey(), null, owner
                 + " no longer owns the partition(s) it applied: " + others + ". Another task took"
                 + " them over (Kafka assigned them elsewhere while this task was busy, or a second deployment of this"
                 + " sink writes the same target); nothing of this target transaction was committed", null);

@@ -93,7 +93,7 @@ final class RetryingExecutor implements AutoCloseable {
                 boolean transientFailure = !(e instanceof ApplyException) && !(e instanceof ProtocolViolationException)
                         && isTransient(session, e);
                 String relation = session == null ? null : session.relation;
-                String eventKey = session == null || session.eventKey == null ? what : session.eventKey;
+                String eventKey = session == null || session.eventKey() == null ? what : session.eventKey();
                 discardOrRollback(transientFailure);
                 if (!transientFailure) {
                     throw translate(e, relation, eventKey);

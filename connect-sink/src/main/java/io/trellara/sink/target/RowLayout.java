@@ -1,8 +1,11 @@
 package io.trellara.sink.target;
 
+import io.trellara.protocol.v1.ChangeRecord;
 import io.trellara.protocol.v1.ColumnDefinition;
 import io.trellara.protocol.v1.SchemaVersion;
 import io.trellara.sink.engine.ApplyException;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * How the positional row images of one schema version map onto one target table: row image column i is the
@@ -23,6 +26,10 @@ final class RowLayout {
     final String flaggedNotTargetKey;
     /** A target primary-key column the schema version does not flag as key (or lacks), or null. */
     final String targetKeyNotFlagged;
+    /** The row shapes met so far, most recent last: a run's shape is looked up, not built again. */
+    private final List<RowShape> shapes = new ArrayList<>(4);
+    /** More kinds of rows than this for one version (unchanged-TOAST patterns): the oldest shape is dropped. */
+    static final int MAX_SHAPES = 32;
 
     private RowLayout(SchemaVersion version, TargetTable table, String relation, String eventKey) {
         this.version = version;
@@ -65,6 +72,22 @@ final class RowLayout {
             return cached;
         }
         return new RowLayout(version, table, relation, eventKey);
+    }
+
+    /** The shape of {@code c}: one met before that it matches, else built (checking {@code c}) and kept. */
+    RowShape shapeOf(ChangeRecord c) {
+        for (int i = shapes.size() - 1; i >= 0; i--) {
+            RowShape s = shapes.get(i);
+            if (s.matches(c)) {
+                return s;
+            }
+        }
+        RowShape s = RowShape.of(c, this);
+        if (shapes.size() == MAX_SHAPES) {
+            shapes.remove(0);
+        }
+        shapes.add(s);
+        return s;
     }
 
     int columnCount() {

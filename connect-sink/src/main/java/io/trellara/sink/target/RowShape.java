@@ -8,17 +8,24 @@ import io.trellara.protocol.v1.Operation;
 import io.trellara.protocol.v1.ReplicaIdentity;
 import io.trellara.protocol.v1.RowImage;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The statement shape of one row change: which columns it sets and which identify the target row. Rows of one
  * relation, schema version and operation with an equal shape share one prepared statement and are batched. Built
- * once per run of rows from the {@link RowLayout} (names and key positions of the schema version on the target,
- * computed once per version); {@link #matches} checks each further row's column states without allocating.
+ * from the {@link RowLayout} (names and key positions of the schema version on the target, computed once per
+ * version) for the first row of its kind and kept there ({@link RowLayout#shapeOf}), with the statements' text:
+ * {@link #matches} checks each further row's operation, replica identity and column states without allocating,
+ * and a row it matches passes every check {@link #of} made of the first.
  */
 final class RowShape {
     final Operation operation;
+    final ReplicaIdentity replicaIdentity;
     final QualifiedName target;
+    /** {@code target} quoted, for statements and error context. */
+    final String quotedTarget;
     /** Insert: every column; update: the columns set (VALUE or NULL). Names, and positions in {@code after}. */
     final String[] columns;
     final int[] columnIndex;
@@ -34,11 +41,19 @@ final class RowShape {
     // what matches() compares: per position, unchanged-TOAST or not (after) and the state (key image)
     private final byte[] afterStates;
     private final byte[] keyImageStates;
+    // the statements' text, built once (they are also the statement cache's keys)
+    private String updateSql;
+    private String deleteSql;
+    private String copySql;
+    private final Map<Integer, String> insertSql = new HashMap<>(4);
 
-    private RowShape(Operation operation, RowLayout layout, List<Integer> cols, List<Integer> keys, RowImage after,
-                     RowImage keyImage, boolean keyFromBefore, boolean fullIdentity) {
+    private RowShape(Operation operation, ReplicaIdentity replicaIdentity, RowLayout layout, List<Integer> cols,
+                     List<Integer> keys, RowImage after, RowImage keyImage, boolean keyFromBefore,
+                     boolean fullIdentity) {
         this.operation = operation;
+        this.replicaIdentity = replicaIdentity;
         this.target = layout.table.name();
+        this.quotedTarget = target.quoted();
         this.keyFromBefore = keyFromBefore;
         this.fullIdentity = fullIdentity;
         this.columns = new String[cols.size()];
@@ -97,7 +112,8 @@ final class RowShape {
                 keys.add(p); // the conflict target of an upsert
             }
         }
-        return new RowShape(Operation.OPERATION_INSERT, layout, cols, keys, after, null, false, false);
+        return new RowShape(Operation.OPERATION_INSERT, c.getReplicaIdentity(), layout, cols, keys, after, null, false,
+                false);
     }
 
     private static RowShape update(ChangeRecord c, RowLayout layout, String relation, String eventKey) {
@@ -125,7 +141,8 @@ final class RowShape {
                 }
             }
         }
-        return new RowShape(Operation.OPERATION_UPDATE, layout, cols, keys, after, keyImage, fromBefore, full);
+        return new RowShape(Operation.OPERATION_UPDATE, c.getReplicaIdentity(), layout, cols, keys, after, keyImage,
+                fromBefore, full);
     }
 
     private static RowShape delete(ChangeRecord c, RowLayout layout, String relation, String eventKey) {
@@ -135,8 +152,8 @@ final class RowShape {
         if (full) {
             keys = fullIdentityColumns(before);
         }
-        return new RowShape(Operation.OPERATION_DELETE, layout, List.of(), keys, RowImage.getDefaultInstance(),
-                before, true, full);
+        return new RowShape(Operation.OPERATION_DELETE, c.getReplicaIdentity(), layout, List.of(), keys,
+                RowImage.getDefaultInstance(), before, true, full);
     }
 
     /**
@@ -227,9 +244,13 @@ final class RowShape {
         }
     }
 
-    /** True when {@code c} (of the same relation and schema version: the caller's check) has exactly this shape. */
+    /**
+     * True when {@code c} (of the same relation and schema version: the caller's check) has exactly this shape: the
+     * same operation and replica identity (the key checks depend on it), the same column states, and no value
+     * carried only in binary form (such a row goes to {@link #of}, which refuses it).
+     */
     boolean matches(ChangeRecord c) {
-        if (c.getOperation() != operation) {
+        if (c.getOperation() != operation || c.getReplicaIdentity() != replicaIdentity) {
             return false;
         }
         if (operation != Operation.OPERATION_DELETE && !sameStates(c.getAfter(), afterStates, false)) {
@@ -251,7 +272,8 @@ final class RowShape {
             return false;
         }
         for (int i = 0; i < n; i++) {
-            if (state(image.getColumns(i), keyImage) != states[i]) {
+            ColumnValue v = image.getColumns(i);
+            if (state(v, keyImage) != states[i] || v.getTextBytes().isEmpty() && !v.getBinary().isEmpty()) {
                 return false;
             }
         }
@@ -275,8 +297,18 @@ final class RowShape {
     // ---- SQL ------------------------------------------------------------------------------------------
 
     String insertSql(int rows, boolean upsert, String relation, String eventKey) {
+        Integer key = upsert ? -rows : rows;
+        String sql = insertSql.get(key);
+        if (sql == null) {
+            sql = buildInsertSql(rows, upsert, relation, eventKey);
+            insertSql.put(key, sql);
+        }
+        return sql;
+    }
+
+    private String buildInsertSql(int rows, boolean upsert, String relation, String eventKey) {
         StringBuilder b = new StringBuilder(64 + rows * columns.length * 3).append("INSERT INTO ")
-                .append(target.quoted()).append(" (");
+                .append(quotedTarget).append(" (");
         appendColumns(b, columns);
         b.append(") VALUES ");
         for (int r = 0; r < rows; r++) {
@@ -320,26 +352,35 @@ final class RowShape {
     }
 
     String copySql() {
-        StringBuilder b = new StringBuilder(64).append("COPY ").append(target.quoted()).append(" (");
-        appendColumns(b, columns);
-        return b.append(") FROM STDIN").toString();
+        if (copySql == null) {
+            StringBuilder b = new StringBuilder(64).append("COPY ").append(quotedTarget).append(" (");
+            appendColumns(b, columns);
+            copySql = b.append(") FROM STDIN").toString();
+        }
+        return copySql;
     }
 
     String updateSql() {
-        StringBuilder b = new StringBuilder(96).append("UPDATE ").append(target.quoted()).append(" SET ");
-        for (int i = 0; i < columns.length; i++) {
-            b.append(i == 0 ? "" : ", ").append(Identifiers.quote(columns[i])).append(" = ?");
+        if (updateSql == null) {
+            StringBuilder b = new StringBuilder(96).append("UPDATE ").append(quotedTarget).append(" SET ");
+            for (int i = 0; i < columns.length; i++) {
+                b.append(i == 0 ? "" : ", ").append(Identifiers.quote(columns[i])).append(" = ?");
+            }
+            updateSql = appendWhere(b).toString();
         }
-        return appendWhere(b).toString();
+        return updateSql;
     }
 
     String deleteSql() {
-        return appendWhere(new StringBuilder(96).append("DELETE FROM ").append(target.quoted())).toString();
+        if (deleteSql == null) {
+            deleteSql = appendWhere(new StringBuilder(96).append("DELETE FROM ").append(quotedTarget)).toString();
+        }
+        return deleteSql;
     }
 
     private StringBuilder appendWhere(StringBuilder b) {
         if (fullIdentity) {
-            b.append(" WHERE ctid = (SELECT ctid FROM ").append(target.quoted());
+            b.append(" WHERE ctid = (SELECT ctid FROM ").append(quotedTarget);
         }
         b.append(" WHERE ");
         for (int i = 0; i < keyColumns.length; i++) {

@@ -212,7 +212,7 @@ public final class StreamedBarrier implements TargetStream {
     /** Rolls back; a transient failure asks for the transaction again, anything else stops naming the change. */
     private RuntimeException fail(SQLException e) {
         String relation = session.relation;
-        String eventKey = session.eventKey == null ? key.display() : session.eventKey;
+        String eventKey = session.eventKey() == null ? key.display() : session.eventKey();
         boolean transientFailure = RetryingExecutor.isTransient(session, e);
         rollback();
         if (transientFailure) {

@@ -41,7 +41,9 @@ final class TargetSession implements AutoCloseable {
 
     /** What the statement in flight is about, for error messages. */
     String relation;
-    String eventKey;
+    private String eventKey;
+    private String runLastKey;
+    private long runRows;
 
     private TargetSession(Connection connection) {
         this.connection = connection;
@@ -85,6 +87,20 @@ final class TargetSession implements AutoCloseable {
     void at(String relation, String eventKey) {
         this.relation = relation;
         this.eventKey = eventKey;
+        this.runRows = 0;
+    }
+
+    /** At a run of rows: its first and last event keys and its size, put into words only if an error names them. */
+    void atRun(String relation, String firstKey, String lastKey, long rows) {
+        this.relation = relation;
+        this.eventKey = firstKey;
+        this.runLastKey = lastKey;
+        this.runRows = rows;
+    }
+
+    /** The event key (or range of them) the session is at, for error context; null when none. */
+    String eventKey() {
+        return runRows <= 1 || eventKey == null ? eventKey : eventKey + " .. " + runLastKey + " (" + runRows + " rows)";
     }
 
     /** A cached prepared statement; an open COPY is ended first, since no other statement can run during one. */

@@ -12,6 +12,7 @@ import io.trellara.sink.engine.ApplyOptions;
 import io.trellara.sink.engine.ApplyResult;
 import io.trellara.sink.engine.SourceTransaction;
 import io.trellara.protocol.v1.RelationId;
+import io.trellara.protocol.v1.ReplicaIdentity;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -55,6 +56,45 @@ class TopicWriterSafetyTest {
                     .hasMessageContaining("pg-test:0/10:16:1");
         }
         assertThat(balances()).isEqualTo(before);
+    }
+
+    /**
+     * Rows of one shape are checked once, at the first: a later row of the same column states but another replica
+     * identity is checked again (FULL excuses a key flag the target's key lacks; DEFAULT does not).
+     */
+    @Test
+    void refusesAKeyFlagMismatchInARowAfterAFullIdentityRowOfTheSameShape() {
+        String before = balances();
+        try (TransactionApplier a = applier()) {
+            var crafted = tx(0x10).identity(ReplicaIdentity.REPLICA_IDENTITY_FULL)
+                    .update(ACCOUNTS, row(key("id", "integer", "1"), key("balance", "integer", "100")),
+                            key("id", "integer", "1"), key("balance", "integer", "50"))
+                    .identity(ReplicaIdentity.REPLICA_IDENTITY_DEFAULT)
+                    .update(ACCOUNTS, row(key("id", "integer", "2"), key("balance", "integer", "100")),
+                            key("id", "integer", "2"), key("balance", "integer", "60"))
+                    .unvalidated();
+            assertThatThrownBy(() -> a.apply(SourceTransaction.withoutPosition(crafted)))
+                    .hasMessageContaining("KEY_COLUMNS_MISMATCH").hasMessageContaining("\"balance\"")
+                    .hasMessageContaining("pg-test:0/10:16:2");
+        }
+        assertThat(balances()).isEqualTo(before);
+    }
+
+    /** Every row is refused a value carried only in binary form, not only the first of its run. */
+    @Test
+    void refusesABinaryOnlyValueInAnyRowOfARun() {
+        try (TransactionApplier a = applier()) {
+            var valid = tx(0x10).insert(ACCOUNTS, key("id", "integer", "11"), val("balance", "integer", "1"))
+                    .insert(ACCOUNTS, key("id", "integer", "12"), val("balance", "integer", "2")).unvalidated();
+            var second = valid.getChanges(1);
+            var crafted = valid.toBuilder().setChanges(1, second.toBuilder().setAfter(second.getAfter().toBuilder()
+                    .setColumns(1, second.getAfter().getColumns(1).toBuilder().clearText()
+                            .setBinary(com.google.protobuf.ByteString.copyFrom(new byte[] {0, 0, 0, 2}))))).build();
+            assertThatThrownBy(() -> a.apply(SourceTransaction.withoutPosition(crafted)))
+                    .hasMessageContaining("UNSUPPORTED_CHANGE").hasMessageContaining("only a binary value")
+                    .hasMessageContaining("pg-test:0/10:16:2");
+        }
+        assertThat(pg.count("app.accounts")).isEqualTo(10);
     }
 
     @Test
