@@ -48,7 +48,7 @@ public final class EndToEndBenchmark {
         List<String> modes = modes(args.length > 2 ? args[2] : "strict");
         System.out.println("legs: " + String.join(", ", modes));
         Workloads workloads = new Workloads(bulkRows, transfers);
-        List<LegResult> results = onPlatform(modes, false, workloads::run);
+        List<LegResult> results = onPlatform(modes, false, workloads::run, platform -> { });
         Report.print(results, bulkRows, transfers);
     }
 
@@ -59,7 +59,9 @@ public final class EndToEndBenchmark {
         long paceMillis = args.length > 4 ? Long.parseLong(args[4]) : 20;
         System.out.println("latency legs: " + String.join(", ", modes) + " (at defaults)");
         PacedLatency workload = new PacedLatency(transactions, paceMillis, idleSeconds);
-        List<PacedLatency.Result> results = onPlatform(modes, true, workload::run);
+        // Kafka's own floor at its defaults, before the legs (a fresh broker) and after them (a warm one)
+        PlatformStep floor = platform -> KafkaFloor.measure(platform.broker(), transactions, paceMillis);
+        List<PacedLatency.Result> results = onPlatform(modes, true, workload::run, floor);
         PacedLatency.print(results);
     }
 
@@ -68,11 +70,17 @@ public final class EndToEndBenchmark {
         R run(Leg leg) throws Exception;
     }
 
+    /** Something measured on the platform itself, before the first leg and after the last. */
+    private interface PlatformStep {
+        void run(Platform platform) throws Exception;
+    }
+
     /**
      * Starts the platform (two durable PostgreSQL servers, the broker and a worker), runs {@code run} on each
      * leg in turn on fresh databases of its own, and stops everything.
      */
-    private static <R> List<R> onPlatform(List<String> modes, boolean atDefaults, LegRun<R> run) throws Exception {
+    private static <R> List<R> onPlatform(List<String> modes, boolean atDefaults, LegRun<R> run,
+                                          PlatformStep aroundLegs) throws Exception {
         List<R> results = new ArrayList<>();
         long t0 = System.nanoTime();
         try (PostgresServer sourcePg = PostgresServer.builder().name("bench-source").durable().build().start();
@@ -84,6 +92,7 @@ public final class EndToEndBenchmark {
                 System.out.printf("platform up in %.1f s (Connect worker %s)%n", (System.nanoTime() - t0) / 1e9,
                         worker.where());
                 Platform platform = new Platform(sourcePg, targetPg, broker, worker.rest(), worker::cpuNanos);
+                aroundLegs.run(platform);
                 for (String mode : modes) {
                     try (Leg leg = mode.equals("native") ? new NativeReplicationLeg(platform)
                             : new TrellaraLeg(mode, platform, atDefaults)) {
@@ -91,6 +100,7 @@ public final class EndToEndBenchmark {
                         results.add(run.run(leg));
                     }
                 }
+                aroundLegs.run(platform);
             } finally {
                 worker.stop();
             }

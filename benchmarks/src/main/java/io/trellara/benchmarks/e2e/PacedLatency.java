@@ -152,10 +152,17 @@ final class PacedLatency {
             before.put(id, threads.getThreadCpuTime(id));
         }
         long cpu0 = os.getProcessCpuTime();
+        long worker0 = leg.workerCpuNanos();
         long t0 = System.nanoTime();
         Thread.sleep(TimeUnit.SECONDS.toMillis(idleSeconds));
         double seconds = (System.nanoTime() - t0) / 1e9;
         double cpuMs = (os.getProcessCpuTime() - cpu0) / 1e6;
+        String worker = "";
+        if (worker0 >= 0) { // the worker runs in a JVM of its own: its CPU is the idle cost of the connectors
+            double workerMs = (leg.workerCpuNanos() - worker0) / 1e6;
+            cpuMs += workerMs;
+            worker = String.format(Locale.ROOT, "; of it the worker's own JVM %.1f CPU-ms/s", workerMs / seconds);
+        }
         List<String> busiest = new ArrayList<>();
         List<long[]> used = new ArrayList<>();
         for (long id : threads.getAllThreadIds()) {
@@ -172,9 +179,10 @@ final class PacedLatency {
                     u[1] / 1e6 / seconds));
         }
         double perSecond = cpuMs / seconds;
-        System.out.printf(Locale.ROOT, "[%s] idle %.0f s: JVM (broker + worker%s) %.1f CPU-ms/s (load average %s);"
-                + " busiest threads, CPU-ms/s: %s%n", leg.mode(), seconds,
-                leg.mode().equals("native") ? "" : " + connectors", perSecond, loadAverage(), String.join(", ", busiest));
+        System.out.printf(Locale.ROOT, "[%s] idle %.0f s: JVM (broker + worker%s) %.1f CPU-ms/s%s (load average %s);"
+                + " busiest threads of this JVM, CPU-ms/s: %s%n", leg.mode(), seconds,
+                leg.mode().equals("native") ? "" : " + connectors", perSecond, worker, loadAverage(),
+                String.join(", ", busiest));
         return perSecond;
     }
 
