@@ -21,7 +21,9 @@ import java.sql.Statement;
 import java.sql.Types;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.postgresql.copy.CopyIn;
 
 /**
@@ -54,7 +56,12 @@ final class ChangeWriter {
     private final DdlApplier ddl;
     private final CopyTextEncoder copy = new CopyTextEncoder();
     private final SnapshotLoad snapshot;
-    private final List<ChangeRecord> run = new ArrayList<>();
+    /** Runs of self-contained tables set aside while other tables' rows come ({@link #park}), oldest first. */
+    private final Map<QualifiedName, Parked> parked = new LinkedHashMap<>();
+    private long parkedBytes;
+    /** At most this many tables' runs are set aside at once. */
+    static final int MAX_PARKED_RUNS = 64;
+    private List<ChangeRecord> run = new ArrayList<>();
     /** The shape of the COPY open on the session (see {@link #copyRun}), its first row's key and its rows. */
     private RowShape copyShape;
     private String copyFirstKey;
@@ -80,6 +87,10 @@ final class ChangeWriter {
     long missingRowsIgnored;
     /** The longest run written (rows), for tests of the memory bound. */
     int longestRun;
+
+    /** A run set aside: its shape, schema version, rows and their footprint. */
+    private record Parked(RowShape shape, SchemaVersion version, List<ChangeRecord> rows, long bytes) {
+    }
 
     ChangeWriter(TargetSession session, RelationMapper mapper, ApplyOptions options) {
         this.session = session;
@@ -160,22 +171,93 @@ final class ChangeWriter {
         QualifiedName target = target(c.getRelation(), c.getIdempotencyKey());
         SchemaVersion version = versionOf(c, schemas);
         if (shape != null && shape.target.equals(target) && sameVersion(version, shapeVersion) && shape.matches(c)) {
-            if (run.size() >= MAX_RUN_ROWS || runBytes >= MAX_RUN_BYTES) {
-                RowShape same = shape;
-                SchemaVersion sameVersion = shapeVersion;
-                writeRun(); // the run is full: write it (a COPY stays open) and continue with the same shape
-                shape = same;
-                shapeVersion = sameVersion;
-            }
-            add(c);
+            addToRun(c);
             return;
         }
-        flush();
+        // the run in hand ends: set it aside when its table and the next one are self-contained, else write all
+        TargetTable next = tables.describe(target);
+        boolean commutes = next != null && next.selfContained();
+        if (shape != null) {
+            if (!commutes || !shape.selfContained || !park()) {
+                writeAll();
+            }
+        } else if (!commutes) {
+            writeAll();
+        }
+        Parked earlier = parked.remove(target);
+        if (earlier != null) {
+            resume(earlier);
+            if (sameVersion(version, shapeVersion) && shape.matches(c)) {
+                addToRun(c);
+                return;
+            }
+            writeRun(); // the table's earlier rows go first: each table's own order is kept
+        }
         TargetTable table = prepared(target, version, c.getIdempotencyKey());
         snapshot.prepare(target, sourceId, datasetId, c.getIdempotencyKey());
         shape = layout(table, version, c.getIdempotencyKey()).shapeOf(c);
         shapeVersion = version;
         add(c);
+    }
+
+    /** Adds {@code c} to the run in hand, writing the run first when it is full (the same shape continues). */
+    private void addToRun(ChangeRecord c) throws SQLException {
+        if (run.size() >= MAX_RUN_ROWS || runBytes >= MAX_RUN_BYTES) {
+            RowShape same = shape;
+            SchemaVersion sameVersion = shapeVersion;
+            writeRun(); // the run is full: write it (a COPY stays open) and continue with the same shape
+            shape = same;
+            shapeVersion = sameVersion;
+        }
+        add(c);
+    }
+
+    /**
+     * Sets the run in hand aside until its table's next rows of another shape, or the end ({@link #flush}): rows of
+     * self-contained tables ({@link TargetTable#selfContained}) commute with each other's, so a transaction that
+     * alternates between such tables (two updates of one, two inserts into another, and again in the next
+     * transaction of the group) is written as one batch per table and shape instead of one round trip per change
+     * of table. Each table's rows keep their order; anything else (another kind of table, DDL, a truncate, the
+     * dedup and progress records) writes every run set aside first. False when the runs set aside hold
+     * {@value #MAX_PARKED_RUNS} tables or {@value #MAX_RUN_BYTES} bytes already: the caller writes them all.
+     */
+    private boolean park() {
+        if (parked.size() >= MAX_PARKED_RUNS || parkedBytes + runBytes > MAX_RUN_BYTES) {
+            return false;
+        }
+        parked.put(shape.target, new Parked(shape, shapeVersion, run, runBytes));
+        parkedBytes += runBytes;
+        run = new ArrayList<>();
+        runBytes = 0;
+        shape = null;
+        shapeVersion = null;
+        return true;
+    }
+
+    private void resume(Parked p) {
+        parkedBytes -= p.bytes();
+        run = p.rows();
+        runBytes = p.bytes();
+        shape = p.shape();
+        shapeVersion = p.version();
+    }
+
+    /** Writes every run set aside, in the order they were set aside, and then the run in hand. */
+    private void writeAll() throws SQLException {
+        if (shape != null && !parked.isEmpty()) {
+            parked.put(shape.target, new Parked(shape, shapeVersion, run, runBytes)); // the latest: last
+            parkedBytes += runBytes;
+            run = new ArrayList<>();
+            runBytes = 0;
+            shape = null;
+            shapeVersion = null;
+        }
+        for (Parked p : List.copyOf(parked.values())) {
+            parked.remove(p.shape().target);
+            resume(p);
+            writeRun();
+        }
+        writeRun();
     }
 
     /** How {@code version}'s positional rows map onto {@code table}: computed once per version and description. */
@@ -271,7 +353,7 @@ final class ChangeWriter {
      * table's, the dedup and progress records, COMMIT).
      */
     void flush() throws SQLException {
-        writeRun();
+        writeAll();
         endCopy();
     }
 

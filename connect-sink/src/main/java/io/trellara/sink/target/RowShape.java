@@ -26,6 +26,8 @@ final class RowShape {
     final QualifiedName target;
     /** {@code target} quoted, for statements and error context. */
     final String quotedTarget;
+    /** {@link TargetTable#selfContained()} of the target as described when the shape was built. */
+    final boolean selfContained;
     /** Insert: every column; update: the columns set (VALUE or NULL). Names, and positions in {@code after}. */
     final String[] columns;
     final int[] columnIndex;
@@ -54,6 +56,7 @@ final class RowShape {
         this.replicaIdentity = replicaIdentity;
         this.target = layout.table.name();
         this.quotedTarget = target.quoted();
+        this.selfContained = layout.table.selfContained();
         this.keyFromBefore = keyFromBefore;
         this.fullIdentity = fullIdentity;
         this.columns = new String[cols.size()];

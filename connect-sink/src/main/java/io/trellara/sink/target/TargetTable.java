@@ -11,8 +11,13 @@ import java.util.Map;
  * @param name       the table
  * @param columns    column name to its type as {@code format_type} spells it, in column order
  * @param primaryKey the primary key's columns in key order; empty when the table has none
+ * @param selfContained writing it reads and writes no other table, and writing another table does not touch it:
+ *                   an ordinary table (not partitioned, not a partition, no inheritance parent or child) without
+ *                   triggers (so without foreign keys either way: they are triggers), rules or row security. Writes
+ *                   to two such tables commute, so the writer may batch each one's rows across the others'
+ *                   ({@link ChangeWriter})
  */
-record TargetTable(QualifiedName name, Map<String, String> columns, List<String> primaryKey) {
+record TargetTable(QualifiedName name, Map<String, String> columns, List<String> primaryKey, boolean selfContained) {
     TargetTable {
         columns = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(columns));
         primaryKey = List.copyOf(primaryKey);

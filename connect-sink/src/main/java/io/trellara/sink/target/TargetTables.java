@@ -22,8 +22,12 @@ import java.util.TreeMap;
 final class TargetTables {
     private static final String DESCRIBE = """
             SELECT a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod),
-                   pg_catalog.array_position(i.indkey::pg_catalog.int2[], a.attnum)
+                   pg_catalog.array_position(i.indkey::pg_catalog.int2[], a.attnum),
+                   c.relkind = 'r' AND NOT c.relispartition AND NOT c.relhassubclass AND NOT c.relhastriggers
+                     AND NOT c.relhasrules AND NOT c.relrowsecurity
+                     AND NOT EXISTS (SELECT FROM pg_catalog.pg_inherits h WHERE h.inhrelid = c.oid)
               FROM pg_catalog.pg_attribute a
+              JOIN pg_catalog.pg_class c ON c.oid = a.attrelid
               LEFT JOIN pg_catalog.pg_index i ON i.indrelid = a.attrelid AND i.indisprimary
              WHERE a.attrelid = pg_catalog.to_regclass(?) AND a.attnum > 0 AND NOT a.attisdropped
              ORDER BY a.attnum""";
@@ -76,6 +80,7 @@ final class TargetTables {
         }
         Map<String, String> columns = new LinkedHashMap<>();
         Map<Integer, String> key = new TreeMap<>();
+        boolean selfContained = false;
         PreparedStatement ps = session.prepare(DESCRIBE);
         ps.setString(1, target.quoted());
         try (ResultSet rs = ps.executeQuery()) {
@@ -85,12 +90,13 @@ final class TargetTables {
                 if (!rs.wasNull()) {
                     key.put(position, rs.getString(1));
                 }
+                selfContained = rs.getBoolean(4);
             }
         }
         if (columns.isEmpty()) {
             return null;
         }
-        TargetTable t = new TargetTable(target, columns, new ArrayList<>(key.values()));
+        TargetTable t = new TargetTable(target, columns, new ArrayList<>(key.values()), selfContained);
         session.tables.put(target, t);
         return t;
     }

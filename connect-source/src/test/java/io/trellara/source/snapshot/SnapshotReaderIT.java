@@ -240,4 +240,19 @@ class SnapshotReaderIT {
         assertThat(rows.get("pattern")).as("a text_pattern_ops key: storage order, every row")
                 .containsExactlyInAnyOrderElementsOf(k.queryStrings("SELECT code || '|' || note FROM pattern"));
     }
+
+    /** A key range of a large table is an index scan that starts at the last key read, not a sort of the table. */
+    @Test
+    void aKeyRangeIsAnIndexScanStartingAfterTheLastKey() throws Exception {
+        try (java.sql.Connection c = db.connect()) {
+            SnapshotTable big = new SnapshotReader(endpoint(), "pub", new SnapshotProgress(), () -> true, 1, 1_000,
+                    spill).tables(c).stream().filter(t -> t.name().equals("z_big")).findFirst().orElseThrow();
+            assertThat(big.orderKey()).containsExactly(new SnapshotTable.KeyColumn(0, "integer"));
+            String copy = TableCopy.rangeSql(big, TableCopy.keyLiteral(big, "15000\tx".getBytes()), 1_000);
+            String select = copy.substring("COPY (".length(), copy.length() - ") TO STDOUT".length());
+            String plan = String.join("\n", db.queryStrings("EXPLAIN (COSTS OFF) " + select));
+            assertThat(plan).as(plan).contains("Index Scan using z_big_pkey").contains("Index Cond")
+                    .doesNotContain("Sort");
+        }
+    }
 }
