@@ -24,7 +24,6 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.postgresql.copy.CopyIn;
 
 /**
  * Writes the events of one or more source transactions into the open target transaction, in source order.
@@ -41,7 +40,6 @@ import org.postgresql.copy.CopyIn;
 final class ChangeWriter {
     /** Rows per multi-row INSERT statement (bounded by the 32767 bind parameters of a statement). */
     private static final int MAX_INSERT_ROWS = 256;
-    private static final int COPY_FLUSH_BYTES = 1 << 20;
     private static final int MAX_PARAMETERS = 32_767;
     /** A run is written at this many rows... */
     static final int MAX_RUN_ROWS = 20_000;
@@ -54,7 +52,7 @@ final class ChangeWriter {
     private final TargetTables tables;
     private final SchemaEvolution evolution;
     private final DdlApplier ddl;
-    private final CopyTextEncoder copy = new CopyTextEncoder();
+    private final InsertCopy insertCopy;
     private final SnapshotLoad snapshot;
     /** Runs of self-contained tables set aside while other tables' rows come ({@link #park}), oldest first. */
     private final Map<QualifiedName, Parked> parked = new LinkedHashMap<>();
@@ -62,10 +60,6 @@ final class ChangeWriter {
     /** At most this many tables' runs are set aside at once. */
     static final int MAX_PARKED_RUNS = 64;
     private List<ChangeRecord> run = new ArrayList<>();
-    /** The shape of the COPY open on the session (see {@link #copyRun}), its first row's key and its rows. */
-    private RowShape copyShape;
-    private String copyFirstKey;
-    private long copyRows;
     private long runBytes;
     private RowShape shape;
     /** The schema version the current run's rows were prepared for. */
@@ -100,6 +94,7 @@ final class ChangeWriter {
         this.evolution = new SchemaEvolution(session, tables, options);
         this.ddl = new DdlApplier(session, mapper, options);
         this.snapshot = new SnapshotLoad(session, options.snapshotTarget());
+        this.insertCopy = new InsertCopy(session);
     }
 
     /**
@@ -364,7 +359,7 @@ final class ChangeWriter {
         }
         try {
             boolean intoCopy = shape.operation == Operation.OPERATION_INSERT && !upserts()
-                    && (run.size() >= options.copyThreshold() || session.openCopy != null && copyShape == shape);
+                    && (run.size() >= options.copyThreshold() || insertCopy.open(shape));
             if (intoCopy) {
                 atRun();
                 copyRun();
@@ -431,61 +426,14 @@ final class ChangeWriter {
         }
     }
 
-    /**
-     * Streams the run's rows into the COPY open for its shape, opening one when none is: a COPY stays open across
-     * runs (and chunks) of one table, so PostgreSQL inserts rows while the next chunk is decoded, instead of the two
-     * taking turns at every run's end. {@link #flush} ends it, and so does any other statement the session
-     * prepares meanwhile ({@link TargetSession#prepare}).
-     */
+    /** A run of inserts long enough for COPY, or continuing the COPY open for its shape ({@link InsertCopy}). */
     private void copyRun() throws SQLException {
-        if (session.openCopy != null && copyShape != shape) {
-            endCopy();
-        }
-        if (session.openCopy == null) {
-            session.openCopy = session.copyManager().copyIn(shape.copySql());
-            copyShape = shape;
-            copyFirstKey = run.get(0).getIdempotencyKey();
-            copyRows = 0;
-        }
-        copyRows += run.size();
-        session.atRun(shape.quotedTarget, copyFirstKey, run.get(run.size() - 1).getIdempotencyKey(), copyRows);
-        CopyIn in = session.openCopy;
-        try {
-            copy.reset();
-            for (ChangeRecord c : run) {
-                RowImage after = c.getAfter();
-                int[] idx = shape.columnIndex;
-                for (int i = 0; i < idx.length; i++) {
-                    if (i > 0) {
-                        copy.delimiter();
-                    }
-                    ColumnValue v = after.getColumns(idx[i]);
-                    if (v.getState() == ColumnState.COLUMN_STATE_NULL) {
-                        copy.nullValue();
-                    } else {
-                        copy.value(v.getTextBytes());
-                    }
-                }
-                copy.endRow();
-                if (copy.length() >= COPY_FLUSH_BYTES) {
-                    in.writeToCopy(copy.buffer(), 0, copy.length());
-                    copy.reset();
-                }
-            }
-            if (copy.length() > 0) {
-                in.writeToCopy(copy.buffer(), 0, copy.length());
-            }
-            inserted += run.size(); // counted once committed; a failure later in the COPY fails the transaction
-        } catch (SQLException | RuntimeException e) {
-            copyShape = null;
-            session.cancelCopyQuietly();
-            throw e;
-        }
+        insertCopy.write(shape, run);
+        inserted += run.size(); // counted once committed; a failure later in the COPY fails the transaction
     }
 
     private void endCopy() throws SQLException {
-        copyShape = null;
-        session.endCopy();
+        insertCopy.end();
     }
 
     // ---- updates and deletes --------------------------------------------------------------------------
