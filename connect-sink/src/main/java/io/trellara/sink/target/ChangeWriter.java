@@ -21,14 +21,14 @@ import java.sql.Statement;
 import java.sql.Types;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Writes the events of one or more source transactions into the open target transaction, in source order.
  * Consecutive row changes of one relation, operation and shape are collected into a run and written
- * set-based: COPY for long insert runs, multi-row INSERT otherwise, JDBC batches for updates and deletes.
+ * set-based: COPY for long insert runs ({@link InsertCopy}), multi-row INSERT otherwise, JDBC batches for updates
+ * and deletes. The run of a self-contained table is set aside while another such table's rows come
+ * ({@link RunsSetAside}), so each table's rows of a group are batched; each table's own order is kept.
  * Counts are kept locally and published only after the commit.
  *
  * <p>Events arrive whole ({@link #write(TransactionEnvelope)}) or one at a time ({@link #begin}, then
@@ -54,11 +54,8 @@ final class ChangeWriter {
     private final DdlApplier ddl;
     private final InsertCopy insertCopy;
     private final SnapshotLoad snapshot;
-    /** Runs of self-contained tables set aside while other tables' rows come ({@link #park}), oldest first. */
-    private final Map<QualifiedName, Parked> parked = new LinkedHashMap<>();
-    private long parkedBytes;
-    /** At most this many tables' runs are set aside at once. */
-    static final int MAX_PARKED_RUNS = 64;
+    /** Runs of self-contained tables set aside while other tables' rows come. */
+    private final RunsSetAside aside = new RunsSetAside();
     private List<ChangeRecord> run = new ArrayList<>();
     private long runBytes;
     private RowShape shape;
@@ -81,10 +78,6 @@ final class ChangeWriter {
     long missingRowsIgnored;
     /** The longest run written (rows), for tests of the memory bound. */
     int longestRun;
-
-    /** A run set aside: its shape, schema version, rows and their footprint. */
-    private record Parked(RowShape shape, SchemaVersion version, List<ChangeRecord> rows, long bytes) {
-    }
 
     ChangeWriter(TargetSession session, RelationMapper mapper, ApplyOptions options) {
         this.session = session;
@@ -173,15 +166,15 @@ final class ChangeWriter {
         TargetTable next = tables.describe(target);
         boolean commutes = next != null && next.selfContained();
         if (shape != null) {
-            if (!commutes || !shape.selfContained || !park()) {
+            if (!commutes || !shape.selfContained || !setAside()) {
                 writeAll();
             }
         } else if (!commutes) {
             writeAll();
         }
-        Parked earlier = parked.remove(target);
+        RunsSetAside.Run earlier = aside.take(target);
         if (earlier != null) {
-            resume(earlier);
+            takeBack(earlier);
             if (sameVersion(version, shapeVersion) && shape.matches(c)) {
                 addToRun(c);
                 return;
@@ -207,49 +200,38 @@ final class ChangeWriter {
         add(c);
     }
 
-    /**
-     * Sets the run in hand aside until its table's next rows of another shape, or the end ({@link #flush}): rows of
-     * self-contained tables ({@link TargetTable#selfContained}) commute with each other's, so a transaction that
-     * alternates between such tables (two updates of one, two inserts into another, and again in the next
-     * transaction of the group) is written as one batch per table and shape instead of one round trip per change
-     * of table. Each table's rows keep their order; anything else (another kind of table, DDL, a truncate, the
-     * dedup and progress records) writes every run set aside first. False when the runs set aside hold
-     * {@value #MAX_PARKED_RUNS} tables or {@value #MAX_RUN_BYTES} bytes already: the caller writes them all.
-     */
-    private boolean park() {
-        if (parked.size() >= MAX_PARKED_RUNS || parkedBytes + runBytes > MAX_RUN_BYTES) {
+    /** Sets the run in hand aside ({@link RunsSetAside}); false when the runs set aside are full. */
+    private boolean setAside() {
+        if (!aside.offer(new RunsSetAside.Run(shape, shapeVersion, run, runBytes))) {
             return false;
         }
-        parked.put(shape.target, new Parked(shape, shapeVersion, run, runBytes));
-        parkedBytes += runBytes;
+        clearRun();
+        return true;
+    }
+
+    private void takeBack(RunsSetAside.Run r) {
+        run = r.rows();
+        runBytes = r.bytes();
+        shape = r.shape();
+        shapeVersion = r.version();
+    }
+
+    /** The run in hand now belongs elsewhere: start a new one. */
+    private void clearRun() {
         run = new ArrayList<>();
         runBytes = 0;
         shape = null;
         shapeVersion = null;
-        return true;
-    }
-
-    private void resume(Parked p) {
-        parkedBytes -= p.bytes();
-        run = p.rows();
-        runBytes = p.bytes();
-        shape = p.shape();
-        shapeVersion = p.version();
     }
 
     /** Writes every run set aside, in the order they were set aside, and then the run in hand. */
     private void writeAll() throws SQLException {
-        if (shape != null && !parked.isEmpty()) {
-            parked.put(shape.target, new Parked(shape, shapeVersion, run, runBytes)); // the latest: last
-            parkedBytes += runBytes;
-            run = new ArrayList<>();
-            runBytes = 0;
-            shape = null;
-            shapeVersion = null;
+        if (shape != null && !aside.isEmpty()) {
+            aside.add(new RunsSetAside.Run(shape, shapeVersion, run, runBytes)); // the latest goes last
+            clearRun();
         }
-        for (Parked p : List.copyOf(parked.values())) {
-            parked.remove(p.shape().target);
-            resume(p);
+        for (RunsSetAside.Run r : aside.takeAll()) {
+            takeBack(r);
             writeRun();
         }
         writeRun();
