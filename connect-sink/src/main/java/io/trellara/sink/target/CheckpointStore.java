@@ -4,6 +4,7 @@ import io.trellara.sink.engine.ApplyException;
 import io.trellara.sink.engine.FlowKey;
 import io.trellara.sink.engine.TopicPartitionKey;
 import io.trellara.protocol.Lsn;
+import io.trellara.protocol.Snapshots;
 import io.trellara.protocol.TransactionBoundaryKey;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -163,9 +164,9 @@ public final class CheckpointStore {
 
     /** The newest commit LSN applied for one flow (strict order: a new transaction must come after it). */
     private static final String LAST_APPLIED = """
-            SELECT a.commit_lsn::text FROM trellara_sink.applied_transactions a
+            SELECT a.commit_lsn::text, a.transaction_id FROM trellara_sink.applied_transactions a
              WHERE a.source_id = ? AND a.dataset_id = ?
-             ORDER BY a.commit_lsn_value DESC LIMIT 1""";
+             ORDER BY a.commit_lsn_value DESC LIMIT 2""";
 
     /**
      * Dedup records, progress, the fence and (optionally) synchronous_commit=off for this transaction: one round
@@ -319,12 +320,19 @@ public final class CheckpointStore {
     }
 
     /** The newest commit LSN recorded as applied for {@code flow}, or null when none is. */
-    static Lsn lastApplied(TargetSession session, FlowKey.Flow flow) throws SQLException {
+    static CommitOrder.Position lastApplied(TargetSession session, FlowKey.Flow flow) throws SQLException {
         PreparedStatement ps = session.prepare(LAST_APPLIED);
         ps.setString(1, flow.sourceId());
         ps.setString(2, flow.datasetId());
         try (ResultSet rs = ps.executeQuery()) {
-            return rs.next() ? Lsn.parse(rs.getString(1)) : null;
+            if (!rs.next()) {
+                return null;
+            }
+            String lsn = rs.getString(1);
+            // the newest LSN holds the snapshot alone, or the snapshot and a streamed transaction (the later one)
+            boolean snapshot = Snapshots.isSnapshot(rs.getString(2))
+                    && !(rs.next() && rs.getString(1).equals(lsn) && !Snapshots.isSnapshot(rs.getString(2)));
+            return new CommitOrder.Position(Lsn.parse(lsn), snapshot);
         }
     }
 

@@ -76,7 +76,8 @@ final class StagingStore {
      */
     private static final String SWEEP = """
             DELETE FROM trellara_sink.staged_chunks
-             WHERE sink_name = ? AND source_id = ? AND dataset_id = ? AND commit_lsn <= ?::pg_lsn""";
+             WHERE sink_name = ? AND source_id = ? AND dataset_id = ?
+               AND (commit_lsn < ?::pg_lsn OR commit_lsn = ?::pg_lsn AND transaction_id = ?)""";
 
     /** Per lane of each flow, the bytes staged for transactions after the flow's oldest staged one. */
     private static final String BEHIND_OLDEST = """
@@ -227,9 +228,9 @@ final class StagingStore {
                 Integer.toUnsignedLong(entry.getChunkSequence()), entry.getChecksum());
     }
 
-    /** Deletes the dataset's staged chunks up to the commit LSN of {@code m}; returns the rows deleted. */
+    /** Deletes the dataset's staged chunks up to the transaction of {@code m}; returns the rows deleted. */
     static int sweep(TargetSession s, String sinkName, TransactionManifest m) throws SQLException {
-        return sweep(s, sinkName, m.getSourceId(), m.getDatasetId(), m.getSourceCommitLsn());
+        return sweep(s, sinkName, m.getSourceId(), m.getDatasetId(), m.getSourceCommitLsn(), m.getTransactionId());
     }
 
     /**
@@ -239,29 +240,37 @@ final class StagingStore {
      */
     static void sweepEarlierPublications(TargetSession s, String sinkName, List<SourceTransaction> group)
             throws SQLException {
-        Map<FlowKey.Flow, String> newest = new LinkedHashMap<>();
+        Map<FlowKey.Flow, SourceTransaction> newest = new LinkedHashMap<>();
         for (SourceTransaction t : group) {
             if (t.fromChunks()) {
-                newest.put(t.flowKey().flow(), t.envelope().getCommitLsn()); // in commit order: the last is newest
+                newest.put(t.flowKey().flow(), t); // in commit order: the last is newest
             }
         }
-        for (Map.Entry<FlowKey.Flow, String> f : newest.entrySet()) {
-            int swept = sweep(s, sinkName, f.getKey().sourceId(), f.getKey().datasetId(), f.getValue());
+        for (Map.Entry<FlowKey.Flow, SourceTransaction> f : newest.entrySet()) {
+            String lsn = f.getValue().envelope().getCommitLsn();
+            int swept = sweep(s, sinkName, f.getKey().sourceId(), f.getKey().datasetId(), lsn,
+                    f.getValue().envelope().getTransactionId());
             if (swept > 0) {
                 LOG.info("Sink {} swept {} staged chunk(s) of an earlier publication of {}'s transactions up to {}",
-                        sinkName, swept, f.getKey().sourceId(), f.getValue());
+                        sinkName, swept, f.getKey().sourceId(), lsn);
             }
         }
     }
 
-    /** Deletes the flow's staged chunks up to {@code commitLsn}; returns the rows deleted. */
-    static int sweep(TargetSession s, String sinkName, String sourceId, String datasetId, String commitLsn)
-            throws SQLException {
+    /**
+     * Deletes the flow's staged chunks before {@code commitLsn}, and at it those of {@code transactionId}; returns
+     * the rows deleted. At the consistent point the snapshot and a streamed transaction can share an LSN: the
+     * snapshot's sweep must leave the streamed one's chunks.
+     */
+    static int sweep(TargetSession s, String sinkName, String sourceId, String datasetId, String commitLsn,
+                     String transactionId) throws SQLException {
         PreparedStatement ps = s.prepare(SWEEP);
         ps.setString(1, sinkName);
         ps.setString(2, sourceId);
         ps.setString(3, datasetId);
         ps.setString(4, commitLsn);
+        ps.setString(5, commitLsn);
+        ps.setString(6, transactionId);
         return ps.executeUpdate();
     }
 }
