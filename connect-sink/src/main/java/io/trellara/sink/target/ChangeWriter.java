@@ -165,11 +165,7 @@ final class ChangeWriter {
         // the run in hand ends: set it aside when its table and the next one are self-contained, else write all
         TargetTable next = tables.describe(target);
         boolean commutes = next != null && next.selfContained();
-        if (shape != null) {
-            if (!commutes || !shape.selfContained || !setAside()) {
-                writeAll();
-            }
-        } else if (!commutes) {
+        if (!commutes || shape != null && !(shape.selfContained && setAside())) {
             writeAll();
         }
         RunsSetAside.Run earlier = aside.take(target);
@@ -343,8 +339,7 @@ final class ChangeWriter {
             boolean intoCopy = shape.operation == Operation.OPERATION_INSERT && !upserts()
                     && (run.size() >= options.copyThreshold() || insertCopy.open(shape));
             if (intoCopy) {
-                atRun();
-                copyRun();
+                copyRun(); // InsertCopy names the COPY's whole range for errors
                 return;
             }
             endCopy(); // any other statement needs the connection out of COPY

@@ -162,7 +162,7 @@ public final class CheckpointStore {
                 ON a.source_id = k.source_id AND a.dataset_id = k.dataset_id
                AND a.commit_lsn = k.commit_lsn::pg_lsn AND a.transaction_id = k.transaction_id""";
 
-    /** The newest commit LSN applied for one flow (strict order: a new transaction must come after it). */
+    /** The newest transactions applied for one flow (strict order: a new transaction must come after them). */
     private static final String LAST_APPLIED = """
             SELECT a.commit_lsn::text, a.transaction_id FROM trellara_sink.applied_transactions a
              WHERE a.source_id = ? AND a.dataset_id = ?
@@ -319,20 +319,24 @@ public final class CheckpointStore {
         return found;
     }
 
-    /** The newest commit LSN recorded as applied for {@code flow}, or null when none is. */
+    /**
+     * The newest position recorded as applied for {@code flow} in its commit order, or null when none is. The newest
+     * LSN holds one transaction, or at the consistent point the snapshot and a streamed one: two rows decide.
+     */
     static CommitOrder.Position lastApplied(TargetSession session, FlowKey.Flow flow) throws SQLException {
         PreparedStatement ps = session.prepare(LAST_APPLIED);
         ps.setString(1, flow.sourceId());
         ps.setString(2, flow.datasetId());
         try (ResultSet rs = ps.executeQuery()) {
-            if (!rs.next()) {
-                return null;
+            CommitOrder.Position newest = null;
+            while (rs.next()) {
+                CommitOrder.Position p = new CommitOrder.Position(Lsn.parse(rs.getString(1)),
+                        Snapshots.isSnapshot(rs.getString(2)));
+                if (newest == null || newest.isBefore(p)) {
+                    newest = p;
+                }
             }
-            String lsn = rs.getString(1);
-            // the newest LSN holds the snapshot alone, or the snapshot and a streamed transaction (the later one)
-            boolean snapshot = Snapshots.isSnapshot(rs.getString(2))
-                    && !(rs.next() && rs.getString(1).equals(lsn) && !Snapshots.isSnapshot(rs.getString(2)));
-            return new CommitOrder.Position(Lsn.parse(lsn), snapshot);
+            return newest;
         }
     }
 

@@ -4,6 +4,7 @@ import io.trellara.sink.engine.ApplyException;
 import io.trellara.sink.engine.FlowKey;
 import io.trellara.protocol.Lsn;
 import io.trellara.protocol.Snapshots;
+import io.trellara.protocol.TransactionBoundaryKey;
 import java.sql.SQLException;
 import java.util.HashMap;
 import java.util.Map;
@@ -25,7 +26,7 @@ final class CommitOrder {
 
     /** A place in a flow's commit order: the commit LSN, and at one LSN the snapshot before a streamed transaction. */
     record Position(Lsn lsn, boolean snapshot) {
-        static Position of(io.trellara.protocol.TransactionBoundaryKey key) {
+        static Position of(TransactionBoundaryKey key) {
             return new Position(Lsn.parse(key.commitLsn()), Snapshots.isSnapshot(key.transactionId()));
         }
 

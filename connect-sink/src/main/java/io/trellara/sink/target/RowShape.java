@@ -239,12 +239,16 @@ final class RowShape {
 
     private static void checkValue(ColumnValue v, int position, RowLayout layout, String relation, String eventKey) {
         // the bytes, not getText(): that would decode every value into a String the COPY path never needs
-        if (v.getState() == ColumnState.COLUMN_STATE_VALUE && v.getTextBytes().isEmpty()
-                && !v.getBinary().isEmpty()) {
+        if (binaryOnly(v)) {
             throw new ApplyException(ApplyException.Reason.UNSUPPORTED_CHANGE, relation, eventKey,
                     "column \"" + layout.names[position] + "\" carries only a binary value; the sink applies the"
                             + " text form");
         }
+    }
+
+    /** A value carried only in the type's binary form: the sink applies the text form, so it is refused. */
+    private static boolean binaryOnly(ColumnValue v) {
+        return v.getState() == ColumnState.COLUMN_STATE_VALUE && v.getTextBytes().isEmpty() && !v.getBinary().isEmpty();
     }
 
     /**
@@ -276,7 +280,7 @@ final class RowShape {
         }
         for (int i = 0; i < n; i++) {
             ColumnValue v = image.getColumns(i);
-            if (state(v, keyImage) != states[i] || v.getTextBytes().isEmpty() && !v.getBinary().isEmpty()) {
+            if (state(v, keyImage) != states[i] || binaryOnly(v)) {
                 return false;
             }
         }
