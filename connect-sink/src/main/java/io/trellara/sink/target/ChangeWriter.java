@@ -13,6 +13,7 @@ import io.trellara.protocol.v1.Operation;
 import io.trellara.protocol.v1.RelationId;
 import io.trellara.protocol.v1.RowImage;
 import io.trellara.protocol.v1.SchemaVersion;
+import io.trellara.protocol.Snapshots;
 import io.trellara.protocol.v1.TransactionEnvelope;
 import io.trellara.protocol.v1.TruncateSpec;
 import java.sql.PreparedStatement;
@@ -88,6 +89,16 @@ final class ChangeWriter {
         this.ddl = new DdlApplier(session, mapper, options);
         this.snapshot = new SnapshotLoad(session, options.snapshotTarget());
         this.insertCopy = new InsertCopy(session);
+    }
+
+    /**
+     * Reads what an initial snapshot in {@code e} must know of the target before its group records anything
+     * ({@link CheckpointStore#claim}): whether its flow fed this target before ({@link SnapshotLoad}).
+     */
+    void beforeClaim(TransactionEnvelope e) throws SQLException {
+        if (Snapshots.isSnapshot(e.getTransactionId())) {
+            snapshot.readFlowApplied(e.getSourceId(), e.getDatasetId());
+        }
     }
 
     /**

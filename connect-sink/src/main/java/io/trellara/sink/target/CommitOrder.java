@@ -59,21 +59,31 @@ final class CommitOrder {
     final class Pending {
         private final Map<FlowKey.Flow, Position> admitted = new HashMap<>();
 
-        /** Admits {@code key} after everything admitted or applied before it, or throws naming both LSNs. */
-        void admit(TargetSession s, FlowKey key) throws SQLException {
+        /**
+         * Reads the newest position applied for {@code flow} from the target, unless known: before this attempt
+         * records anything of that flow, which the read would see.
+         */
+        void readLastApplied(TargetSession s, FlowKey.Flow flow) throws SQLException {
+            if (!admitted.containsKey(flow) && !known.containsKey(flow)) {
+                known.put(flow, Optional.ofNullable(CheckpointStore.lastApplied(s, flow)));
+            }
+        }
+
+        /**
+         * Admits {@code key} after everything admitted or applied before it, or throws naming both LSNs.
+         * {@code claimed}: this attempt holds its dedup record already ({@link CheckpointStore#claim}), so no other
+         * task can have applied it meanwhile.
+         */
+        void admit(TargetSession s, FlowKey key, boolean claimed) throws SQLException {
             FlowKey.Flow flow = key.flow();
             Position position = Position.of(key.transaction());
             Position last = admitted.get(flow);
             if (last == null) {
-                Optional<Position> k = known.get(flow);
-                if (k == null) {
-                    k = Optional.ofNullable(CheckpointStore.lastApplied(s, flow));
-                    known.put(flow, k);
-                }
-                last = k.orElse(null);
+                readLastApplied(s, flow);
+                last = known.get(flow).orElse(null);
             }
             if (last != null && !last.isBefore(position)) {
-                if (!CheckpointStore.findApplied(s, java.util.List.of(key)).isEmpty()) {
+                if (!claimed && !CheckpointStore.findApplied(s, java.util.List.of(key)).isEmpty()) {
                     // another task (a second sink, or this partition's previous owner) committed it after this
                     // attempt's dedup check: a serialization failure, retried, and then a duplicate
                     throw new SQLException("transaction " + key.display() + " was applied concurrently", "40001");

@@ -7,7 +7,9 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Map;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,7 +34,8 @@ final class SnapshotLoad {
     private final Set<QualifiedName> looked = new HashSet<>();
     private final Set<QualifiedName> upserted = new HashSet<>();
     private String transaction;
-    private Boolean flowApplied;
+    /** Per flow (source and dataset): whether it fed this target before this target transaction. */
+    private final Map<String, Boolean> flowsApplied = new HashMap<>();
 
     SnapshotLoad(TargetSession session, SnapshotTargetPolicy policy) {
         this.session = session;
@@ -45,7 +48,6 @@ final class SnapshotLoad {
         if (t == null || !t.equals(transaction)) {
             looked.clear();
             upserted.clear();
-            flowApplied = null;
         }
         transaction = t;
     }
@@ -93,18 +95,29 @@ final class SnapshotLoad {
         }
     }
 
+    /**
+     * Reads now whether the flow fed this target before: before this target transaction records anything of the
+     * flow ({@link CheckpointStore#claim}), which the read would then count.
+     */
+    void readFlowApplied(String sourceId, String datasetId) throws SQLException {
+        flowApplied(sourceId, datasetId);
+    }
+
     private boolean flowApplied(String sourceId, String datasetId) throws SQLException {
-        if (flowApplied == null) {
+        String flow = sourceId + '\u0000' + datasetId;
+        Boolean applied = flowsApplied.get(flow);
+        if (applied == null) {
             PreparedStatement ps = session.prepare(FLOW_APPLIED_SQL);
             ps.setString(1, sourceId);
             ps.setString(2, datasetId);
             ps.setString(3, sourceId);
             ps.setString(4, datasetId);
             try (ResultSet rs = ps.executeQuery()) {
-                flowApplied = rs.next();
+                applied = rs.next();
             }
+            flowsApplied.put(flow, applied);
         }
-        return flowApplied;
+        return applied;
     }
 
     private void truncate(QualifiedName target) throws SQLException {

@@ -1,8 +1,6 @@
 package io.trellara.sink.target;
 
 import io.trellara.sink.engine.BarrierState;
-import io.trellara.sink.engine.FlowKey;
-import io.trellara.sink.engine.SourceTransaction;
 import io.trellara.sink.engine.StagedChunk;
 import io.trellara.protocol.Lsn;
 import io.trellara.protocol.v1.ManifestBoundaryMode;
@@ -15,7 +13,6 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -231,30 +228,6 @@ final class StagingStore {
     /** Deletes the dataset's staged chunks up to the transaction of {@code m}; returns the rows deleted. */
     static int sweep(TargetSession s, String sinkName, TransactionManifest m) throws SQLException {
         return sweep(s, sinkName, m.getSourceId(), m.getDatasetId(), m.getSourceCommitLsn(), m.getTransactionId());
-    }
-
-    /**
-     * A transaction of {@code group} reassembled from chunks in memory may have chunks of an earlier, partial
-     * publication staged (a source that crashed mid-publication, then published it again whole): swept with it,
-     * per flow up to its newest such commit, as a staged barrier's apply sweeps its own.
-     */
-    static void sweepEarlierPublications(TargetSession s, String sinkName, List<SourceTransaction> group)
-            throws SQLException {
-        Map<FlowKey.Flow, SourceTransaction> newest = new LinkedHashMap<>();
-        for (SourceTransaction t : group) {
-            if (t.fromChunks()) {
-                newest.put(t.flowKey().flow(), t); // in commit order: the last is newest
-            }
-        }
-        for (Map.Entry<FlowKey.Flow, SourceTransaction> f : newest.entrySet()) {
-            String lsn = f.getValue().envelope().getCommitLsn();
-            int swept = sweep(s, sinkName, f.getKey().sourceId(), f.getKey().datasetId(), lsn,
-                    f.getValue().envelope().getTransactionId());
-            if (swept > 0) {
-                LOG.info("Sink {} swept {} staged chunk(s) of an earlier publication of {}'s transactions up to {}",
-                        sinkName, swept, f.getKey().sourceId(), lsn);
-            }
-        }
     }
 
     /**

@@ -68,7 +68,7 @@ public final class StreamedBarrier implements TargetStream {
         session.at(null, key.display());
         this.alreadyApplied = !CheckpointStore.findApplied(session, List.of(flowKey)).isEmpty();
         if (!alreadyApplied) {
-            order.admit(session, flowKey);
+            order.admit(session, flowKey, false);
         }
         this.tables = !alreadyApplied && Snapshots.isSnapshot(first.getTransactionId())
                 && applier.options().snapshotApply() == SnapshotApplyMode.PER_TABLE

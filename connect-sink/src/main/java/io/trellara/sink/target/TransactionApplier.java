@@ -373,7 +373,7 @@ public final class TransactionApplier implements Target {
                             }
                         });
             }
-            a.order().admit(s, flowKey);
+            a.order().admit(s, flowKey, false);
             ChangeWriter writer = new ChangeWriter(s, mapper, options);
             writer.begin(m.getSourceId(), m.getDatasetId(), m.getSourceCommitLsn(), m.getTransactionId());
             BarrierMerge merge = new BarrierMerge();
@@ -459,33 +459,52 @@ public final class TransactionApplier implements Target {
             positions.putAll(t.lanePositions());
         }
         s.at(null, group.get(0).key().display());
-        Set<FlowKey> present = CheckpointStore.findApplied(s, keys);
-        List<TransactionBoundaryKey> applied = new ArrayList<>();
-        List<TransactionBoundaryKey> duplicates = new ArrayList<>();
-        List<AppliedTransaction> records = new ArrayList<>();
+        // one round trip claims the dedup records (the dedup check), records progress and sweeps earlier
+        // publications' chunks; what the target held before (each flow's newest applied position, whether a
+        // snapshot's flow fed it before) is read first, as the claims would show in it
+        List<AppliedTransaction> records = new ArrayList<>(group.size());
+        Map<FlowKey.Flow, FlowKey> sweeps = new LinkedHashMap<>();
         Set<FlowKey> seen = new HashSet<>();
-        Set<FlowKey> toApply = new HashSet<>();
         ChangeWriter writer = new ChangeWriter(s, mapper, options);
         for (int i = 0; i < group.size(); i++) {
             SourceTransaction t = group.get(i);
+            if (seen.add(keys.get(i))) {
+                records.add(AppliedTransaction.of(t.envelope()));
+                attempt.order().readLastApplied(s, keys.get(i).flow());
+                writer.beforeClaim(t.envelope());
+            }
+            if (t.fromChunks()) {
+                // reassembled in memory, it may have chunks of an earlier, partial publication staged (a source
+                // that crashed mid-publication, then published it again whole): swept per flow up to the newest
+                sweeps.put(keys.get(i).flow(), keys.get(i));
+            }
+        }
+        CheckpointStore.Claim claim = CheckpointStore.claim(s, options.sinkName(), owner, records, positions,
+                List.copyOf(sweeps.values()), options.synchronousCommitOff());
+        if (claim.swept() > 0) {
+            LOG.info("Sink {} swept {} staged chunk(s) of an earlier publication of transactions up to {}",
+                    options.sinkName(), claim.swept(), group.get(group.size() - 1).key().display());
+        }
+        List<TransactionBoundaryKey> applied = new ArrayList<>();
+        List<TransactionBoundaryKey> duplicates = new ArrayList<>();
+        Set<FlowKey> toApply = new HashSet<>();
+        seen.clear();
+        for (int i = 0; i < group.size(); i++) {
+            SourceTransaction t = group.get(i);
             FlowKey k = keys.get(i);
-            if (!seen.add(k) || (present.contains(k) && !commitUnknown.contains(k))) {
+            if (!seen.add(k) || (!claim.claimed().contains(k) && !commitUnknown.contains(k))) {
                 duplicates.add(k.transaction());
-            } else if (present.contains(k)) {
+            } else if (!claim.claimed().contains(k)) {
                 applied.add(k.transaction()); // our earlier attempt did commit it
                 toApply.add(k);
             } else {
-                attempt.order().admit(s, k);
+                attempt.order().admit(s, k, true);
                 writer.write(t.envelope());
-                records.add(AppliedTransaction.of(t.envelope()));
                 applied.add(k.transaction());
                 toApply.add(k);
             }
         }
         writer.flush();
-        s.at(null, group.get(0).key().display());
-        StagingStore.sweepEarlierPublications(s, options.sinkName(), group);
-        CheckpointStore.record(s, options.sinkName(), owner, records, positions, options.synchronousCommitOff());
         return new RetryingExecutor.Done<>(new GroupOutcome(applied, duplicates, positions, attempt.number()), toApply,
                 () -> publish(writer, applied.size(), duplicates.size()));
     }

@@ -96,6 +96,17 @@ final class PgTarget implements AutoCloseable, BeforeAllCallback, AfterAllCallba
         return r.isEmpty() ? null : r.get(0).get(0);
     }
 
+    /** Waits (at most 20 s) until {@code sql}'s one value is {@code expected}. */
+    void await(String sql, String expected) {
+        long deadline = System.nanoTime() + 20_000_000_000L;
+        while (!expected.equals(one(sql))) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("still not " + expected + " after 20 s: " + sql);
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(10_000_000L);
+        }
+    }
+
     long count(String table) {
         return Long.parseLong(one("SELECT count(*) FROM " + table));
     }

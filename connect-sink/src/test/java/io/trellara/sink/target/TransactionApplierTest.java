@@ -103,6 +103,51 @@ class TransactionApplierTest {
         assertThat(pg.count("app.accounts")).isEqualTo(25_001);
     }
 
+    /**
+     * Another task (a zombie, or a second sink on the same target) holds the dedup record of a transaction in a
+     * target transaction of its own: this applier's claim waits for it, and then either skips the transaction as a
+     * duplicate (the other committed) or applies it (the other rolled back). Exactly once either way, and the
+     * waiting applier writes none of the transaction's rows before it knows.
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(booleans = {true, false})
+    @org.junit.jupiter.api.Timeout(value = 60, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+    void aTransactionAnotherTaskIsApplyingIsAppliedExactlyOnce(boolean otherCommits) throws Exception {
+        SourceTransaction first = open(0x10, 1, "1").at("t", 0, 1);
+        SourceTransaction second = open(0x20, 2, "2").at("t", 0, 2);
+        try (TransactionApplier a = applier(ApplyOptions.builder("s1").groupMaxTransactions(10));
+             java.sql.Connection other = pg.connections().open()) {
+            a.apply(first); // creates the sink's tables
+            other.setAutoCommit(false);
+            try (java.sql.Statement st = other.createStatement()) {
+                st.execute("INSERT INTO app.accounts VALUES (2, 20)");
+                st.execute("""
+                        INSERT INTO trellara_sink.applied_transactions (source_id, commit_lsn, commit_lsn_value,
+                            transaction_id, database_id, dataset_id, protocol_version, row_identity_version,
+                            commit_timestamp, event_count, change_count, ddl_count, sink_name)
+                        SELECT source_id, '0/20', 32, '%s', database_id, dataset_id, protocol_version,
+                            row_identity_version, commit_timestamp, 1, 1, 0, 'other'
+                          FROM trellara_sink.applied_transactions""".formatted(second.key().transactionId()));
+            }
+            var applying = java.util.concurrent.CompletableFuture.supplyAsync(() -> a.apply(List.of(second)));
+            // the claim waits on the other transaction's dedup record
+            pg.await("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'", "1");
+            assertThat(applying).isNotDone();
+            if (otherCommits) {
+                other.commit();
+            } else {
+                other.rollback();
+            }
+            ApplyResult r = applying.get(30, java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(r.duplicates()).hasSize(otherCommits ? 1 : 0);
+            assertThat(r.applied()).hasSize(otherCommits ? 0 : 1);
+        }
+        assertThat(pg.rows("SELECT id, balance FROM app.accounts ORDER BY id"))
+                .containsExactly(List.of("1", "1"), List.of("2", otherCommits ? "20" : "2"));
+        assertThat(pg.rows("SELECT sink_name FROM trellara_sink.applied_transactions ORDER BY commit_lsn"))
+                .containsExactly(List.of("s1"), List.of(otherCommits ? "other" : "s1"));
+    }
+
     @Test
     void aRefusedGroupIsAppliedOneTransactionAtATimeUpToTheOneTheTargetRefuses() {
         pg.exec("INSERT INTO app.accounts VALUES (2, 0)");
