@@ -31,7 +31,7 @@ import java.util.StringJoiner;
  * <p>Latency mode, {@code -Dexec.args="latency 500 strict 30 20"}: {@link PacedLatency} with native replication and
  * the named legs at the defaults users get (no producer, consumer or apply overrides): the number of single-row
  * transactions, the legs, the seconds of idle measured before them (0: none) and the milliseconds between
- * commits.
+ * commits. {@code -Dbench.latency.warmup=N} runs N unmeasured transactions at the same pace first in every leg.
  *
  * <p>{@code -Dbench.worker=process} runs the Connect worker in a JVM of its own and reports its CPU per replicated
  * row apart from the broker's and the workload's; {@code -Dbench.worker.jvmArgs="..."} adds options to its JVM.

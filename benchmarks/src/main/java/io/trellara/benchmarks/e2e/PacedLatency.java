@@ -26,6 +26,11 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class PacedLatency {
     private static final long GIVE_UP_NANOS = TimeUnit.MINUTES.toNanos(5);
+    /**
+     * Transactions at the same pace before the measured ones, unmeasured ({@code -Dbench.latency.warmup}, default
+     * none): a worker that has run for a while has compiled its hot paths; a fresh one is still compiling them.
+     */
+    private static final int WARMUP = Integer.getInteger("bench.latency.warmup", 0);
     static final long LOOK_MICROS = 200;
 
     /** One leg's figures in milliseconds, and its idle CPU in CPU-milliseconds per second. */
@@ -45,6 +50,11 @@ final class PacedLatency {
     Result run(Leg leg) throws Exception {
         try (Connection source = leg.source().connect(); Probe target = new Probe(leg.target())) {
             long warm = insert(source);
+            await(leg, target, warm);
+            for (int i = 0; i < WARMUP; i++) {
+                LockSupport.parkNanos(paceNanos);
+                warm = insert(source);
+            }
             await(leg, target, warm);
             double idle = idleCpu(leg);
             KafkaArrivals kafka = leg.strictTopic() == null ? null

@@ -65,6 +65,8 @@ public final class CaptureEngine implements AutoCloseable {
     private Heartbeat heartbeat;
     private final Object closeSignal = new Object();
     static final long GRACE_MS = 2_000;
+    /** The longest wait for WAL before the capture thread reports its position and looks at {@code running}. */
+    static final int WAL_WAIT_MS = 100;
 
     public CaptureEngine(SourceSettings settings, long startLsn,
                          Function<Consumer<Outbound>, TransactionPipeline> pipelineFactory) {
@@ -282,9 +284,12 @@ public final class CaptureEngine implements AutoCloseable {
             PgOutputParser parser = new PgOutputParser(settings.protocolVersion());
             long reported = 0;
             long lastStatus = System.nanoTime();
-            IdleWait idle = new IdleWait(lastStatus);
+            WalWait wal = WalWait.on(c);
+            IdleWait idle = new IdleWait(lastStatus); // paces the looks when the wait cannot wait
+            int waitMillis = (int) Math.max(1, Math.min(WAL_WAIT_MS, settings.statusIntervalMs()));
             while (running) {
-                ByteBuffer buffer = stream.readPending(); // waits up to 1 ms for a message (see IdleWait)
+                // wakes the moment a message arrives; a wait that timed out is an empty look
+                ByteBuffer buffer = wal.await(waitMillis) ? stream.readPending() : null;
                 if (buffer != null) {
                     idle.message(System.nanoTime());
                     PgOutputMessage message = parser.parse(buffer);
@@ -298,7 +303,7 @@ public final class CaptureEngine implements AutoCloseable {
                     if (streamBroken != null) {
                         throw streamBroken; // the hand-over finished; now reconnect
                     }
-                } else {
+                } else if (!wal.waits()) {
                     long pause = idle.pauseNanos(System.nanoTime());
                     if (pause > 0) {
                         LockSupport.parkNanos(pause);

@@ -1,7 +1,8 @@
 package io.trellara.source.engine;
 
 /**
- * How long the capture thread pauses before it looks for WAL again. A replication stream's
+ * How long the capture thread pauses before it looks for WAL again, when {@link WalWait} cannot wait on the
+ * socket (a pgjdbc without the field it peeks through). A replication stream's
  * {@code readPending()} already waits up to a millisecond on the socket and returns as soon as a message arrives
  * (pgjdbc gives replication connections a one-millisecond peek), so while messages flow, or have flowed in the
  * last {@value #QUIET_NANOS} ns, the thread does not pause at all: a transaction is read the moment it arrives.
