@@ -5,41 +5,48 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.trellara.source.pgoutput.PgOutputMessage;
 import io.trellara.source.pgoutput.PgOutputParser;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import io.trellara.testplatform.EitherPlatform;
+import io.trellara.testplatform.PostgresDatabase;
+import io.trellara.testplatform.TestServers;
 import java.lang.reflect.Proxy;
 import java.nio.ByteBuffer;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.postgresql.PGConnection;
-import org.postgresql.PGProperty;
 import org.postgresql.replication.PGReplicationStream;
 
-/** {@link WalWait} on a real replication connection: it wakes for WAL, times out without, fails when cut. */
+/**
+ * {@link WalWait} on a replication connection the engine's way ({@link PgEndpoint#connectForReplication}): it
+ * wakes for WAL, times out without, fails when cut.
+ */
+@EitherPlatform
 class WalWaitIT {
-    private static EmbeddedPostgres pg;
+    private static TestServers.Postgres pg;
+    private static PostgresDatabase db;
+    private static PgEndpoint endpoint;
 
     @BeforeAll
-    static void start() throws Exception {
-        pg = EmbeddedPostgres.builder().setServerConfig("wal_level", "logical").start();
-        try (Connection c = sql()) {
-            exec(c, "CREATE TABLE t (id int PRIMARY KEY)");
-            exec(c, "CREATE PUBLICATION wal_wait FOR TABLE t");
-        }
+    static void start() {
+        pg = TestServers.current().postgres("wal-wait").start();
+        db = pg.createDatabase("walwait");
+        db.execute("CREATE TABLE t (id int PRIMARY KEY)", "CREATE PUBLICATION wal_wait FOR TABLE t");
+        endpoint = new PgEndpoint(pg.host(), pg.port(), db.name(), pg.user(), pg.password(), "disable", "", "", "",
+                "");
     }
 
     @AfterAll
-    static void stop() throws Exception {
-        pg.close();
+    static void stop() {
+        if (pg != null) {
+            pg.close();
+        }
     }
 
     @Test
@@ -119,16 +126,11 @@ class WalWaitIT {
     }
 
     private static Connection sql() throws SQLException {
-        return DriverManager.getConnection(pg.getJdbcUrl("postgres", "postgres"));
+        return endpoint.connect();
     }
 
     private static Connection replication() throws SQLException {
-        Properties props = new Properties();
-        PGProperty.USER.set(props, "postgres");
-        PGProperty.ASSUME_MIN_SERVER_VERSION.set(props, "9.4");
-        PGProperty.REPLICATION.set(props, "database");
-        PGProperty.PREFER_QUERY_MODE.set(props, "simple");
-        return DriverManager.getConnection(pg.getJdbcUrl("postgres", "postgres"), props);
+        return endpoint.connectForReplication();
     }
 
     private static void exec(Connection c, String sql) throws SQLException {
