@@ -33,6 +33,10 @@ import java.util.StringJoiner;
  * transactions, the legs, the seconds of idle measured before them (0: none) and the milliseconds between
  * commits. {@code -Dbench.latency.warmup=N} runs N unmeasured transactions at the same pace first in every leg.
  *
+ * <p>{@code -Dbench.warmup.leg=strict} (any boundary mode) runs one leg of that mode first and discards its figures:
+ * the first leg of a run otherwise pays the broker's and the worker's JIT, 2–4 ms of latency and up to twice the
+ * CPU per row.
+ *
  * <p>{@code -Dbench.worker=process} runs the Connect worker in a JVM of its own and reports its CPU per replicated
  * row apart from the broker's and the workload's; {@code -Dbench.worker.jvmArgs="..."} adds options to its JVM.
  */
@@ -92,6 +96,14 @@ public final class EndToEndBenchmark {
                 System.out.printf("platform up in %.1f s (Connect worker %s)%n", (System.nanoTime() - t0) / 1e9,
                         worker.where());
                 Platform platform = new Platform(sourcePg, targetPg, broker, worker.rest(), worker::cpuNanos);
+                String warmupLeg = System.getProperty("bench.warmup.leg");
+                if (warmupLeg != null) { // the broker's and the worker's JIT, before anything is measured
+                    try (Leg leg = new TrellaraLeg(warmupLeg, platform, atDefaults)) {
+                        leg.start();
+                        System.out.printf("warm-up leg (%s), not measured:%n", warmupLeg);
+                        run.run(leg);
+                    }
+                }
                 aroundLegs.run(platform);
                 for (String mode : modes) {
                     try (Leg leg = mode.equals("native") ? new NativeReplicationLeg(platform)
