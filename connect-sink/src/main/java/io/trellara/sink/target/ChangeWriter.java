@@ -93,11 +93,11 @@ final class ChangeWriter {
 
     /**
      * Reads what an initial snapshot in {@code e} must know of the target before its group records anything
-     * ({@link CheckpointStore#claim}): whether its flow fed this target before ({@link SnapshotLoad}).
+     * ({@link AppliedRecords#claim}): whether its flow fed this target before ({@link SnapshotLoad}).
      */
     void beforeClaim(TransactionEnvelope e) throws SQLException {
         if (Snapshots.isSnapshot(e.getTransactionId())) {
-            snapshot.readFlowApplied(e.getSourceId(), e.getDatasetId());
+            snapshot.flowApplied(e.getSourceId(), e.getDatasetId());
         }
     }
 

@@ -71,7 +71,7 @@ final class CommitOrder {
 
         /**
          * Admits {@code key} after everything admitted or applied before it, or throws naming both LSNs.
-         * {@code claimed}: this attempt holds its dedup record already ({@link CheckpointStore#claim}), so no other
+         * {@code claimed}: this attempt holds its dedup record already ({@link AppliedRecords#claim}), so no other
          * task can have applied it meanwhile.
          */
         void admit(TargetSession s, FlowKey key, boolean claimed) throws SQLException {

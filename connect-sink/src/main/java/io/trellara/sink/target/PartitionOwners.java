@@ -16,7 +16,7 @@ import java.util.Set;
  * Fencing: which task of a sink owns each input partition, in {@code trellara_sink.partition_owners}. A task
  * claims its partitions when Kafka assigns them ({@link #claimAndRead}); every progress write share-locks the
  * owner rows of its partitions and is refused as {@link ApplyException.Reason#FENCED} once another task claimed
- * them (the fence of {@link CheckpointStore#record}). A claim row, not an advisory lock held for as long as a
+ * them (the fence of {@link AppliedRecords#record}). A claim row, not an advisory lock held for as long as a
  * task owns the partition: a hung owner would hold that until its session died (docs/operations.md).
  */
 final class PartitionOwners {
@@ -130,7 +130,7 @@ final class PartitionOwners {
      * Makes {@code owner} the owner of {@code partitions} (one task of {@code sinkName} at a time), in the caller's
      * open transaction, and returns the earlier claims by others. It waits while a transaction of the previous
      * owner that writes their progress is still open, so the progress read after it (in a later statement) holds
-     * everything that owner committed; from then on that owner's commits into them are refused ({@link CheckpointStore#record}).
+     * everything that owner committed; from then on that owner's commits into them are refused ({@link AppliedRecords#record}).
      */
     private static List<Owner> claim(TargetSession session, String sinkName, String owner,
                                      List<TopicPartitionKey> partitions) throws SQLException {

@@ -2,6 +2,7 @@ package io.trellara.sink.target;
 
 import io.trellara.protocol.Snapshots;
 import io.trellara.sink.engine.ApplyException;
+import io.trellara.sink.engine.FlowKey;
 import io.trellara.sink.engine.SnapshotTargetPolicy;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -35,7 +36,7 @@ final class SnapshotLoad {
     private final Set<QualifiedName> upserted = new HashSet<>();
     private String transaction;
     /** Per flow (source and dataset): whether it fed this target before this target transaction. */
-    private final Map<String, Boolean> flowsApplied = new HashMap<>();
+    private final Map<FlowKey.Flow, Boolean> flowsApplied = new HashMap<>();
 
     SnapshotLoad(TargetSession session, SnapshotTargetPolicy policy) {
         this.session = session;
@@ -96,15 +97,11 @@ final class SnapshotLoad {
     }
 
     /**
-     * Reads now whether the flow fed this target before: before this target transaction records anything of the
-     * flow ({@link CheckpointStore#claim}), which the read would then count.
+     * Whether the flow fed this target before this target transaction, read once: the caller reads it before the
+     * transaction records anything of the flow ({@link AppliedRecords#claim}), which the read would then count.
      */
-    void readFlowApplied(String sourceId, String datasetId) throws SQLException {
-        flowApplied(sourceId, datasetId);
-    }
-
-    private boolean flowApplied(String sourceId, String datasetId) throws SQLException {
-        String flow = sourceId + '\u0000' + datasetId;
+    boolean flowApplied(String sourceId, String datasetId) throws SQLException {
+        FlowKey.Flow flow = new FlowKey.Flow(sourceId, datasetId);
         Boolean applied = flowsApplied.get(flow);
         if (applied == null) {
             PreparedStatement ps = session.prepare(FLOW_APPLIED_SQL);

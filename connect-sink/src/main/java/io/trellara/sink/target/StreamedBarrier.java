@@ -164,7 +164,7 @@ public final class StreamedBarrier implements TargetStream {
             if (tables != null) {
                 tables.finish();
             }
-            CheckpointStore.record(session, applier.options().sinkName(), applier.owner(), records, positions,
+            AppliedRecords.record(session, applier.options().sinkName(), applier.owner(), records, positions,
                     applier.options().synchronousCommitOff());
         });
         try {

@@ -289,7 +289,7 @@ public final class TransactionApplier implements Target {
         boolean[] inserted = executor.run(where, (s, a) -> {
             s.at(null, where);
             boolean[] rows = chunks.isEmpty() ? new boolean[0] : StagingStore.stage(s, options.sinkName(), chunks);
-            CheckpointStore.record(s, options.sinkName(), owner, List.of(), positions, options.synchronousCommitOff());
+            AppliedRecords.record(s, options.sinkName(), owner, List.of(), positions, options.synchronousCommitOff());
             return RetryingExecutor.Done.of(rows);
         });
         int staged = 0;
@@ -359,7 +359,7 @@ public final class TransactionApplier implements Target {
             s.at(null, key.display());
             boolean present = !CheckpointStore.findApplied(s, List.of(flowKey)).isEmpty();
             if (present) {
-                CheckpointStore.record(s, options.sinkName(), owner, List.of(), positions, options.synchronousCommitOff());
+                AppliedRecords.record(s, options.sinkName(), owner, List.of(), positions, options.synchronousCommitOff());
                 StagingStore.sweep(s, options.sinkName(), m);
                 boolean ours = a.commitUnknown().contains(flowKey); // our earlier attempt did commit it
                 return new RetryingExecutor.Done<>(new BarrierResult(key, !ours, 0, 0, 0, 0, a.number()), Set.of(),
@@ -390,7 +390,7 @@ public final class TransactionApplier implements Target {
             });
             writer.flush();
             s.at(null, key.display());
-            CheckpointStore.record(s, options.sinkName(), owner,
+            AppliedRecords.record(s, options.sinkName(), owner,
                     List.of(AppliedTransaction.of(m, merge.changes(), merge.ddlEvents())), positions,
                     options.synchronousCommitOff());
             StagingStore.sweep(s, options.sinkName(), m);
@@ -479,7 +479,7 @@ public final class TransactionApplier implements Target {
                 sweeps.put(keys.get(i).flow(), keys.get(i));
             }
         }
-        CheckpointStore.Claim claim = CheckpointStore.claim(s, options.sinkName(), owner, records, positions,
+        AppliedRecords.Claim claim = AppliedRecords.claim(s, options.sinkName(), owner, records, positions,
                 List.copyOf(sweeps.values()), options.synchronousCommitOff());
         if (claim.swept() > 0) {
             LOG.info("Sink {} swept {} staged chunk(s) of an earlier publication of transactions up to {}",

@@ -82,7 +82,7 @@ class PartitionOwnershipTest {
             TargetSession s = TargetSession.open(pg.connections());
             try {
                 new ChangeWriter(s, RelationMapper.identity(), zombie.options()).write(t.envelope());
-                CheckpointStore.record(s, "s", zombie.owner(), List.of(AppliedTransaction.of(t.envelope())),
+                AppliedRecords.record(s, "s", zombie.owner(), List.of(AppliedTransaction.of(t.envelope())),
                         Map.of(T0, 1L), false);
                 CompletableFuture<Map<TopicPartitionKey, Long>> claim =
                         CompletableFuture.supplyAsync(() -> newcomer.claim(List.of(T0)));
