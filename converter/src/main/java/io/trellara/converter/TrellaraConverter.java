@@ -107,7 +107,7 @@ public class TrellaraConverter implements Converter {
         Header h = headers == null ? null : headers.lastHeader(MessageKind.HEADER);
         if (h != null && h.value() != null) {
             try {
-                return MessageKind.fromWireName(new String(h.value(), StandardCharsets.UTF_8));
+                return MessageKind.fromWireBytes(h.value());
             } catch (IllegalArgumentException e) {
                 throw new DataException("topic " + topic + ": header " + MessageKind.HEADER + ": " + e.getMessage());
             }

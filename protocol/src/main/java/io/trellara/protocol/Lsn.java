@@ -25,46 +25,75 @@ public final class Lsn implements Comparable<Lsn> {
         if (text == null) {
             throw new IllegalArgumentException("LSN is null");
         }
+        Lsn lsn = parseOrNull(text);
+        if (lsn != null) {
+            return lsn;
+        }
         int slash = text.indexOf('/');
         if (slash <= 0 || slash == text.length() - 1 || slash > 8 || text.length() - slash - 1 > 8) {
             throw new IllegalArgumentException("LSN '" + text + "' is not of the form X/X (hex halves of 1 to 8 digits)");
         }
+        for (int i = 0; i < text.length(); i++) {
+            if (i != slash && hexDigit(text.charAt(i)) < 0) {
+                throw new IllegalArgumentException("LSN '" + text + "' has a non-hex character at " + i);
+            }
+        }
+        throw new IllegalArgumentException("LSN '" + text + "' is not of the form X/X");
+    }
+
+    /** What {@link #parse} returns, or null where it throws: validators ask often, and without an exception. */
+    public static Lsn parseOrNull(String text) {
+        if (text == null) {
+            return null;
+        }
+        int slash = text.indexOf('/');
+        if (slash <= 0 || slash == text.length() - 1 || slash > 8 || text.length() - slash - 1 > 8) {
+            return null;
+        }
         long high = parseHex(text, 0, slash);
         long low = parseHex(text, slash + 1, text.length());
-        return of((high << 32) | low);
+        return high < 0 || low < 0 ? null : of((high << 32) | low);
     }
 
     /** True when {@link #parse} accepts {@code text}. */
     public static boolean parses(String text) {
-        try {
-            parse(text);
-            return true;
-        } catch (IllegalArgumentException e) {
-            return false;
-        }
+        return parseOrNull(text) != null;
     }
 
-    /** True when {@code text} parses and is exactly the canonical form PostgreSQL prints. */
+    /**
+     * True when {@code text} parses and is exactly the canonical form PostgreSQL prints: upper-case digits, no
+     * leading zero in either half.
+     */
     public static boolean isCanonical(String text) {
-        try {
-            return parse(text).toString().equals(text);
-        } catch (IllegalArgumentException e) {
+        if (parseOrNull(text) == null) {
             return false;
         }
+        int slash = text.indexOf('/');
+        for (int i = 0; i < text.length(); i++) {
+            char ch = text.charAt(i);
+            if (ch >= 'a' && ch <= 'f') {
+                return false;
+            }
+        }
+        return (slash == 1 || text.charAt(0) != '0') && (text.length() - slash == 2 || text.charAt(slash + 1) != '0');
     }
 
+    /** The value of 1 to 8 hex digits, or -1 when one is not an ASCII hex digit. */
     private static long parseHex(String text, int from, int to) {
         long v = 0;
         for (int i = from; i < to; i++) {
-            char ch = text.charAt(i);
-            // ASCII only: Character.digit would also take full-width and other scripts' digits
-            int d = ch < 128 ? Character.digit(ch, 16) : -1;
+            int d = hexDigit(text.charAt(i));
             if (d < 0) {
-                throw new IllegalArgumentException("LSN '" + text + "' has a non-hex character at " + i);
+                return -1;
             }
             v = (v << 4) | d;
         }
         return v;
+    }
+
+    /** ASCII only: Character.digit would also take full-width and other scripts' digits. */
+    private static int hexDigit(char ch) {
+        return ch < 128 ? Character.digit(ch, 16) : -1;
     }
 
     public long value() {

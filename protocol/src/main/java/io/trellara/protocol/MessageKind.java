@@ -5,6 +5,8 @@ import io.trellara.protocol.v1.PartitionChunk;
 import io.trellara.protocol.v1.TransactionCommitMarker;
 import io.trellara.protocol.v1.TransactionEnvelope;
 import io.trellara.protocol.v1.TransactionManifest;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * The four top-level message kinds. Their bytes do not name their kind, so every carrier names it: the
@@ -19,13 +21,18 @@ public enum MessageKind {
     /** Kafka header naming the kind of a record's value. */
     public static final String HEADER = "trellara.kind";
 
+    /** values() copies its array on every call; these lookups run for every record. */
+    private static final MessageKind[] KINDS = values();
+
     private final String wireName;
+    private final byte[] wireBytes;
     private final byte code;
     private final int checksumTag;
     private final Class<? extends Message> type;
 
     MessageKind(String wireName, byte code, int checksumTag, Class<? extends Message> type) {
         this.wireName = wireName;
+        this.wireBytes = wireName.getBytes(StandardCharsets.US_ASCII);
         this.code = code;
         this.checksumTag = checksumTag;
         this.type = type;
@@ -50,7 +57,7 @@ public enum MessageKind {
     }
 
     public static MessageKind of(Message message) {
-        for (MessageKind k : values()) {
+        for (MessageKind k : KINDS) {
             if (k.type.isInstance(message)) {
                 return k;
             }
@@ -59,17 +66,31 @@ public enum MessageKind {
     }
 
     public static MessageKind fromWireName(String name) {
-        for (MessageKind k : values()) {
+        for (MessageKind k : KINDS) {
             if (k.wireName.equals(name)) {
                 return k;
             }
         }
-        throw new IllegalArgumentException("unknown message kind '" + name + "' (expected envelope, chunk, manifest"
+        throw unknown(name);
+    }
+
+    /** {@link #fromWireName} of a header's UTF-8 bytes, without decoding them first. */
+    public static MessageKind fromWireBytes(byte[] name) {
+        for (MessageKind k : KINDS) {
+            if (Arrays.equals(k.wireBytes, name)) {
+                return k;
+            }
+        }
+        throw unknown(new String(name, StandardCharsets.UTF_8));
+    }
+
+    private static IllegalArgumentException unknown(String name) {
+        return new IllegalArgumentException("unknown message kind '" + name + "' (expected envelope, chunk, manifest"
                 + " or commit_marker)");
     }
 
     public static MessageKind fromCode(byte code) {
-        for (MessageKind k : values()) {
+        for (MessageKind k : KINDS) {
             if (k.code == code) {
                 return k;
             }

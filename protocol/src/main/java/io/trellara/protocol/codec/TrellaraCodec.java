@@ -82,8 +82,14 @@ public final class TrellaraCodec {
     }
 
     private static Message withoutChecksum(MessageKind kind, Message message) {
-        var field = checksumField(kind, message);
-        return ((Long) message.getField(field)) == 0L ? message : message.toBuilder().clearField(field).build();
+        // typed getters: the reflective getField costs a descriptor search and an accessor call per message
+        long checksum = switch (kind) {
+            case ENVELOPE -> ((TransactionEnvelope) message).getChecksum();
+            case CHUNK -> ((PartitionChunk) message).getChecksum();
+            case MANIFEST -> ((TransactionManifest) message).getChecksum();
+            case COMMIT_MARKER -> ((TransactionCommitMarker) message).getChecksum();
+        };
+        return checksum == 0L ? message : message.toBuilder().clearField(checksumField(kind, message)).build();
     }
 
     private static com.google.protobuf.Descriptors.FieldDescriptor checksumField(MessageKind kind, Message m) {

@@ -9,6 +9,7 @@ import io.trellara.protocol.v1.ManifestPartition;
 import io.trellara.protocol.v1.PartitionChunk;
 import io.trellara.protocol.v1.TransactionCommitMarker;
 import io.trellara.protocol.v1.TransactionManifest;
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -60,7 +61,18 @@ public final class BarrierVerifier {
 
     /** Distinct partition ids listed by the manifest. */
     public static int participatingPartitions(TransactionManifest m) {
-        return (int) m.getPartitionsList().stream().mapToInt(ManifestPartition::getId).distinct().count();
+        int[] ids = new int[m.getPartitionsCount()];
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = m.getPartitions(i).getId();
+        }
+        Arrays.sort(ids);
+        int distinct = 0;
+        for (int i = 0; i < ids.length; i++) {
+            if (i == 0 || ids[i] != ids[i - 1]) {
+                distinct++;
+            }
+        }
+        return distinct;
     }
 
     /** A chunk against the manifest entry that lists it. */

@@ -19,13 +19,24 @@ import io.trellara.protocol.validation.ProtocolValidator.Identity;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The rules of the events an envelope or a chunk carries: its schema versions, each change and each DDL event, and
  * their total_order. Allocation-free per change on the success path; each schema version is checked once.
  */
 final class EventRules {
+    /**
+     * Schema versions that passed, by fingerprint. Every envelope and chunk repeats the versions its changes use,
+     * and recomputing a fingerprint (a canonical description, hashed) costs far more than comparing a version
+     * with one that passed: the same instance on the source, an equal one decoded again on the sink. Bounded: a
+     * full map starts afresh.
+     */
+    private static final Map<String, SchemaVersion> VALID_SCHEMAS = new ConcurrentHashMap<>();
+    private static final int VALID_SCHEMAS_MAX = 1024;
+
     private EventRules() {
     }
 
@@ -95,9 +106,15 @@ final class EventRules {
     private static void schemaVersions(Identity id, List<SchemaVersion> schemas, Violations v) {
         for (int i = 0; i < schemas.size(); i++) {
             SchemaVersion s = schemas.get(i);
+            SchemaVersion known = VALID_SCHEMAS.get(s.getFingerprint());
+            if (known == s || (known != null && known.equals(s))) {
+                continue; // the same relation, columns and fingerprint passed before
+            }
             String field = "schema_versions[" + i + "]";
+            boolean valid = true;
             String expected = SchemaFingerprint.of(s);
             if (!expected.equals(s.getFingerprint())) {
+                valid = false;
                 v.report(SCHEMA_FINGERPRINT_MISMATCH, field + ".fingerprint", id.txKey(), "schema version of "
                         + s.getRelation().getSchema() + "." + s.getRelation().getTable() + " carries fingerprint '"
                         + s.getFingerprint() + "', its columns give " + expected);
@@ -106,12 +123,20 @@ final class EventRules {
             for (int j = 0; j < s.getColumnsCount(); j++) {
                 String name = s.getColumns(j).getName();
                 if (name.isEmpty()) {
+                    valid = false;
                     v.report(COLUMN_NAME_BLANK, field + ".columns[" + j + "].name", id.txKey(),
                             "column " + j + " of " + s.getRelation().getTable() + " has no name");
                 } else if (!names.add(name)) {
+                    valid = false;
                     v.report(COLUMN_NAME_DUPLICATE, field + ".columns[" + j + "].name", id.txKey(),
                             "column '" + name + "' of " + s.getRelation().getTable() + " is listed twice");
                 }
+            }
+            if (valid) {
+                if (VALID_SCHEMAS.size() >= VALID_SCHEMAS_MAX) {
+                    VALID_SCHEMAS.clear();
+                }
+                VALID_SCHEMAS.put(s.getFingerprint(), s);
             }
         }
     }

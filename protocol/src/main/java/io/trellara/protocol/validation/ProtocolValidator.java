@@ -223,7 +223,8 @@ public final class ProtocolValidator {
             if (!Lsn.isCanonical(id.commitLsn)) {
                 v.report(COMMIT_LSN_NOT_CANONICAL, lsnField, id.txKey(), "'" + id.commitLsn + "' is not canonical X/X");
             }
-            if (Lsn.parses(id.commitLsn) && Lsn.parse(id.commitLsn).isZero()) {
+            Lsn commit = Lsn.parseOrNull(id.commitLsn);
+            if (commit != null && commit.isZero()) {
                 v.report(COMMIT_LSN_ZERO, lsnField, id.txKey(), "commit_lsn is 0/0");
             }
         }
@@ -246,12 +247,14 @@ public final class ProtocolValidator {
         if (begin.isEmpty()) {
             return;
         }
-        if (!Lsn.parses(begin)) {
+        Lsn b = Lsn.parseOrNull(begin);
+        if (b == null) {
             v.report(BEGIN_LSN_INVALID, "begin_lsn", id.txKey(), "'" + begin + "' is not an LSN (X/X, hex halves of"
                     + " 1 to 8 digits)");
             return;
         }
-        if (Lsn.parses(commit) && Lsn.parse(begin).compareTo(Lsn.parse(commit)) > 0) {
+        Lsn c = Lsn.parseOrNull(commit);
+        if (c != null && b.compareTo(c) > 0) {
             v.report(BEGIN_LSN_AFTER_COMMIT, "begin_lsn", id.txKey(), begin + " > commit_lsn " + commit);
         }
     }

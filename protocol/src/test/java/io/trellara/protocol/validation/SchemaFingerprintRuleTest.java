@@ -51,4 +51,23 @@ class SchemaFingerprintRuleTest {
                     assertThat(e.field()).isEqualTo("schema_versions[0].fingerprint");
                 });
     }
+
+    @Test
+    void aVersionThatPassedVouchesOnlyForEqualCopiesOfItself() {
+        PartitionChunk chunk = TrellaraCodec.decodeChunk(ChunkedBarrier.strictChunked(TX, 2).chunks().get(0).bytes());
+        PartitionChunk again = TrellaraCodec.decodeChunk(chunk.toByteArray());
+        assertThatCode(() -> ProtocolValidator.validateChunk(chunk)).doesNotThrowAnyException();
+        assertThatCode(() -> ProtocolValidator.validateChunk(again)).doesNotThrowAnyException();
+        // a repeated column name under the version's real fingerprint is refused every time it comes, not only first
+        SchemaVersion s = chunk.getSchemaVersions(0);
+        SchemaVersion repeated = s.toBuilder().setColumns(1, s.getColumns(1).toBuilder().setName(s.getColumns(0)
+                .getName())).build();
+        PartitionChunk bad = chunk.toBuilder().setSchemaVersions(0, repeated.toBuilder()
+                .setFingerprint(io.trellara.protocol.SchemaFingerprint.of(repeated))).build();
+        for (int i = 0; i < 2; i++) {
+            assertThatThrownBy(() -> ProtocolValidator.validateChunk(bad))
+                    .isInstanceOfSatisfying(ProtocolViolationException.class,
+                            e -> assertThat(e.rule()).isEqualTo(ProtocolRule.COLUMN_NAME_DUPLICATE));
+        }
+    }
 }
