@@ -8,7 +8,8 @@ import java.util.Arrays;
  * row, {@code \N} for NULL, and backslash, tab, newline and carriage return escaped inside values.
  */
 final class CopyTextEncoder {
-    private byte[] buf = new byte[1 << 16];
+    /** Small at first: a writer (and its encoder) lives for one group, often a few rows; a large run grows it. */
+    private byte[] buf = new byte[1 << 10];
     private int len;
 
     void reset() {

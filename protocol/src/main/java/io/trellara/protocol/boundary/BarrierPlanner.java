@@ -200,7 +200,7 @@ public final class BarrierPlanner {
     private final class Lane {
         final int partition;
         final PartitionChunk.Builder chunk = PartitionChunk.newBuilder();
-        final Map<SchemaVersion, Boolean> schemas = new IdentityHashMap<>();
+        final Map<SchemaVersion, Boolean> schemas = new IdentityHashMap<>(4); // a chunk names few relations
         int sequence;
         int count;
         int ddl;
