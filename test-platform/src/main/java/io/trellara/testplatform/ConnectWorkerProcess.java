@@ -132,6 +132,11 @@ public final class ConnectWorkerProcess implements AutoCloseable {
     }
 
     /** CPU time the worker JVM has used since it started (user and system), or -1 when not running or unknown. */
+    /** The worker JVM's process id, or -1 before it started. */
+    public synchronized long pid() {
+        return process == null ? -1 : process.pid();
+    }
+
     public synchronized long cpuNanos() {
         if (process == null) {
             return -1;

@@ -95,7 +95,8 @@ public final class EndToEndBenchmark {
             try {
                 System.out.printf("platform up in %.1f s (Connect worker %s)%n", (System.nanoTime() - t0) / 1e9,
                         worker.where());
-                Platform platform = new Platform(sourcePg, targetPg, broker, worker.rest(), worker::cpuNanos);
+                Platform platform = new Platform(sourcePg, targetPg, broker, worker.rest(), worker::cpuNanos,
+                        worker.threads());
                 String warmupLeg = System.getProperty("bench.warmup.leg");
                 if (warmupLeg != null) { // the broker's and the worker's JIT, before anything is measured
                     try (Leg leg = new TrellaraLeg(warmupLeg, platform, atDefaults)) {
@@ -150,6 +151,10 @@ public final class EndToEndBenchmark {
 
         ConnectRestClient rest() {
             return inJvm != null ? inJvm.rest() : process.rest();
+        }
+
+        WorkerThreads threads() {
+            return inJvm != null ? null : new WorkerThreads(process.pid());
         }
 
         long cpuNanos() {

@@ -28,6 +28,11 @@ interface Leg extends AutoCloseable {
         return -1;
     }
 
+    /** The Connect worker's threads' CPU by role, or null when it shares this JVM. */
+    default WorkerThreads workerThreads() {
+        return null;
+    }
+
     default String bootstrapServers() {
         return null;
     }

@@ -11,8 +11,9 @@ package io.trellara.benchmarks.e2e;
  *                              the first transfer until the target equalled the source
  * @param workerCpuMillis       CPU the Connect worker's own JVM used over the same time; -1 when the worker ran in
  *                              this JVM ({@code -Dbench.worker=process} runs it in its own)
+ * @param workerJitMillis       of it, the worker's JIT compiler threads'; -1 when not known
  */
 record LegResult(String mode, double bulkStartToEqual, double bulkCommitToApplied, double transfersConverged,
                  double transfersSource, double latencyP50Millis, double latencyP99Millis,
-                 double transfersCpuMillis, double workerCpuMillis) {
+                 double transfersCpuMillis, double workerCpuMillis, double workerJitMillis) {
 }

@@ -22,6 +22,11 @@ final class NativeReplicationLeg implements Leg {
 
     /** The worker runs, idle, beside native replication: what it costs without connectors. */
     @Override
+    public WorkerThreads workerThreads() {
+        return platform.workerThreads();
+    }
+
+    @Override
     public long workerCpuNanos() {
         return platform.workerCpuNanos().getAsLong();
     }

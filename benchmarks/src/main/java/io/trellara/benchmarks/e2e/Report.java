@@ -60,11 +60,14 @@ final class Report {
                     + " broker and the workload are in another) during the transfers, per replicated row; native's"
                     + " leg is the worker idle:");
             for (LegResult result : results) {
-                System.out.printf(Locale.ROOT, "  %s: %.1f µs per row (%.0f CPU-ms)%s%n", result.mode(),
+                System.out.printf(Locale.ROOT, "  %s: %.1f µs per row (%.0f CPU-ms)%s%s%n", result.mode(),
                         result.workerCpuMillis() * 1000.0 / (4.0 * transfers), result.workerCpuMillis(),
                         result == nativeResult ? "" : String.format(Locale.ROOT, ", %.1f µs over idle",
                                 (result.workerCpuMillis() - nativeResult.workerCpuMillis()) * 1000.0
-                                        / (4.0 * transfers)));
+                                        / (4.0 * transfers)),
+                        result.workerJitMillis() < 0 ? "" : String.format(Locale.ROOT, "; without the worker's JIT"
+                                        + " (still compiling: %.0f CPU-ms) %.1f µs per row", result.workerJitMillis(),
+                                (result.workerCpuMillis() - result.workerJitMillis()) * 1000.0 / (4.0 * transfers)));
             }
         }
     }

@@ -166,6 +166,11 @@ final class TrellaraLeg implements Leg {
     }
 
     @Override
+    public WorkerThreads workerThreads() {
+        return platform.workerThreads();
+    }
+
+    @Override
     public long workerCpuNanos() {
         return platform.workerCpuNanos().getAsLong();
     }

@@ -7,6 +7,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -58,7 +59,7 @@ final class Workloads {
             Transfers transfer = transfers(leg, source, sourceProbe, target, transfers, "transfers");
             return new LegResult(leg.mode(), bulk.startToEqual(), bulk.commitToApplied(), transfer.converged(),
                     transfer.onSource(), latency.p50Millis(), latency.p99Millis(), transfer.cpuMillis(),
-                    transfer.workerCpuMillis());
+                    transfer.workerCpuMillis(), transfer.workerJitMillis());
         }
     }
 
@@ -79,7 +80,8 @@ final class Workloads {
     private record Latency(double p50Millis, double p99Millis) {
     }
 
-    private record Transfers(double converged, double onSource, double cpuMillis, double workerCpuMillis) {
+    private record Transfers(double converged, double onSource, double cpuMillis, double workerCpuMillis,
+                             double workerJitMillis) {
     }
 
     /** One transaction of {@code bulkRows} inserts, timed from its start and from its COMMIT. */
@@ -143,6 +145,8 @@ final class Workloads {
         var os = (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
                 .getOperatingSystemMXBean();
         var jit = java.lang.management.ManagementFactory.getCompilationMXBean();
+        WorkerThreads threads = leg.workerThreads();
+        Map<String, Double> threads0 = threads == null ? Map.of() : threads.cpuMillis();
         long cpu0 = os.getProcessCpuTime();
         long worker0 = leg.workerCpuNanos();
         long jit0 = jit.getTotalCompilationTime();
@@ -168,6 +172,10 @@ final class Workloads {
         double cpuMillis = (os.getProcessCpuTime() - cpu0) / 1e6;
         double workerCpuMillis = worker0 < 0 ? -1 : (leg.workerCpuNanos() - worker0) / 1e6;
         double jitSeconds = (jit.getTotalCompilationTime() - jit0) / 1e3;
+        Map<String, Double> threads1 = threads == null ? Map.of() : threads.cpuMillis();
+        String byThread = WorkerThreads.perTransaction(threads0, threads1, transfers);
+        double workerJitMillis = threads0.isEmpty() || threads1.isEmpty() ? -1
+                : threads1.get(WorkerThreads.JIT) - threads0.get(WorkerThreads.JIT);
         verifyEqual(leg, "account", sourceProbe, target);
         verifyEqual(leg, "transfer", sourceProbe, target);
         double sourceSeconds = (sourceDone - start) / 1e9;
@@ -178,7 +186,10 @@ final class Workloads {
                 leg.mode(), what, transfers, sourceSeconds, transfers / sourceSeconds, total, transfers / total,
                 (converged - sourceDone) / 1e9, cpuMillis, jitSeconds, workerCpuMillis < 0 ? ""
                         : String.format("; the worker's JVM used %,.0f CPU-ms", workerCpuMillis));
-        return new Transfers(total, sourceSeconds, cpuMillis, workerCpuMillis);
+        if (!byThread.isEmpty()) {
+            System.out.printf("[%s] %s: the worker's threads, %s%n", leg.mode(), what, byThread);
+        }
+        return new Transfers(total, sourceSeconds, cpuMillis, workerCpuMillis, workerJitMillis);
     }
 
     /** A full comparison once the target looks caught up: a pipeline that lost or changed a row fails the run. */
