@@ -132,13 +132,34 @@ final class EventRules {
                             "column '" + name + "' of " + s.getRelation().getTable() + " is listed twice");
                 }
             }
-            if (valid) {
+            if (valid && withoutUnknownFields(s)) {
                 if (VALID_SCHEMAS.size() >= VALID_SCHEMAS_MAX) {
                     VALID_SCHEMAS.clear();
                 }
                 VALID_SCHEMAS.put(s.getFingerprint(), s);
             }
         }
+    }
+
+    /**
+     * Only a version without unknown fields is remembered: the codec parses with aliasing, so an unknown field of a
+     * decoded message is a view of the whole record it came in, and remembering it would keep that record in memory.
+     */
+    private static boolean withoutUnknownFields(SchemaVersion s) {
+        if (!s.getUnknownFields().asMap().isEmpty() || !s.getRelation().getUnknownFields().asMap().isEmpty()) {
+            return false;
+        }
+        for (int i = 0; i < s.getColumnsCount(); i++) {
+            if (!s.getColumns(i).getUnknownFields().asMap().isEmpty()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The schema version remembered as passed under {@code fingerprint}, or null (tests). */
+    static SchemaVersion remembered(String fingerprint) {
+        return VALID_SCHEMAS.get(fingerprint);
     }
 
     /**

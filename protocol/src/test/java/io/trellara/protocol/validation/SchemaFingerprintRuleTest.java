@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.google.protobuf.ByteString;
+import com.google.protobuf.UnknownFieldSet;
+import io.trellara.protocol.SchemaFingerprint;
 import io.trellara.protocol.boundary.ChunkedBarrier;
 import io.trellara.protocol.codec.TrellaraCodec;
 import io.trellara.protocol.sample.SampleTransactions;
@@ -63,11 +66,29 @@ class SchemaFingerprintRuleTest {
         SchemaVersion repeated = s.toBuilder().setColumns(1, s.getColumns(1).toBuilder().setName(s.getColumns(0)
                 .getName())).build();
         PartitionChunk bad = chunk.toBuilder().setSchemaVersions(0, repeated.toBuilder()
-                .setFingerprint(io.trellara.protocol.SchemaFingerprint.of(repeated))).build();
+                .setFingerprint(SchemaFingerprint.of(repeated))).build();
         for (int i = 0; i < 2; i++) {
             assertThatThrownBy(() -> ProtocolValidator.validateChunk(bad))
                     .isInstanceOfSatisfying(ProtocolViolationException.class,
                             e -> assertThat(e.rule()).isEqualTo(ProtocolRule.COLUMN_NAME_DUPLICATE));
+        }
+    }
+
+    @Test
+    void aVersionCarryingUnknownFieldsIsCheckedButNeverRemembered() {
+        PartitionChunk chunk = TrellaraCodec.decodeChunk(ChunkedBarrier.strictChunked(TX, 2).chunks().get(0).bytes());
+        SchemaVersion s = chunk.getSchemaVersions(0);
+        // the same version with an unknown field 99: a view of the whole record it came in, once decoded
+        SchemaVersion unknown = s.toBuilder().setUnknownFields(UnknownFieldSet.newBuilder()
+                .addField(99, UnknownFieldSet.Field.newBuilder()
+                        .addLengthDelimited(ByteString.copyFromUtf8("x")).build())
+                .build()).build();
+        PartitionChunk carrying = chunk.toBuilder().setSchemaVersions(0, unknown).build();
+        for (int i = 0; i < 2; i++) { // before and after the plain version is remembered
+            assertThatCode(() -> ProtocolValidator.validateChunk(carrying)).doesNotThrowAnyException();
+            assertThat(EventRules.remembered(s.getFingerprint())).isNotSameAs(unknown);
+            ProtocolValidator.validateChunk(chunk);
+            assertThat(EventRules.remembered(s.getFingerprint())).isEqualTo(s);
         }
     }
 }
