@@ -21,7 +21,8 @@ final class WorkerThreads {
     static final String JIT = "JIT";
     static final List<String> ROLES = List.of("capture", "source task", "producer", "sink task", JIT, "GC",
             "other");
-    private static final Pattern THREAD = Pattern.compile("^\"(.*)\" .*?\\bcpu=([0-9.]+)ms", Pattern.MULTILINE);
+    private static final Pattern THREAD = Pattern.compile("^\"(.*)\" .*?\\bcpu=([0-9.]+)ms.*?\\bnid=(\\w+)",
+            Pattern.MULTILINE);
 
     private final long pid;
 
@@ -29,7 +30,9 @@ final class WorkerThreads {
         this.pid = pid;
     }
 
-    /** CPU milliseconds so far by role, in {@link #ROLES} order; empty when the dump cannot be read. */
+    /**
+     * CPU milliseconds so far of each live thread, by its name and native id; empty when the dump cannot be read.
+     */
     Map<String, Double> cpuMillis() {
         try {
             Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
@@ -38,7 +41,7 @@ final class WorkerThreads {
             if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
                 return Map.of();
             }
-            return byRole(dump);
+            return byThread(dump);
         } catch (IOException e) {
             return Map.of();
         } catch (InterruptedException e) {
@@ -47,13 +50,25 @@ final class WorkerThreads {
         }
     }
 
-    static Map<String, Double> byRole(String dump) {
+    /** Each thread's CPU milliseconds, keyed {@code name|nid} (a name may repeat; a native id is reused). */
+    static Map<String, Double> byThread(String dump) {
         Map<String, Double> out = new LinkedHashMap<>();
-        ROLES.forEach(r -> out.put(r, 0.0));
         Matcher m = THREAD.matcher(dump);
         while (m.find()) {
-            out.merge(role(m.group(1)), Double.parseDouble(m.group(2)), Double::sum);
+            out.merge(m.group(1) + "|" + m.group(3), Double.parseDouble(m.group(2)), Double::sum);
         }
+        return out;
+    }
+
+    /**
+     * CPU milliseconds by role, in {@link #ROLES} order, used between two reads: each thread's growth, and all of
+     * a thread that started in between. A thread that ended in between is not counted.
+     */
+    static Map<String, Double> byRole(Map<String, Double> before, Map<String, Double> after) {
+        Map<String, Double> out = new LinkedHashMap<>();
+        ROLES.forEach(r -> out.put(r, 0.0));
+        after.forEach((thread, ms) -> out.merge(role(thread.substring(0, thread.lastIndexOf('|'))),
+                ms - before.getOrDefault(thread, 0.0), Double::sum));
         return out;
     }
 
@@ -84,10 +99,11 @@ final class WorkerThreads {
         }
         StringBuilder b = new StringBuilder();
         double total = 0;
-        for (String role : ROLES) {
-            double us = (after.get(role) - before.get(role)) * 1000.0 / transactions;
+        for (Map.Entry<String, Double> role : byRole(before, after).entrySet()) {
+            double us = role.getValue() * 1000.0 / transactions;
             total += us;
-            b.append(b.length() == 0 ? "" : ", ").append(role).append(String.format(Locale.ROOT, " %.1f", us));
+            b.append(b.length() == 0 ? "" : ", ").append(role.getKey())
+                    .append(String.format(Locale.ROOT, " %.1f", us));
         }
         return String.format(Locale.ROOT, "%.1f µs per transaction (%.1f per row): %s", total, total / 4, b);
     }

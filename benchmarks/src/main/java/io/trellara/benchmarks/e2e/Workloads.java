@@ -175,7 +175,7 @@ final class Workloads {
         Map<String, Double> threads1 = threads == null ? Map.of() : threads.cpuMillis();
         String byThread = WorkerThreads.perTransaction(threads0, threads1, transfers);
         double workerJitMillis = threads0.isEmpty() || threads1.isEmpty() ? -1
-                : threads1.get(WorkerThreads.JIT) - threads0.get(WorkerThreads.JIT);
+                : WorkerThreads.byRole(threads0, threads1).get(WorkerThreads.JIT);
         verifyEqual(leg, "account", sourceProbe, target);
         verifyEqual(leg, "transfer", sourceProbe, target);
         double sourceSeconds = (sourceDone - start) / 1e9;

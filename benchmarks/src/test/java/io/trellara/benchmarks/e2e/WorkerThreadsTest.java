@@ -16,7 +16,8 @@ class WorkerThreadsTest {
                     + " runnable  [0x0]",
             "\"kafka-producer-network-thread | connector-producer-bench-partitioned-source-0\" #82 daemon prio=5"
                     + " os_prio=0 cpu=400.00ms elapsed=60s tid=0x7 nid=0x8 runnable  [0x0]",
-            "\"kafka-producer-network-thread | bench-offsets\" #12 daemon prio=5 os_prio=0 cpu=5.00ms elapsed=90s",
+            "\"kafka-producer-network-thread | bench-offsets\" #12 daemon prio=5 os_prio=0 cpu=5.00ms elapsed=90s"
+                    + " tid=0x13 nid=0x14 runnable",
             "\"C2 CompilerThread0\" #7 daemon prio=9 os_prio=0 cpu=900.00ms elapsed=90s tid=0x9 nid=0xa waiting",
             "\"C1 CompilerThread0\" #8 daemon prio=9 os_prio=0 cpu=100.00ms elapsed=90s tid=0xb nid=0xc waiting",
             "\"GC Thread#0\" os_prio=0 cpu=50.00ms elapsed=90s tid=0xd nid=0xe runnable",
@@ -25,7 +26,7 @@ class WorkerThreadsTest {
 
     @Test
     void threadsAreSummedByWhatTheyDo() {
-        Map<String, Double> cpu = WorkerThreads.byRole(DUMP);
+        Map<String, Double> cpu = WorkerThreads.byRole(Map.of(), WorkerThreads.byThread(DUMP));
         assertEquals(1200.50, cpu.get("capture"), 1e-9);
         assertEquals(300.00, cpu.get("source task"), 1e-9);
         assertEquals(2000.25, cpu.get("sink task"), 1e-9);
@@ -38,10 +39,21 @@ class WorkerThreadsTest {
 
     @Test
     void aLegIsPrintedPerTransaction() {
-        Map<String, Double> before = WorkerThreads.byRole(DUMP);
-        Map<String, Double> after = WorkerThreads.byRole(DUMP.replace("cpu=2000.25ms", "cpu=4000.25ms"));
+        Map<String, Double> before = WorkerThreads.byThread(DUMP);
+        Map<String, Double> after = WorkerThreads.byThread(DUMP.replace("cpu=2000.25ms", "cpu=4000.25ms"));
         assertEquals("100.0 µs per transaction (25.0 per row): capture 0.0, source task 0.0, producer 0.0,"
                 + " sink task 100.0, JIT 0.0, GC 0.0, other 0.0", WorkerThreads.perTransaction(before, after, 20_000));
         assertEquals("", WorkerThreads.perTransaction(Map.of(), after, 20_000));
+    }
+
+    @Test
+    void aThreadThatEndedCountsNothingAndOneThatStartedCountsWhole() {
+        Map<String, Double> before = WorkerThreads.byThread(DUMP);
+        // the VM thread ended; a second sink task started with 40 ms
+        Map<String, Double> after = WorkerThreads.byThread(DUMP.replace("\"VM Thread\" os_prio=0 cpu=20.00ms",
+                "\"task-thread-bench-partitioned-sink-1\" #90 prio=5 os_prio=0 cpu=40.00ms"));
+        Map<String, Double> used = WorkerThreads.byRole(before, after);
+        assertEquals(40.0, used.get("sink task"), 1e-9);
+        assertEquals(0.0, used.get("other"), 1e-9);
     }
 }
