@@ -29,30 +29,30 @@ public final class Lsn implements Comparable<Lsn> {
         if (lsn != null) {
             return lsn;
         }
-        int slash = text.indexOf('/');
-        if (slash <= 0 || slash == text.length() - 1 || slash > 8 || text.length() - slash - 1 > 8) {
-            throw new IllegalArgumentException("LSN '" + text + "' is not of the form X/X (hex halves of 1 to 8 digits)");
-        }
-        for (int i = 0; i < text.length(); i++) {
+        int slash = slash(text);
+        for (int i = 0; slash > 0 && i < text.length(); i++) {
             if (i != slash && hexDigit(text.charAt(i)) < 0) {
                 throw new IllegalArgumentException("LSN '" + text + "' has a non-hex character at " + i);
             }
         }
-        throw new IllegalArgumentException("LSN '" + text + "' is not of the form X/X");
+        throw new IllegalArgumentException("LSN '" + text + "' is not of the form X/X (hex halves of 1 to 8 digits)");
     }
 
     /** What {@link #parse} returns, or null where it throws: validators ask often, and without an exception. */
     public static Lsn parseOrNull(String text) {
-        if (text == null) {
-            return null;
-        }
-        int slash = text.indexOf('/');
-        if (slash <= 0 || slash == text.length() - 1 || slash > 8 || text.length() - slash - 1 > 8) {
+        int slash = text == null ? -1 : slash(text);
+        if (slash < 0) {
             return null;
         }
         long high = parseHex(text, 0, slash);
         long low = parseHex(text, slash + 1, text.length());
         return high < 0 || low < 0 ? null : of((high << 32) | low);
+    }
+
+    /** Where the slash of {@code X/X} is, with 1 to 8 characters on either side; -1 when the text has no such shape. */
+    private static int slash(String text) {
+        int slash = text.indexOf('/');
+        return slash <= 0 || slash == text.length() - 1 || slash > 8 || text.length() - slash - 1 > 8 ? -1 : slash;
     }
 
     /** True when {@link #parse} accepts {@code text}. */
@@ -68,7 +68,7 @@ public final class Lsn implements Comparable<Lsn> {
         if (parseOrNull(text) == null) {
             return false;
         }
-        int slash = text.indexOf('/');
+        int slash = slash(text);
         for (int i = 0; i < text.length(); i++) {
             char ch = text.charAt(i);
             if (ch >= 'a' && ch <= 'f') {

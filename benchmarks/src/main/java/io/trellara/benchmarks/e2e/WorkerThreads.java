@@ -92,14 +92,14 @@ final class WorkerThreads {
         return "other";
     }
 
-    /** µs per transaction by role between two reads, as one line; empty when either read failed. */
-    static String perTransaction(Map<String, Double> before, Map<String, Double> after, int transactions) {
-        if (before.isEmpty() || after.isEmpty()) {
+    /** {@link #byRole} as µs per transaction, one line; empty when there is nothing (a read failed). */
+    static String perTransaction(Map<String, Double> byRole, int transactions) {
+        if (byRole.isEmpty()) {
             return "";
         }
         StringBuilder b = new StringBuilder();
         double total = 0;
-        for (Map.Entry<String, Double> role : byRole(before, after).entrySet()) {
+        for (Map.Entry<String, Double> role : byRole.entrySet()) {
             double us = role.getValue() * 1000.0 / transactions;
             total += us;
             b.append(b.length() == 0 ? "" : ", ").append(role.getKey())

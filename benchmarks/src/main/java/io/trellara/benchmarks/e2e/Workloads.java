@@ -173,9 +173,10 @@ final class Workloads {
         double workerCpuMillis = worker0 < 0 ? -1 : (leg.workerCpuNanos() - worker0) / 1e6;
         double jitSeconds = (jit.getTotalCompilationTime() - jit0) / 1e3;
         Map<String, Double> threads1 = threads == null ? Map.of() : threads.cpuMillis();
-        String byThread = WorkerThreads.perTransaction(threads0, threads1, transfers);
-        double workerJitMillis = threads0.isEmpty() || threads1.isEmpty() ? -1
-                : WorkerThreads.byRole(threads0, threads1).get(WorkerThreads.JIT);
+        Map<String, Double> used = threads0.isEmpty() || threads1.isEmpty() ? Map.of()
+                : WorkerThreads.byRole(threads0, threads1);
+        String byThread = WorkerThreads.perTransaction(used, transfers);
+        double workerJitMillis = used.isEmpty() ? -1 : used.get(WorkerThreads.JIT);
         verifyEqual(leg, "account", sourceProbe, target);
         verifyEqual(leg, "transfer", sourceProbe, target);
         double sourceSeconds = (sourceDone - start) / 1e9;

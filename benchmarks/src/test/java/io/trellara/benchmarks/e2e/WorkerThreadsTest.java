@@ -42,8 +42,9 @@ class WorkerThreadsTest {
         Map<String, Double> before = WorkerThreads.byThread(DUMP);
         Map<String, Double> after = WorkerThreads.byThread(DUMP.replace("cpu=2000.25ms", "cpu=4000.25ms"));
         assertEquals("100.0 µs per transaction (25.0 per row): capture 0.0, source task 0.0, producer 0.0,"
-                + " sink task 100.0, JIT 0.0, GC 0.0, other 0.0", WorkerThreads.perTransaction(before, after, 20_000));
-        assertEquals("", WorkerThreads.perTransaction(Map.of(), after, 20_000));
+                + " sink task 100.0, JIT 0.0, GC 0.0, other 0.0",
+                WorkerThreads.perTransaction(WorkerThreads.byRole(before, after), 20_000));
+        assertEquals("", WorkerThreads.perTransaction(Map.of(), 20_000));
     }
 
     @Test
