@@ -52,7 +52,11 @@ public final class EndToEndBenchmark {
         List<String> modes = modes(args.length > 2 ? args[2] : "strict");
         System.out.println("legs: " + String.join(", ", modes));
         Workloads workloads = new Workloads(bulkRows, transfers);
-        List<LegResult> results = onPlatform(modes, false, workloads::run, platform -> { });
+        // -Dbench.floor.rate=N: after the legs, Connect's own cost in each mode's wire shape at N transactions a second
+        Integer floorRate = Integer.getInteger("bench.floor.rate");
+        List<String> shapes = modes.stream().filter(TrellaraLeg.MODES::contains).toList();
+        List<LegResult> results = onPlatform(modes, false, workloads::run, platform -> { }, floorRate == null
+                ? platform -> { } : platform -> ConnectFloor.measure(platform, shapes, transfers, floorRate));
         Report.print(results, bulkRows, transfers);
     }
 
@@ -65,7 +69,7 @@ public final class EndToEndBenchmark {
         PacedLatency workload = new PacedLatency(transactions, paceMillis, idleSeconds);
         // Kafka's own floor at its defaults, before the legs (a fresh broker) and after them (a warm one)
         PlatformStep floor = platform -> KafkaFloor.measure(platform.broker(), transactions, paceMillis);
-        List<PacedLatency.Result> results = onPlatform(modes, true, workload::run, floor);
+        List<PacedLatency.Result> results = onPlatform(modes, true, workload::run, floor, floor);
         PacedLatency.print(results);
     }
 
@@ -74,7 +78,7 @@ public final class EndToEndBenchmark {
         R run(Leg leg) throws Exception;
     }
 
-    /** Something measured on the platform itself, before the first leg and after the last. */
+    /** Something measured on the platform itself, before the first leg or after the last. */
     private interface PlatformStep {
         void run(Platform platform) throws Exception;
     }
@@ -84,7 +88,7 @@ public final class EndToEndBenchmark {
      * leg in turn on fresh databases of its own, and stops everything.
      */
     private static <R> List<R> onPlatform(List<String> modes, boolean atDefaults, LegRun<R> run,
-                                          PlatformStep aroundLegs) throws Exception {
+                                          PlatformStep beforeLegs, PlatformStep afterLegs) throws Exception {
         List<R> results = new ArrayList<>();
         long t0 = System.nanoTime();
         try (PostgresServer sourcePg = PostgresServer.builder().name("bench-source").durable().build().start();
@@ -105,7 +109,7 @@ public final class EndToEndBenchmark {
                         run.run(leg);
                     }
                 }
-                aroundLegs.run(platform);
+                beforeLegs.run(platform);
                 for (String mode : modes) {
                     try (Leg leg = mode.equals("native") ? new NativeReplicationLeg(platform)
                             : new TrellaraLeg(mode, platform, atDefaults)) {
@@ -113,7 +117,7 @@ public final class EndToEndBenchmark {
                         results.add(run.run(leg));
                     }
                 }
-                aroundLegs.run(platform);
+                afterLegs.run(platform);
             } finally {
                 worker.stop();
             }
