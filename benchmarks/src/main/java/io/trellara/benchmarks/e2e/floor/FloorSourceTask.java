@@ -9,8 +9,8 @@ import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.SourceTask;
 
 /**
- * Hands Connect {@code transactions} transactions of {@code shape} at {@code rate} a second: each poll returns
- * the ones that are due, and waits for the next when none is (as Trellara's task waits for its capture thread).
+ * Hands Connect {@code transactions} transactions of {@code shape} at {@code rate} a second: each poll waits until
+ * the next one is due and returns all that are (as Trellara's task waits for its capture thread's next).
  */
 public class FloorSourceTask extends SourceTask {
     private FloorShape shape;
@@ -34,16 +34,16 @@ public class FloorSourceTask extends SourceTask {
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
             return null;
         }
-        long due = Math.min(transactions, (System.nanoTime() - start) / intervalNanos + 1);
-        if (due <= sent) {
-            LockSupport.parkNanos(start + sent * intervalNanos - System.nanoTime());
-            return null;
+        long wait = start + sent * intervalNanos - System.nanoTime(); // until the next one is due
+        if (wait > 0) {
+            LockSupport.parkNanos(wait);
         }
+        long due = Math.min(transactions, (System.nanoTime() - start) / intervalNanos + 1);
         List<SourceRecord> out = new ArrayList<>();
         while (sent < due) {
             out.addAll(shape.transaction(++sent));
         }
-        return out;
+        return out.isEmpty() ? null : out;
     }
 
     @Override
