@@ -1,23 +1,16 @@
 package io.trellara.benchmarks.capture;
 
+import static io.trellara.benchmarks.capture.PgOutputBytes.column;
 import static io.trellara.benchmarks.capture.PgOutputBytes.cstring;
 import static io.trellara.benchmarks.capture.PgOutputBytes.message;
+import static io.trellara.benchmarks.capture.PgOutputBytes.text;
 
-import io.trellara.source.capture.CapturedTables;
-import io.trellara.source.engine.BoundarySettings;
 import io.trellara.source.engine.SourceSettings;
 import io.trellara.source.engine.StrictPipeline;
 import io.trellara.source.engine.TransactionPipeline;
 import io.trellara.source.pgoutput.PgOutputParser;
-import io.trellara.source.routing.KeyChangePolicy;
-import io.trellara.source.routing.NullKeyPolicy;
-import io.trellara.source.routing.OwnershipKeys;
-import java.io.DataOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -101,17 +94,7 @@ public class CaptureBenchmark {
             out.writeLong(0x5000_0030L);
             out.writeLong(800_000_000_000_000L);
         }));
-        BoundarySettings boundary = switch (mode) {
-            case "strict" -> BoundarySettings.strict();
-            case "strict_chunked" -> new BoundarySettings(false, 1_000, 1_000_000, 0, OwnershipKeys.none(),
-                    NullKeyPolicy.ROUTE_TO_SINGLETON_PARTITION, KeyChangePolicy.EMIT_MOVE);
-            default -> new BoundarySettings(true, 1_000, 1_000_000, 6, OwnershipKeys.none(),
-                    NullKeyPolicy.ROUTE_TO_SINGLETON_PARTITION, KeyChangePolicy.EMIT_MOVE);
-        };
-        Path spillDir = Files.createTempDirectory("capture-bench");
-        settings = new SourceSettings(null, "bench", "db", "flow", "slot", "pub", false, List.of(), 1, false, 1000,
-                600_000, 0, true, false, spillDir, spill ? 0 : 256L << 20, 256 << 20, 1024, 1L << 30, boundary,
-                CapturedTables.NONE);
+        settings = CaptureSettings.of(mode, 1_000, spill ? 0 : 256L << 20);
     }
 
     @Benchmark
@@ -131,18 +114,4 @@ public class CaptureBenchmark {
     }
 
 
-
-    private static void column(DataOutputStream out, boolean key, String name, int type) throws IOException {
-        out.write(key ? 1 : 0);
-        cstring(out, name);
-        out.writeInt(type);
-        out.writeInt(-1);
-    }
-
-    private static void text(DataOutputStream out, String v) throws IOException {
-        byte[] b = v.getBytes(StandardCharsets.UTF_8);
-        out.write('t');
-        out.writeInt(b.length);
-        out.write(b);
-    }
 }

@@ -28,4 +28,20 @@ public final class PgOutputBytes {
         out.write(s.getBytes(StandardCharsets.UTF_8));
         out.write(0);
     }
+
+    /** A Relation message's column: flags (1 = part of the key), name, type OID, typmod -1. */
+    public static void column(DataOutputStream out, boolean key, String name, int typeOid) throws IOException {
+        out.write(key ? 1 : 0);
+        cstring(out, name);
+        out.writeInt(typeOid);
+        out.writeInt(-1);
+    }
+
+    /** A TupleData column in text form. */
+    public static void text(DataOutputStream out, String value) throws IOException {
+        byte[] b = value.getBytes(StandardCharsets.UTF_8);
+        out.write('t');
+        out.writeInt(b.length);
+        out.write(b);
+    }
 }
