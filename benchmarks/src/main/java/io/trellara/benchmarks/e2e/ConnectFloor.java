@@ -3,7 +3,6 @@ package io.trellara.benchmarks.e2e;
 import io.trellara.testplatform.ConnectRestClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -46,19 +45,19 @@ final class ConnectFloor {
         Path progress = Files.createTempFile("connect-floor", ".count");
         ConnectRestClient rest = platform.worker();
         try {
-            Map<String, String> sink = new HashMap<>(Map.of("connector.class", FLOOR + "FloorSinkConnector",
+            Map<String, String> sink = Map.of("connector.class", FLOOR + "FloorSinkConnector",
                     "topics", shape.equals("partitioned") ? strict + "," + lanes : strict,
                     "key.converter", "org.apache.kafka.connect.storage.StringConverter",
                     "value.converter", "org.apache.kafka.connect.converters.ByteArrayConverter",
                     "progress.file", progress.toString(), "report.at", Integer.toString(transactions),
-                    "transactions", Integer.toString(2 * transactions)));
+                    "transactions", Integer.toString(2 * transactions));
             rest.createConnector(name + "-sink", sink);
             rest.awaitRunning(name + "-sink");
-            Map<String, String> source = new HashMap<>(Map.of("connector.class", FLOOR + "FloorSourceConnector",
+            Map<String, String> source = Map.of("connector.class", FLOOR + "FloorSourceConnector",
                     "tasks.max", "1", "shape", shape, "topic.strict", strict, "topic.lanes", lanes,
                     "key.converter", "org.apache.kafka.connect.storage.StringConverter",
                     "value.converter", "org.apache.kafka.connect.converters.ByteArrayConverter",
-                    "transactions", Integer.toString(2 * transactions), "rate", Integer.toString(rate)));
+                    "transactions", Integer.toString(2 * transactions), "rate", Integer.toString(rate));
             rest.createConnector(name + "-source", source);
             await(progress, transactions, 2L * transactions / rate + 120);
             Map<String, Double> before = threads.cpuMillis();

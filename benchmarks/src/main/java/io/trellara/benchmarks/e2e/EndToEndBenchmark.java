@@ -39,6 +39,8 @@ import java.util.StringJoiner;
  *
  * <p>{@code -Dbench.worker=process} runs the Connect worker in a JVM of its own and reports its CPU per replicated
  * row apart from the broker's and the workload's; {@code -Dbench.worker.jvmArgs="..."} adds options to its JVM.
+ * With it, {@code -Dbench.floor.rate=N} ends a transfers run with {@link ConnectFloor}: what Kafka Connect itself
+ * costs per transaction in each boundary mode's wire shape, with no-op connectors at N transactions a second.
  */
 public final class EndToEndBenchmark {
 

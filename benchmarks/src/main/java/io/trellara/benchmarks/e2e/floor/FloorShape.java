@@ -10,9 +10,10 @@ import org.apache.kafka.connect.source.SourceRecord;
 
 /**
  * The Kafka records one W1 transaction (2 updates and 2 inserts) becomes in a boundary mode, with Trellara's keys,
- * headers and source offsets and values of about Trellara's sizes, but bytes that nobody reads: strict, one
- * envelope; strict chunked, a chunk, a manifest and a marker; partitioned, a chunk on each lane its four rows hash
- * to (of six, at random), then the manifest and the marker on the strict topic.
+ * headers and source offsets, but bytes that nobody reads: strict, one envelope; strict chunked, a chunk, a
+ * manifest and a marker; partitioned, a chunk on each lane its four rows hash to (of six, at random), then the
+ * manifest and the marker on the strict topic. Sizes: the envelope a little over the real one (749 bytes,
+ * {@code WireSize}); chunks, manifests and markers estimated.
  */
 final class FloorShape {
     static final String KIND = "trellara.kind";
