@@ -17,60 +17,93 @@ import org.junit.jupiter.api.Test;
 /** {@code trellara status} against the real worker, source and target of a running pipeline. */
 @EitherPlatform
 class StatusCommandIT {
-    private static final TrellaraStack STACK = TrellaraStack.get();
+  private static final TrellaraStack STACK = TrellaraStack.get();
 
-    @Test
-    void showsBothConnectorsTheSlotsLagAndTheTargetsCheckpoints() {
-        try (TestScope scope = STACK.newScope("status")) {
-            PostgresDatabase src = scope.sourceDatabase();
-            PostgresDatabase dst = scope.targetDatabase();
-            String ddl = "CREATE TABLE item (id int PRIMARY KEY, name text)";
-            src.execute(ddl);
-            dst.execute(ddl);
-            String topic = scope.createTopic("strict", 1);
-            String source = scope.createConnector("source",
-                    ConnectorConfigs.source(scope, src, topic, "public.item", Map.of()));
-            String sink = scope.createConnector("sink", ConnectorConfigs.sink(dst, topic, Map.of()));
-            STACK.rest().awaitRunning(source);
-            STACK.rest().awaitRunning(sink);
+  @Test
+  void showsBothConnectorsTheSlotsLagAndTheTargetsCheckpoints() {
+    try (TestScope scope = STACK.newScope("status")) {
+      PostgresDatabase src = scope.sourceDatabase();
+      PostgresDatabase dst = scope.targetDatabase();
+      String ddl = "CREATE TABLE item (id int PRIMARY KEY, name text)";
+      src.execute(ddl);
+      dst.execute(ddl);
+      String topic = scope.createTopic("strict", 1);
+      String source =
+          scope.createConnector(
+              "source", ConnectorConfigs.source(scope, src, topic, "public.item", Map.of()));
+      String sink = scope.createConnector("sink", ConnectorConfigs.sink(dst, topic, Map.of()));
+      STACK.rest().awaitRunning(source);
+      STACK.rest().awaitRunning(sink);
 
-            src.executeInTransaction("INSERT INTO item VALUES (1, 'a'), (2, 'b')");
-            src.executeInTransaction("UPDATE item SET name = 'c' WHERE id = 1");
-            src.executeInTransaction("DELETE FROM item WHERE id = 2");
-            await().atMost(Duration.ofSeconds(120)).until(() -> applied(dst) == 3);
-            String newest = dst.queryString("SELECT max(commit_lsn)::text FROM trellara_sink.applied_transactions");
+      src.executeInTransaction("INSERT INTO item VALUES (1, 'a'), (2, 'b')");
+      src.executeInTransaction("UPDATE item SET name = 'c' WHERE id = 1");
+      src.executeInTransaction("DELETE FROM item WHERE id = 2");
+      await().atMost(Duration.ofSeconds(120)).until(() -> applied(dst) == 3);
+      String newest =
+          dst.queryString("SELECT max(commit_lsn)::text FROM trellara_sink.applied_transactions");
 
-            StringWriter out = new StringWriter();
-            StringWriter err = new StringWriter();
-            int status = TrellaraCli.run(new PrintWriter(out, true), new PrintWriter(err, true), "status",
-                    "--connect-url", STACK.worker().restUrl().toString(), "--connector", source, "--connector", sink,
-                    "--source-jdbc", src.jdbcUrl(), "--source-user", src.user(), "--source-password", src.password(),
-                    "--target-jdbc", dst.jdbcUrl(), "--target-user", dst.user(), "--target-password", dst.password());
+      StringWriter out = new StringWriter();
+      StringWriter err = new StringWriter();
+      int status =
+          TrellaraCli.run(
+              new PrintWriter(out, true),
+              new PrintWriter(err, true),
+              "status",
+              "--connect-url",
+              STACK.worker().restUrl().toString(),
+              "--connector",
+              source,
+              "--connector",
+              sink,
+              "--source-jdbc",
+              src.jdbcUrl(),
+              "--source-user",
+              src.user(),
+              "--source-password",
+              src.password(),
+              "--target-jdbc",
+              dst.jdbcUrl(),
+              "--target-user",
+              dst.user(),
+              "--target-password",
+              dst.password());
 
-            String text = out.toString();
-            assertThat(status).as(text + err).isZero();
-            assertThat(text)
-                    .contains("connector " + source + "  type=source  state=RUNNING")
-                    .contains("connector " + sink + "  type=sink  state=RUNNING")
-                    .contains("  task 0  state=RUNNING")
-                    .containsPattern("  slot " + scope.slotName() + "  active=true  lag_bytes=\\d+"
-                            + "  confirmed_flush_lsn=[0-9A-F]+/[0-9A-F]+  current_wal_lsn=[0-9A-F]+/[0-9A-F]+"
-                            + "  wal_status=(reserved|extended)  safe_wal_bytes=unlimited")
-                    .contains("  barrier  waiting_transactions=0  buffered_lanes=0")
-                    .contains("  progress  sink=" + sink + "  topic=" + topic + "  partition=0  next_offset=3")
-                    .containsPattern("partition=0  next_offset=3  updated_at=[^ ]+ [^ ]+  owner=" + sink
-                            + " task 0 on \\d+@[^ ]+ \\([0-9a-f]{8}\\) since ")
-                    .contains("  applied  sink=" + sink + "  source=" + scope.prefix() + "-src  transactions=3"
-                            + "  newest_commit_lsn=" + newest)
-                    .contains("summary  connectors=2  running=2  not_running=0");
-        }
+      String text = out.toString();
+      assertThat(status).as(text + err).isZero();
+      assertThat(text)
+          .contains("connector " + source + "  type=source  state=RUNNING")
+          .contains("connector " + sink + "  type=sink  state=RUNNING")
+          .contains("  task 0  state=RUNNING")
+          .containsPattern(
+              "  slot "
+                  + scope.slotName()
+                  + "  active=true  lag_bytes=\\d+"
+                  + "  confirmed_flush_lsn=[0-9A-F]+/[0-9A-F]+  current_wal_lsn=[0-9A-F]+/[0-9A-F]+"
+                  + "  wal_status=(reserved|extended)  safe_wal_bytes=unlimited")
+          .contains("  barrier  waiting_transactions=0  buffered_lanes=0")
+          .contains(
+              "  progress  sink=" + sink + "  topic=" + topic + "  partition=0  next_offset=3")
+          .containsPattern(
+              "partition=0  next_offset=3  updated_at=[^ ]+ [^ ]+  owner="
+                  + sink
+                  + " task 0 on \\d+@[^ ]+ \\([0-9a-f]{8}\\) since ")
+          .contains(
+              "  applied  sink="
+                  + sink
+                  + "  source="
+                  + scope.prefix()
+                  + "-src  transactions=3"
+                  + "  newest_commit_lsn="
+                  + newest)
+          .contains("summary  connectors=2  running=2  not_running=0");
     }
+  }
 
-    private static long applied(PostgresDatabase target) {
-        try {
-            return target.queryLong("SELECT count(*) FROM trellara_sink.applied_transactions");
-        } catch (RuntimeException e) {
-            return -1; // the sink has not created its tables yet
-        }
+  private static long applied(PostgresDatabase target) {
+    try {
+      return target.queryLong("SELECT count(*) FROM trellara_sink.applied_transactions");
+    } catch (RuntimeException e) {
+      return -1; // the sink has not created its tables yet
     }
+  }
 }

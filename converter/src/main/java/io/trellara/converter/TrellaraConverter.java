@@ -4,8 +4,8 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import com.google.protobuf.util.JsonFormat;
 import io.trellara.protocol.MessageKind;
-import io.trellara.protocol.codec.KindDetector;
 import io.trellara.protocol.codec.EncodedMessage;
+import io.trellara.protocol.codec.KindDetector;
 import io.trellara.protocol.codec.TrellaraCodec;
 import io.trellara.protocol.validation.ProtocolViolationException;
 import java.nio.charset.StandardCharsets;
@@ -19,113 +19,130 @@ import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.storage.Converter;
 
 /**
- * Carries exactly the checksummed protobuf bytes of Trellara messages. Outbound it validates before it
- * writes (a {@link Message} is encoded through the one codec; bytes are verified and passed through
- * unchanged). Inbound it verifies the checksum, then validates, and only then hands the message to the
- * task. Any violation is a {@link DataException} naming the rule, the field and the event key.
+ * Carries exactly the checksummed protobuf bytes of Trellara messages. Outbound it validates before
+ * it writes (a {@link Message} is encoded through the one codec; bytes are verified and passed
+ * through unchanged). Inbound it verifies the checksum, then validates, and only then hands the
+ * message to the task. Any violation is a {@link DataException} naming the rule, the field and the
+ * event key.
  *
- * <p>The message kind comes from the {@value MessageKind#HEADER} header, which the converter also writes;
- * without it the kind is detected from the field layout. Values carry no Connect schema: they are
- * protobuf messages, and the schema of record is {@code trellara/v1/envelope.proto}.
+ * <p>The message kind comes from the {@value MessageKind#HEADER} header, which the converter also
+ * writes; without it the kind is detected from the field layout. Values carry no Connect schema:
+ * they are protobuf messages, and the schema of record is {@code trellara/v1/envelope.proto}.
  */
 public class TrellaraConverter implements Converter {
-    private boolean json;
+  private boolean json;
 
-    @Override
-    public void configure(Map<String, ?> configs, boolean isKey) {
-        json = new TrellaraConverterConfig(configs).json();
-    }
+  @Override
+  public void configure(Map<String, ?> configs, boolean isKey) {
+    json = new TrellaraConverterConfig(configs).json();
+  }
 
-    @Override
-    public ConfigDef config() {
-        return TrellaraConverterConfig.CONFIG_DEF;
-    }
+  @Override
+  public ConfigDef config() {
+    return TrellaraConverterConfig.CONFIG_DEF;
+  }
 
-    @Override
-    public byte[] fromConnectData(String topic, Schema schema, Object value) {
-        return fromConnectData(topic, null, schema, value);
-    }
+  @Override
+  public byte[] fromConnectData(String topic, Schema schema, Object value) {
+    return fromConnectData(topic, null, schema, value);
+  }
 
-    @Override
-    public byte[] fromConnectData(String topic, Headers headers, Schema schema, Object value) {
-        if (value == null) {
-            return null;
-        }
-        try {
-            Message message;
-            byte[] bytes;
-            if (value instanceof Message m) {
-                var encoded = TrellaraCodec.encode(m);
-                message = m;
-                bytes = encoded.bytes();
-            } else if (value instanceof EncodedMessage em) {
-                // the codec's own output (validated when it was encoded): verify the checksum over the bytes
-                // instead of re-validating — a chunk listed in a manifest must leave byte for byte as planned
-                TrellaraCodec.verifyChecksum(em.kind(), em.bytes());
-                addKindHeader(headers, em.kind());
-                return json ? render(TrellaraCodec.decode(em.kind(), em.bytes())).getBytes(StandardCharsets.UTF_8)
-                        : em.bytes();
-            } else if (value instanceof byte[] b) {
-                message = TrellaraCodec.decode(kindOf(headers, b, topic), b);
-                bytes = b;
-            } else {
-                throw new DataException("topic " + topic + ": TrellaraConverter writes Trellara protobuf messages,"
-                        + " the codec's encoded messages or their bytes, not " + value.getClass().getName());
-            }
-            addKindHeader(headers, MessageKind.of(message));
-            return json ? render(message).getBytes(StandardCharsets.UTF_8) : bytes;
-        } catch (ProtocolViolationException e) {
-            throw rejected(topic, e);
-        }
+  @Override
+  public byte[] fromConnectData(String topic, Headers headers, Schema schema, Object value) {
+    if (value == null) {
+      return null;
     }
+    try {
+      Message message;
+      byte[] bytes;
+      if (value instanceof Message m) {
+        var encoded = TrellaraCodec.encode(m);
+        message = m;
+        bytes = encoded.bytes();
+      } else if (value instanceof EncodedMessage em) {
+        // the codec's own output (validated when it was encoded): verify the checksum over the
+        // bytes
+        // instead of re-validating — a chunk listed in a manifest must leave byte for byte as
+        // planned
+        TrellaraCodec.verifyChecksum(em.kind(), em.bytes());
+        addKindHeader(headers, em.kind());
+        return json
+            ? render(TrellaraCodec.decode(em.kind(), em.bytes())).getBytes(StandardCharsets.UTF_8)
+            : em.bytes();
+      } else if (value instanceof byte[] b) {
+        message = TrellaraCodec.decode(kindOf(headers, b, topic), b);
+        bytes = b;
+      } else {
+        throw new DataException(
+            "topic "
+                + topic
+                + ": TrellaraConverter writes Trellara protobuf messages,"
+                + " the codec's encoded messages or their bytes, not "
+                + value.getClass().getName());
+      }
+      addKindHeader(headers, MessageKind.of(message));
+      return json ? render(message).getBytes(StandardCharsets.UTF_8) : bytes;
+    } catch (ProtocolViolationException e) {
+      throw rejected(topic, e);
+    }
+  }
 
-    private static void addKindHeader(Headers headers, MessageKind kind) {
-        if (headers != null && headers.lastHeader(MessageKind.HEADER) == null) {
-            headers.add(MessageKind.HEADER, kind.wireName().getBytes(StandardCharsets.UTF_8));
-        }
+  private static void addKindHeader(Headers headers, MessageKind kind) {
+    if (headers != null && headers.lastHeader(MessageKind.HEADER) == null) {
+      headers.add(MessageKind.HEADER, kind.wireName().getBytes(StandardCharsets.UTF_8));
     }
+  }
 
-    @Override
-    public SchemaAndValue toConnectData(String topic, byte[] value) {
-        return toConnectData(topic, null, value);
-    }
+  @Override
+  public SchemaAndValue toConnectData(String topic, byte[] value) {
+    return toConnectData(topic, null, value);
+  }
 
-    @Override
-    public SchemaAndValue toConnectData(String topic, Headers headers, byte[] value) {
-        if (value == null) {
-            return SchemaAndValue.NULL;
-        }
-        try {
-            Message message = TrellaraCodec.decode(kindOf(headers, value, topic), value);
-            return new SchemaAndValue(null, json ? render(message) : message);
-        } catch (ProtocolViolationException e) {
-            throw rejected(topic, e);
-        }
+  @Override
+  public SchemaAndValue toConnectData(String topic, Headers headers, byte[] value) {
+    if (value == null) {
+      return SchemaAndValue.NULL;
     }
+    try {
+      Message message = TrellaraCodec.decode(kindOf(headers, value, topic), value);
+      return new SchemaAndValue(null, json ? render(message) : message);
+    } catch (ProtocolViolationException e) {
+      throw rejected(topic, e);
+    }
+  }
 
-    private static MessageKind kindOf(Headers headers, byte[] bytes, String topic) {
-        Header h = headers == null ? null : headers.lastHeader(MessageKind.HEADER);
-        if (h != null && h.value() != null) {
-            try {
-                return MessageKind.fromWireBytes(h.value());
-            } catch (IllegalArgumentException e) {
-                throw new DataException("topic " + topic + ": header " + MessageKind.HEADER + ": " + e.getMessage());
-            }
-        }
-        return KindDetector.detect(bytes).orElseThrow(() -> new DataException("topic " + topic
-                + ": the record has no " + MessageKind.HEADER + " header and its bytes are not a recognisable"
-                + " Trellara message (MALFORMED_BYTES)"));
+  private static MessageKind kindOf(Headers headers, byte[] bytes, String topic) {
+    Header h = headers == null ? null : headers.lastHeader(MessageKind.HEADER);
+    if (h != null && h.value() != null) {
+      try {
+        return MessageKind.fromWireBytes(h.value());
+      } catch (IllegalArgumentException e) {
+        throw new DataException(
+            "topic " + topic + ": header " + MessageKind.HEADER + ": " + e.getMessage());
+      }
     }
+    return KindDetector.detect(bytes)
+        .orElseThrow(
+            () ->
+                new DataException(
+                    "topic "
+                        + topic
+                        + ": the record has no "
+                        + MessageKind.HEADER
+                        + " header and its bytes are not a recognisable"
+                        + " Trellara message (MALFORMED_BYTES)"));
+  }
 
-    private static DataException rejected(String topic, ProtocolViolationException e) {
-        return new DataException("topic " + topic + ": Trellara message rejected: " + e.getMessage(), e);
-    }
+  private static DataException rejected(String topic, ProtocolViolationException e) {
+    return new DataException(
+        "topic " + topic + ": Trellara message rejected: " + e.getMessage(), e);
+  }
 
-    static String render(Message message) {
-        try {
-            return JsonFormat.printer().preservingProtoFieldNames().print(message);
-        } catch (InvalidProtocolBufferException e) {
-            throw new DataException("cannot render " + message.getDescriptorForType().getFullName(), e);
-        }
+  static String render(Message message) {
+    try {
+      return JsonFormat.printer().preservingProtoFieldNames().print(message);
+    } catch (InvalidProtocolBufferException e) {
+      throw new DataException("cannot render " + message.getDescriptorForType().getFullName(), e);
     }
+  }
 }

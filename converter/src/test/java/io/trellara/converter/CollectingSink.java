@@ -11,55 +11,52 @@ import org.apache.kafka.connect.sink.SinkTask;
 
 /** Test-only sink: keeps every value the converter handed over, in this JVM. */
 public class CollectingSink extends SinkConnector {
-    static final ConcurrentLinkedQueue<Object> RECEIVED = new ConcurrentLinkedQueue<>();
-    private Map<String, String> props;
+  static final ConcurrentLinkedQueue<Object> RECEIVED = new ConcurrentLinkedQueue<>();
+  private Map<String, String> props;
+
+  @Override
+  public void start(Map<String, String> props) {
+    this.props = props;
+  }
+
+  @Override
+  public Class<? extends Task> taskClass() {
+    return CollectingTask.class;
+  }
+
+  @Override
+  public List<Map<String, String>> taskConfigs(int maxTasks) {
+    return List.of(props);
+  }
+
+  @Override
+  public void stop() {}
+
+  @Override
+  public org.apache.kafka.common.config.ConfigDef config() {
+    return new org.apache.kafka.common.config.ConfigDef();
+  }
+
+  @Override
+  public String version() {
+    return "test";
+  }
+
+  public static class CollectingTask extends SinkTask {
+    @Override
+    public void start(Map<String, String> props) {}
 
     @Override
-    public void start(Map<String, String> props) {
-        this.props = props;
+    public void put(Collection<SinkRecord> records) {
+      records.forEach(r -> RECEIVED.add(r.value()));
     }
 
     @Override
-    public Class<? extends Task> taskClass() {
-        return CollectingTask.class;
-    }
-
-    @Override
-    public List<Map<String, String>> taskConfigs(int maxTasks) {
-        return List.of(props);
-    }
-
-    @Override
-    public void stop() {
-    }
-
-    @Override
-    public org.apache.kafka.common.config.ConfigDef config() {
-        return new org.apache.kafka.common.config.ConfigDef();
-    }
+    public void stop() {}
 
     @Override
     public String version() {
-        return "test";
+      return "test";
     }
-
-    public static class CollectingTask extends SinkTask {
-        @Override
-        public void start(Map<String, String> props) {
-        }
-
-        @Override
-        public void put(Collection<SinkRecord> records) {
-            records.forEach(r -> RECEIVED.add(r.value()));
-        }
-
-        @Override
-        public void stop() {
-        }
-
-        @Override
-        public String version() {
-            return "test";
-        }
-    }
+  }
 }

@@ -16,82 +16,91 @@ import org.apache.kafka.connect.errors.DataException;
 import org.junit.jupiter.api.Test;
 
 class TrellaraConverterTest {
-    private static final TransactionEnvelope TX = SampleTransactions.envelope(4, true);
+  private static final TransactionEnvelope TX = SampleTransactions.envelope(4, true);
 
-    private static TrellaraConverter converter(String render) {
-        TrellaraConverter c = new TrellaraConverter();
-        c.configure(Map.of("render", render), false);
-        return c;
-    }
+  private static TrellaraConverter converter(String render) {
+    TrellaraConverter c = new TrellaraConverter();
+    c.configure(Map.of("render", render), false);
+    return c;
+  }
 
-    @Test
-    void writesExactlyTheCodecBytesAndNamesTheKind() {
-        RecordHeaders headers = new RecordHeaders();
-        byte[] bytes = converter("protobuf").fromConnectData("t", headers, null, TX);
-        assertThat(bytes).isEqualTo(TrellaraCodec.encode(TX).bytes());
-        assertThat(new String(headers.lastHeader(MessageKind.HEADER).value(), StandardCharsets.UTF_8))
-                .isEqualTo("envelope");
-    }
+  @Test
+  void writesExactlyTheCodecBytesAndNamesTheKind() {
+    RecordHeaders headers = new RecordHeaders();
+    byte[] bytes = converter("protobuf").fromConnectData("t", headers, null, TX);
+    assertThat(bytes).isEqualTo(TrellaraCodec.encode(TX).bytes());
+    assertThat(new String(headers.lastHeader(MessageKind.HEADER).value(), StandardCharsets.UTF_8))
+        .isEqualTo("envelope");
+  }
 
-    @Test
-    void refusesToWriteAnInvalidMessage() {
-        TransactionEnvelope bad = TX.toBuilder().setSourceId("").build();
-        assertThatThrownBy(() -> converter("protobuf").fromConnectData("t", new RecordHeaders(), null, bad))
-                .isInstanceOf(DataException.class).hasMessageContaining("REQUIRED_FIELD_BLANK")
-                .hasMessageContaining("source_id");
-    }
+  @Test
+  void refusesToWriteAnInvalidMessage() {
+    TransactionEnvelope bad = TX.toBuilder().setSourceId("").build();
+    assertThatThrownBy(
+            () -> converter("protobuf").fromConnectData("t", new RecordHeaders(), null, bad))
+        .isInstanceOf(DataException.class)
+        .hasMessageContaining("REQUIRED_FIELD_BLANK")
+        .hasMessageContaining("source_id");
+  }
 
-    @Test
-    void readsEveryKindBackVerified() {
-        TrellaraConverter c = converter("protobuf");
-        for (EncodedMessage m : ChunkedBarrier.strictChunked(TX, 2).inOrder()) {
-            RecordHeaders headers = new RecordHeaders();
-            headers.add(MessageKind.HEADER, m.kind().wireName().getBytes(StandardCharsets.UTF_8));
-            assertThat(c.toConnectData("t", headers, m.bytes()).value()).isInstanceOf(m.kind().type());
-            assertThat(c.toConnectData("t", m.bytes()).value()).isInstanceOf(m.kind().type()); // detected
-        }
+  @Test
+  void readsEveryKindBackVerified() {
+    TrellaraConverter c = converter("protobuf");
+    for (EncodedMessage m : ChunkedBarrier.strictChunked(TX, 2).inOrder()) {
+      RecordHeaders headers = new RecordHeaders();
+      headers.add(MessageKind.HEADER, m.kind().wireName().getBytes(StandardCharsets.UTF_8));
+      assertThat(c.toConnectData("t", headers, m.bytes()).value()).isInstanceOf(m.kind().type());
+      assertThat(c.toConnectData("t", m.bytes()).value()).isInstanceOf(m.kind().type()); // detected
     }
+  }
 
-    @Test
-    void aFlippedByteIsRejectedNamingTheRule() {
-        byte[] bytes = TrellaraCodec.encode(TX).bytes();
-        bytes[bytes.length / 2] ^= 0x04;
-        assertThatThrownBy(() -> converter("protobuf").toConnectData("t", new RecordHeaders(), bytes))
-                .isInstanceOf(DataException.class).hasMessageContaining("topic t");
-    }
+  @Test
+  void aFlippedByteIsRejectedNamingTheRule() {
+    byte[] bytes = TrellaraCodec.encode(TX).bytes();
+    bytes[bytes.length / 2] ^= 0x04;
+    assertThatThrownBy(() -> converter("protobuf").toConnectData("t", new RecordHeaders(), bytes))
+        .isInstanceOf(DataException.class)
+        .hasMessageContaining("topic t");
+  }
 
-    @Test
-    void passesVerifiedBytesThroughUnchanged() {
-        byte[] bytes = TrellaraCodec.encode(TX).bytes();
-        assertThat(converter("protobuf").fromConnectData("t", new RecordHeaders(), null, bytes)).isSameAs(bytes);
-    }
+  @Test
+  void passesVerifiedBytesThroughUnchanged() {
+    byte[] bytes = TrellaraCodec.encode(TX).bytes();
+    assertThat(converter("protobuf").fromConnectData("t", new RecordHeaders(), null, bytes))
+        .isSameAs(bytes);
+  }
 
-    @Test
-    void writesThePlannersEncodedChunksByteForByteAfterVerifyingTheirChecksum() {
-        for (EncodedMessage m : ChunkedBarrier.strictChunked(TX, 2).inOrder()) {
-            RecordHeaders headers = new RecordHeaders();
-            assertThat(converter("protobuf").fromConnectData("t", headers, null, m)).isSameAs(m.bytes());
-            assertThat(new String(headers.lastHeader(MessageKind.HEADER).value(), StandardCharsets.UTF_8))
-                    .isEqualTo(m.kind().wireName());
-        }
-        EncodedMessage chunk = ChunkedBarrier.strictChunked(TX, 2).chunks().get(0);
-        byte[] corrupted = chunk.bytes().clone();
-        corrupted[corrupted.length / 3] ^= 0x10;
-        EncodedMessage bad = new EncodedMessage(chunk.kind(), corrupted, chunk.checksum());
-        assertThatThrownBy(() -> converter("protobuf").fromConnectData("t", new RecordHeaders(), null, bad))
-                .isInstanceOf(DataException.class).hasMessageContaining("CHECKSUM_MISMATCH");
+  @Test
+  void writesThePlannersEncodedChunksByteForByteAfterVerifyingTheirChecksum() {
+    for (EncodedMessage m : ChunkedBarrier.strictChunked(TX, 2).inOrder()) {
+      RecordHeaders headers = new RecordHeaders();
+      assertThat(converter("protobuf").fromConnectData("t", headers, null, m)).isSameAs(m.bytes());
+      assertThat(new String(headers.lastHeader(MessageKind.HEADER).value(), StandardCharsets.UTF_8))
+          .isEqualTo(m.kind().wireName());
     }
+    EncodedMessage chunk = ChunkedBarrier.strictChunked(TX, 2).chunks().get(0);
+    byte[] corrupted = chunk.bytes().clone();
+    corrupted[corrupted.length / 3] ^= 0x10;
+    EncodedMessage bad = new EncodedMessage(chunk.kind(), corrupted, chunk.checksum());
+    assertThatThrownBy(
+            () -> converter("protobuf").fromConnectData("t", new RecordHeaders(), null, bad))
+        .isInstanceOf(DataException.class)
+        .hasMessageContaining("CHECKSUM_MISMATCH");
+  }
 
-    @Test
-    void rendersJsonForInspection() {
-        Object json = converter("json").toConnectData("t", TrellaraCodec.encode(TX).bytes()).value();
-        assertThat((String) json).contains("\"protocol_version\": 1", "\"transaction_id\": \"771\"",
-                "COLUMN_STATE_UNCHANGED_TOAST");
-    }
+  @Test
+  void rendersJsonForInspection() {
+    Object json = converter("json").toConnectData("t", TrellaraCodec.encode(TX).bytes()).value();
+    assertThat((String) json)
+        .contains(
+            "\"protocol_version\": 1",
+            "\"transaction_id\": \"771\"",
+            "COLUMN_STATE_UNCHANGED_TOAST");
+  }
 
-    @Test
-    void nullStaysNull() {
-        assertThat(converter("protobuf").toConnectData("t", null).value()).isNull();
-        assertThat(converter("protobuf").fromConnectData("t", null, null)).isNull();
-    }
+  @Test
+  void nullStaysNull() {
+    assertThat(converter("protobuf").toConnectData("t", null).value()).isNull();
+    assertThat(converter("protobuf").fromConnectData("t", null, null)).isNull();
+  }
 }

@@ -1,9 +1,11 @@
 package io.trellara.protocol;
 
-/** The one protocol version this code understands. Bytes of any other version are rejected, never read. */
+/**
+ * The one protocol version this code understands. Bytes of any other version are rejected, never
+ * read.
+ */
 public final class ProtocolVersion {
-    public static final int CURRENT = 1;
+  public static final int CURRENT = 1;
 
-    private ProtocolVersion() {
-    }
+  private ProtocolVersion() {}
 }

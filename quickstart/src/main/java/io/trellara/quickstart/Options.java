@@ -5,100 +5,112 @@ import java.nio.file.Path;
 
 /** Command line options of the quickstart ({@code --flag value}; no dependency needed). */
 final class Options {
-    String sourceJdbc;
-    String sourceUser = "postgres";
-    String sourcePassword = "";
-    String targetJdbc;
-    String targetUser = "postgres";
-    String targetPassword = "";
-    String bootstrapServers;
-    int rows = 100_000;
-    int orders = 200;
-    int restPort = 8083;
-    int verifyTimeoutSeconds = 300;
-    Path configDir = Path.of("config-examples");
-    boolean exitAfterVerify;
-    boolean help;
+  String sourceJdbc;
+  String sourceUser = "postgres";
+  String sourcePassword = "";
+  String targetJdbc;
+  String targetUser = "postgres";
+  String targetPassword = "";
+  String bootstrapServers;
+  int rows = 100_000;
+  int orders = 200;
+  int restPort = 8083;
+  int verifyTimeoutSeconds = 300;
+  Path configDir = Path.of("config-examples");
+  boolean exitAfterVerify;
+  boolean help;
 
-    private static final java.util.Set<String> VALUE_FLAGS = java.util.Set.of("--source-jdbc", "--source-user",
-            "--source-password", "--target-jdbc", "--target-user", "--target-password", "--bootstrap-servers",
-            "--rows", "--orders", "--rest-port", "--verify-timeout", "--config-dir");
+  private static final java.util.Set<String> VALUE_FLAGS =
+      java.util.Set.of(
+          "--source-jdbc",
+          "--source-user",
+          "--source-password",
+          "--target-jdbc",
+          "--target-user",
+          "--target-password",
+          "--bootstrap-servers",
+          "--rows",
+          "--orders",
+          "--rest-port",
+          "--verify-timeout",
+          "--config-dir");
 
-    static Options parse(String... args) {
-        Options o = new Options();
-        for (int i = 0; i < args.length; i++) {
-            String arg = args[i];
-            String flag = arg;
-            String inline = null;
-            int eq = arg.indexOf('=');
-            if (arg.startsWith("--") && eq > 0) {
-                flag = arg.substring(0, eq);
-                inline = arg.substring(eq + 1);
+  static Options parse(String... args) {
+    Options o = new Options();
+    for (int i = 0; i < args.length; i++) {
+      String arg = args[i];
+      String flag = arg;
+      String inline = null;
+      int eq = arg.indexOf('=');
+      if (arg.startsWith("--") && eq > 0) {
+        flag = arg.substring(0, eq);
+        inline = arg.substring(eq + 1);
+      }
+      switch (flag) {
+        case "--help", "-h" -> o.help = true;
+        case "--exit-after-verify" -> o.exitAfterVerify = true;
+        default -> {
+          if (!VALUE_FLAGS.contains(flag)) {
+            throw new IllegalArgumentException("unknown option " + arg + " (see --help)");
+          }
+          String value = inline;
+          if (value == null) {
+            if (i + 1 >= args.length) {
+              throw new IllegalArgumentException(flag + " needs a value (see --help)");
             }
-            switch (flag) {
-                case "--help", "-h" -> o.help = true;
-                case "--exit-after-verify" -> o.exitAfterVerify = true;
-                default -> {
-                    if (!VALUE_FLAGS.contains(flag)) {
-                        throw new IllegalArgumentException("unknown option " + arg + " (see --help)");
-                    }
-                    String value = inline;
-                    if (value == null) {
-                        if (i + 1 >= args.length) {
-                            throw new IllegalArgumentException(flag + " needs a value (see --help)");
-                        }
-                        value = args[++i];
-                    }
-                    o.set(flag, value);
-                }
-            }
+            value = args[++i];
+          }
+          o.set(flag, value);
         }
-        if (o.rows < 1 || o.orders < 1) {
-            throw new IllegalArgumentException("--rows and --orders must be at least 1");
-        }
-        return o;
+      }
     }
-
-    private void set(String flag, String value) {
-        switch (flag) {
-            case "--source-jdbc" -> sourceJdbc = value;
-            case "--source-user" -> sourceUser = value;
-            case "--source-password" -> sourcePassword = value;
-            case "--target-jdbc" -> targetJdbc = value;
-            case "--target-user" -> targetUser = value;
-            case "--target-password" -> targetPassword = value;
-            case "--bootstrap-servers" -> bootstrapServers = value;
-            case "--rows" -> rows = integer(flag, value);
-            case "--orders" -> orders = integer(flag, value);
-            case "--rest-port" -> restPort = integer(flag, value);
-            case "--verify-timeout" -> verifyTimeoutSeconds = integer(flag, value);
-            case "--config-dir" -> configDir = Path.of(value);
-            default -> throw new IllegalArgumentException("unknown option " + flag + " (see --help)");
-        }
+    if (o.rows < 1 || o.orders < 1) {
+      throw new IllegalArgumentException("--rows and --orders must be at least 1");
     }
+    return o;
+  }
 
-    private static int integer(String flag, String value) {
-        try {
-            return Integer.parseInt(value.replace("_", "").replace(",", ""));
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(flag + " expects a number, got '" + value + "'");
-        }
+  private void set(String flag, String value) {
+    switch (flag) {
+      case "--source-jdbc" -> sourceJdbc = value;
+      case "--source-user" -> sourceUser = value;
+      case "--source-password" -> sourcePassword = value;
+      case "--target-jdbc" -> targetJdbc = value;
+      case "--target-user" -> targetUser = value;
+      case "--target-password" -> targetPassword = value;
+      case "--bootstrap-servers" -> bootstrapServers = value;
+      case "--rows" -> rows = integer(flag, value);
+      case "--orders" -> orders = integer(flag, value);
+      case "--rest-port" -> restPort = integer(flag, value);
+      case "--verify-timeout" -> verifyTimeoutSeconds = integer(flag, value);
+      case "--config-dir" -> configDir = Path.of(value);
+      default -> throw new IllegalArgumentException("unknown option " + flag + " (see --help)");
     }
+  }
 
-    boolean embeddedSource() {
-        return sourceJdbc == null;
+  private static int integer(String flag, String value) {
+    try {
+      return Integer.parseInt(value.replace("_", "").replace(",", ""));
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(flag + " expects a number, got '" + value + "'");
     }
+  }
 
-    boolean embeddedTarget() {
-        return targetJdbc == null;
-    }
+  boolean embeddedSource() {
+    return sourceJdbc == null;
+  }
 
-    boolean embeddedKafka() {
-        return bootstrapServers == null;
-    }
+  boolean embeddedTarget() {
+    return targetJdbc == null;
+  }
 
-    static void printHelp(PrintStream out) {
-        out.println("""
+  boolean embeddedKafka() {
+    return bootstrapServers == null;
+  }
+
+  static void printHelp(PrintStream out) {
+    out.println(
+        """
                 Trellara quickstart: PostgreSQL -> Kafka Connect -> PostgreSQL, one source transaction = one target
                 transaction. Starts everything on this machine (two PostgreSQL 17 servers, a Kafka broker, a Connect
                 worker with REST), deploys both connectors, runs a demo workload, verifies that source and target
@@ -124,5 +136,5 @@ final class Options {
 
                   --help                    this text
                 """);
-    }
+  }
 }

@@ -5,18 +5,19 @@ package io.trellara.identity;
  * exceeded limit. Never recovered by falling back to another encoding.
  */
 public class RowIdentityException extends RuntimeException {
-    private static final long serialVersionUID = 1L;
+  private static final long serialVersionUID = 1L;
 
-    public RowIdentityException(String message) {
-        super(message);
-    }
+  public RowIdentityException(String message) {
+    super(message);
+  }
 
-    public RowIdentityException(String message, Throwable cause) {
-        super(message, cause);
-    }
+  public RowIdentityException(String message, Throwable cause) {
+    super(message, cause);
+  }
 
-    /** Prefix the message with the field position and type so an operator can find the value. */
-    public RowIdentityException inField(int fieldIndex, String typeName) {
-        return new RowIdentityException("field " + fieldIndex + " (" + typeName + "): " + getMessage(), this);
-    }
+  /** Prefix the message with the field position and type so an operator can find the value. */
+  public RowIdentityException inField(int fieldIndex, String typeName) {
+    return new RowIdentityException(
+        "field " + fieldIndex + " (" + typeName + "): " + getMessage(), this);
+  }
 }

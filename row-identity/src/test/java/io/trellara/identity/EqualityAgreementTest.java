@@ -10,12 +10,14 @@ import org.junit.jupiter.params.provider.CsvSource;
 /** Pairs PostgreSQL considers equal encode identically; near misses do not. */
 class EqualityAgreementTest {
 
-    private static byte[] enc(String type, String value) {
-        return RowIdentityText.encode(RowIdentityDomain.SCAN_KEY, List.of(type), Arrays.asList(value));
-    }
+  private static byte[] enc(String type, String value) {
+    return RowIdentityText.encode(RowIdentityDomain.SCAN_KEY, List.of(type), Arrays.asList(value));
+  }
 
-    @ParameterizedTest(name = "{0}: {1} = {2}")
-    @CsvSource(delimiter = '|', value = {
+  @ParameterizedTest(name = "{0}: {1} = {2}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
         "numeric     | 1.0                                | 1.00",
         "numeric     | 0.000                              | -0",
         "numeric     | 1e3                                | 1000.000",
@@ -44,13 +46,15 @@ class EqualityAgreementTest {
         "inet        | 2001:DB8::1                        | 2001:db8:0:0:0:0:0:1",
         "macaddr     | 08-00-2B-01-02-03                  | 08:00:2b:01:02:03",
         "uuid        | A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11 | a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11",
-    })
-    void equalValuesEncodeIdentically(String type, String a, String b) {
-        assertThat(enc(type, unquote(a))).isEqualTo(enc(type, unquote(b)));
-    }
+      })
+  void equalValuesEncodeIdentically(String type, String a, String b) {
+    assertThat(enc(type, unquote(a))).isEqualTo(enc(type, unquote(b)));
+  }
 
-    @ParameterizedTest(name = "{0}: {1} <> {2}")
-    @CsvSource(delimiter = '|', value = {
+  @ParameterizedTest(name = "{0}: {1} <> {2}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
         "numeric     | 1.01                      | 1.1",
         "text        | 'ab '                     | ab",
         "timetz      | 12:00:00+01               | 11:00:00+00",
@@ -65,12 +69,14 @@ class EqualityAgreementTest {
         "numrange    | (1,2)                     | [1,2)",
         "int4range   | (1,2]                     | [1,2]",
         "varbit      | 1                         | 10",
-    })
-    void unequalValuesEncodeDifferently(String type, String a, String b) {
-        assertThat(enc(type, unquote(a))).isNotEqualTo(enc(type, unquote(b)));
-    }
+      })
+  void unequalValuesEncodeDifferently(String type, String a, String b) {
+    assertThat(enc(type, unquote(a))).isNotEqualTo(enc(type, unquote(b)));
+  }
 
-    private static String unquote(String s) {
-        return s.length() >= 2 && s.startsWith("'") && s.endsWith("'") ? s.substring(1, s.length() - 1) : s;
-    }
+  private static String unquote(String s) {
+    return s.length() >= 2 && s.startsWith("'") && s.endsWith("'")
+        ? s.substring(1, s.length() - 1)
+        : s;
+  }
 }

@@ -2,31 +2,32 @@ package io.trellara.testplatform;
 
 import java.util.Optional;
 
-/** The default platform: the zonky PostgreSQL servers and the in-JVM Kafka broker of this package. */
+/**
+ * The default platform: the zonky PostgreSQL servers and the in-JVM Kafka broker of this package.
+ */
 final class EmbeddedServers implements TestServers {
 
-    static final EmbeddedServers INSTANCE = new EmbeddedServers();
+  static final EmbeddedServers INSTANCE = new EmbeddedServers();
 
-    private EmbeddedServers() {
-    }
+  private EmbeddedServers() {}
 
-    @Override
-    public String name() {
-        return "embedded";
-    }
+  @Override
+  public String name() {
+    return "embedded";
+  }
 
-    @Override
-    public Optional<String> unavailable() {
-        return Optional.empty();
-    }
+  @Override
+  public Optional<String> unavailable() {
+    return Optional.empty();
+  }
 
-    @Override
-    public PostgresServer postgres(String name) {
-        return PostgresServer.builder().name(name).build();
-    }
+  @Override
+  public PostgresServer postgres(String name) {
+    return PostgresServer.builder().name(name).build();
+  }
 
-    @Override
-    public KafkaBroker kafka(KafkaBroker.Builder embedded) {
-        return embedded.build();
-    }
+  @Override
+  public KafkaBroker kafka(KafkaBroker.Builder embedded) {
+    return embedded.build();
+  }
 }

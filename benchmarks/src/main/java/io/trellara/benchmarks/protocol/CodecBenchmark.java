@@ -18,9 +18,9 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Encode+checksum (validate, serialise once, hash once) and verify+decode (raw checksum scan, parse,
- * validate) of 1-, 100- and 10,000-change envelopes. MB/s = bytes per op x ops/s (printed by the setup).
- * Run: java -jar benchmarks/target/benchmarks.jar CodecBenchmark -prof gc
+ * Encode+checksum (validate, serialise once, hash once) and verify+decode (raw checksum scan,
+ * parse, validate) of 1-, 100- and 10,000-change envelopes. MB/s = bytes per op x ops/s (printed by
+ * the setup). Run: java -jar benchmarks/target/benchmarks.jar CodecBenchmark -prof gc
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
@@ -29,32 +29,33 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 5, time = 2)
 @Fork(1)
 public class CodecBenchmark {
-    @Param({"1", "100", "10000"})
-    int changes;
+  @Param({"1", "100", "10000"})
+  int changes;
 
-    TransactionEnvelope envelope;
-    byte[] bytes;
+  TransactionEnvelope envelope;
+  byte[] bytes;
 
-    @Setup(Level.Trial)
-    public void setUp() {
-        // the sample adds an update and a delete to its inserts once it has two or more
-        envelope = SampleTransactions.envelope(changes <= 2 ? 1 : changes - 2, false);
-        bytes = TrellaraCodec.encode(envelope).bytes();
-        System.out.printf("%n[envelope: %d changes, %d bytes]%n", envelope.getChangesCount(), bytes.length);
-    }
+  @Setup(Level.Trial)
+  public void setUp() {
+    // the sample adds an update and a delete to its inserts once it has two or more
+    envelope = SampleTransactions.envelope(changes <= 2 ? 1 : changes - 2, false);
+    bytes = TrellaraCodec.encode(envelope).bytes();
+    System.out.printf(
+        "%n[envelope: %d changes, %d bytes]%n", envelope.getChangesCount(), bytes.length);
+  }
 
-    @Benchmark
-    public byte[] encodeAndChecksum() {
-        return TrellaraCodec.encode(envelope).bytes();
-    }
+  @Benchmark
+  public byte[] encodeAndChecksum() {
+    return TrellaraCodec.encode(envelope).bytes();
+  }
 
-    @Benchmark
-    public Object verifyAndDecode() {
-        return TrellaraCodec.decodeEnvelope(bytes);
-    }
+  @Benchmark
+  public Object verifyAndDecode() {
+    return TrellaraCodec.decodeEnvelope(bytes);
+  }
 
-    @Benchmark
-    public long checksumOnly() {
-        return TrellaraCodec.verifyChecksum(io.trellara.protocol.MessageKind.ENVELOPE, bytes);
-    }
+  @Benchmark
+  public long checksumOnly() {
+    return TrellaraCodec.verifyChecksum(io.trellara.protocol.MessageKind.ENVELOPE, bytes);
+  }
 }

@@ -1,9 +1,11 @@
 package io.trellara.connect.common;
 
-/** The version every Trellara plugin reports to Connect (one constant for the source, the sink and their tasks). */
+/**
+ * The version every Trellara plugin reports to Connect (one constant for the source, the sink and
+ * their tasks).
+ */
 public final class PluginVersion {
-    public static final String VERSION = "0.1.0";
+  public static final String VERSION = "0.1.0";
 
-    private PluginVersion() {
-    }
+  private PluginVersion() {}
 }

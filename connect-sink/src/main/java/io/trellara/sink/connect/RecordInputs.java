@@ -14,50 +14,60 @@ import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.header.Header;
 import org.apache.kafka.connect.sink.SinkRecord;
 
-/** A Connect record as the engine's input: the verified message (TrellaraConverter) or its bytes (ByteArrayConverter). */
+/**
+ * A Connect record as the engine's input: the verified message (TrellaraConverter) or its bytes
+ * (ByteArrayConverter).
+ */
 final class RecordInputs {
-    private RecordInputs() {
-    }
+  private RecordInputs() {}
 
-    /** The record as the pipeline's input: the verified message, or its bytes (verified by the pipeline). */
-    static ApplyPipeline.Input input(SinkRecord r) {
-        TopicPartitionKey tp = new TopicPartitionKey(r.topic(), r.kafkaPartition());
-        Object value = r.value();
-        if (value instanceof byte[] bytes) { // ByteArrayConverter: verified in the pipeline
-            MessageKind kind;
-            try {
-                kind = kind(r, bytes);
-            } catch (IllegalArgumentException e) {
-                throw new DataException(where(r) + ": Trellara message rejected: " + e.getMessage(), e);
-            }
-            return ApplyPipeline.Input.raw(tp, r.kafkaOffset(), kind, bytes, where(r));
-        }
-        if (value instanceof Message m && isTrellara(m)) {
-            return ApplyPipeline.Input.decoded(tp, r.kafkaOffset(), m, where(r));
-        }
-        throw new DataException(where(r) + ": expected a Trellara message (envelope, chunk, manifest or commit"
-                + " marker), got " + (value == null ? "null" : value.getClass().getName()) + ". Use "
-                + "io.trellara.converter.TrellaraConverter (render=protobuf) or ByteArrayConverter as"
-                + " value.converter.");
+  /**
+   * The record as the pipeline's input: the verified message, or its bytes (verified by the
+   * pipeline).
+   */
+  static ApplyPipeline.Input input(SinkRecord r) {
+    TopicPartitionKey tp = new TopicPartitionKey(r.topic(), r.kafkaPartition());
+    Object value = r.value();
+    if (value instanceof byte[] bytes) { // ByteArrayConverter: verified in the pipeline
+      MessageKind kind;
+      try {
+        kind = kind(r, bytes);
+      } catch (IllegalArgumentException e) {
+        throw new DataException(where(r) + ": Trellara message rejected: " + e.getMessage(), e);
+      }
+      return ApplyPipeline.Input.raw(tp, r.kafkaOffset(), kind, bytes, where(r));
     }
-
-    private static boolean isTrellara(Message m) {
-        return m instanceof TransactionEnvelope || m instanceof PartitionChunk || m instanceof TransactionManifest
-                || m instanceof TransactionCommitMarker;
+    if (value instanceof Message m && isTrellara(m)) {
+      return ApplyPipeline.Input.decoded(tp, r.kafkaOffset(), m, where(r));
     }
+    throw new DataException(
+        where(r)
+            + ": expected a Trellara message (envelope, chunk, manifest or commit"
+            + " marker), got "
+            + (value == null ? "null" : value.getClass().getName())
+            + ". Use "
+            + "io.trellara.converter.TrellaraConverter (render=protobuf) or ByteArrayConverter as"
+            + " value.converter.");
+  }
 
-    private static MessageKind kind(SinkRecord r, byte[] bytes) {
-        Header h = r.headers().lastWithName(MessageKind.HEADER);
-        if (h != null && h.value() != null) {
-            Object v = h.value();
-            return MessageKind.fromWireName(v instanceof byte[] b ? new String(b, StandardCharsets.UTF_8)
-                    : v.toString());
-        }
-        return KindDetector.detect(bytes).orElse(MessageKind.ENVELOPE);
+  private static boolean isTrellara(Message m) {
+    return m instanceof TransactionEnvelope
+        || m instanceof PartitionChunk
+        || m instanceof TransactionManifest
+        || m instanceof TransactionCommitMarker;
+  }
+
+  private static MessageKind kind(SinkRecord r, byte[] bytes) {
+    Header h = r.headers().lastWithName(MessageKind.HEADER);
+    if (h != null && h.value() != null) {
+      Object v = h.value();
+      return MessageKind.fromWireName(
+          v instanceof byte[] b ? new String(b, StandardCharsets.UTF_8) : v.toString());
     }
+    return KindDetector.detect(bytes).orElse(MessageKind.ENVELOPE);
+  }
 
-    private static String where(SinkRecord r) {
-        return r.topic() + "-" + r.kafkaPartition() + "@" + r.kafkaOffset() + " key " + r.key();
-    }
-
+  private static String where(SinkRecord r) {
+    return r.topic() + "-" + r.kafkaPartition() + "@" + r.kafkaOffset() + " key " + r.key();
+  }
 }

@@ -19,69 +19,68 @@ import org.slf4j.LoggerFactory;
  * {@code validate()} refuses settings that would lose data silently.
  */
 public class TrellaraSinkConnector extends SinkConnector {
-    private static final Logger LOG = LoggerFactory.getLogger(TrellaraSinkConnector.class);
-    private Map<String, String> props;
+  private static final Logger LOG = LoggerFactory.getLogger(TrellaraSinkConnector.class);
+  private Map<String, String> props;
 
-    @Override
-    public void start(Map<String, String> props) {
-        List<SinkConfigRules.Problem> problems = SinkConfigRules.check(props);
-        if (!problems.isEmpty()) {
-            throw new ConnectException(SinkConfigRules.describe(problems));
-        }
-        for (String warning : SinkConfigRules.warnings(props)) {
-            LOG.warn("Sink {}: {}", props.get("name"), warning);
-        }
-        this.props = Map.copyOf(props);
+  @Override
+  public void start(Map<String, String> props) {
+    List<SinkConfigRules.Problem> problems = SinkConfigRules.check(props);
+    if (!problems.isEmpty()) {
+      throw new ConnectException(SinkConfigRules.describe(problems));
     }
-
-    @Override
-    public Class<? extends Task> taskClass() {
-        return TrellaraSinkTask.class;
+    for (String warning : SinkConfigRules.warnings(props)) {
+      LOG.warn("Sink {}: {}", props.get("name"), warning);
     }
+    this.props = Map.copyOf(props);
+  }
 
-    @Override
-    public List<Map<String, String>> taskConfigs(int maxTasks) {
-        List<Map<String, String>> configs = new ArrayList<>();
-        for (int i = 0; i < maxTasks; i++) {
-            Map<String, String> task = new HashMap<>(props);
-            task.put(TrellaraSinkTask.TASK_ID, Integer.toString(i)); // names the task's JMX bean
-            configs.add(task);
-        }
-        return configs;
+  @Override
+  public Class<? extends Task> taskClass() {
+    return TrellaraSinkTask.class;
+  }
+
+  @Override
+  public List<Map<String, String>> taskConfigs(int maxTasks) {
+    List<Map<String, String>> configs = new ArrayList<>();
+    for (int i = 0; i < maxTasks; i++) {
+      Map<String, String> task = new HashMap<>(props);
+      task.put(TrellaraSinkTask.TASK_ID, Integer.toString(i)); // names the task's JMX bean
+      configs.add(task);
     }
+    return configs;
+  }
 
-    @Override
-    public void stop() {
+  @Override
+  public void stop() {}
+
+  @Override
+  public ConfigDef config() {
+    return TrellaraSinkConfig.CONFIG_DEF;
+  }
+
+  @Override
+  public String version() {
+    return PluginVersion.VERSION;
+  }
+
+  @Override
+  public Config validate(Map<String, String> connectorConfigs) {
+    Config config = super.validate(connectorConfigs);
+    for (SinkConfigRules.Problem p : SinkConfigRules.check(connectorConfigs)) {
+      error(config, p.key(), p.message());
     }
+    return config;
+  }
 
-    @Override
-    public ConfigDef config() {
-        return TrellaraSinkConfig.CONFIG_DEF;
-    }
-
-    @Override
-    public String version() {
-        return PluginVersion.VERSION;
-    }
-
-    @Override
-    public Config validate(Map<String, String> connectorConfigs) {
-        Config config = super.validate(connectorConfigs);
-        for (SinkConfigRules.Problem p : SinkConfigRules.check(connectorConfigs)) {
-            error(config, p.key(), p.message());
-        }
-        return config;
-    }
-
-    private static void error(Config config, String name, String message) {
-        for (ConfigValue v : config.configValues()) {
-            if (v.name().equals(name)) {
-                v.addErrorMessage(message);
-                return;
-            }
-        }
-        ConfigValue v = new ConfigValue(name);
+  private static void error(Config config, String name, String message) {
+    for (ConfigValue v : config.configValues()) {
+      if (v.name().equals(name)) {
         v.addErrorMessage(message);
-        config.configValues().add(v);
+        return;
+      }
     }
+    ConfigValue v = new ConfigValue(name);
+    v.addErrorMessage(message);
+    config.configValues().add(v);
+  }
 }

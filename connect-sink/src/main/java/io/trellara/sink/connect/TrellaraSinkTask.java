@@ -2,15 +2,15 @@ package io.trellara.sink.connect;
 
 import io.trellara.connect.common.PluginVersion;
 import io.trellara.protocol.validation.ProtocolViolationException;
+import io.trellara.sink.connect.metrics.SinkTaskMetrics;
 import io.trellara.sink.engine.ApplyException;
 import io.trellara.sink.engine.ApplyOptions;
 import io.trellara.sink.engine.ApplyPipeline;
-import io.trellara.sink.target.CheckpointStore;
 import io.trellara.sink.engine.SinkEngine;
-import io.trellara.sink.target.JdbcConnectionFactory;
 import io.trellara.sink.engine.TopicPartitionKey;
+import io.trellara.sink.target.CheckpointStore;
+import io.trellara.sink.target.JdbcConnectionFactory;
 import io.trellara.sink.target.TransactionApplier;
-import io.trellara.sink.connect.metrics.SinkTaskMetrics;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,166 +26,196 @@ import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.kafka.connect.sink.SinkTask;
 
 /**
- * Thin adapter over the {@link SinkEngine}: verified messages in (through TrellaraConverter, or verified here for
- * ByteArrayConverter), the engine's seeks, pauses and recheck requests out to Connect's {@code SinkTaskContext},
- * Kafka offsets committed only up to what the engine says is durable, and the engine's failures as Connect's.
+ * Thin adapter over the {@link SinkEngine}: verified messages in (through TrellaraConverter, or
+ * verified here for ByteArrayConverter), the engine's seeks, pauses and recheck requests out to
+ * Connect's {@code SinkTaskContext}, Kafka offsets committed only up to what the engine says is
+ * durable, and the engine's failures as Connect's.
  */
 public class TrellaraSinkTask extends SinkTask {
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(TrellaraSinkTask.class);
-    /** Added to each task's config by the connector; names the task's JMX bean. */
-    static final String TASK_ID = "trellara.task.id";
+  private static final org.slf4j.Logger LOG =
+      org.slf4j.LoggerFactory.getLogger(TrellaraSinkTask.class);
 
-    private TransactionApplier applier;
-    private SinkEngine engine;
-    private SinkTaskMetrics metrics;
+  /** Added to each task's config by the connector; names the task's JMX bean. */
+  static final String TASK_ID = "trellara.task.id";
 
-    @Override
-    public String version() {
-        return PluginVersion.VERSION;
+  private TransactionApplier applier;
+  private SinkEngine engine;
+  private SinkTaskMetrics metrics;
+
+  @Override
+  public String version() {
+    return PluginVersion.VERSION;
+  }
+
+  @Override
+  public void start(Map<String, String> props) {
+    List<SinkConfigRules.Problem> problems = SinkConfigRules.check(props);
+    if (!problems.isEmpty()) {
+      throw new ConnectException(SinkConfigRules.describe(problems));
     }
-
-    @Override
-    public void start(Map<String, String> props) {
-        List<SinkConfigRules.Problem> problems = SinkConfigRules.check(props);
-        if (!problems.isEmpty()) {
-            throw new ConnectException(SinkConfigRules.describe(problems));
-        }
-        TrellaraSinkConfig config = new TrellaraSinkConfig(props);
-        String sinkName = props.getOrDefault("name", "trellara-sink");
-        JdbcConnectionFactory connections = new JdbcConnectionFactory(config.getString(TrellaraSinkConfig.URL),
-                config.getString(TrellaraSinkConfig.USER),
-                TrellaraSinkConfig.secret(config.getPassword(TrellaraSinkConfig.PASSWORD)), config.driverProperties());
-        CheckpointStore checkpoints = new CheckpointStore(connections);
-        try {
-            checkpoints.createSchema();
-            checkpoints.requireCompatibleVersions();
-        } catch (IllegalStateException e) {
-            throw new ConnectException(e.getMessage(), e);
-        } catch (SQLException e) {
-            throw new ConnectException("Cannot create the sink's checkpoint schema trellara_sink on the target: "
-                    + e.getMessage() + " (SQLSTATE " + e.getSQLState() + "). Grant CREATE on the database or create"
-                    + " it as an administrator.", e);
-        }
-        applier = new TransactionApplier(connections, config.relationMapper(), config.applyOptions(sinkName))
-                .ownedBy(sinkName + " task " + props.getOrDefault(TASK_ID, "0"));
-        metrics = new SinkTaskMetrics(sinkName, props.getOrDefault(TASK_ID, "0"), applier.metrics());
-        ApplyPipeline pipeline = new ApplyPipeline(applier, metrics)
-                .maxBarrierWait(Duration.ofMillis(config.getLong(TrellaraSinkConfig.BARRIER_MAX_WAIT_MS)))
-                .maxStagedPerLane(config.getLong(TrellaraSinkConfig.STAGING_LANE_MAX_BYTES))
-                .holdLanes(Duration.ofMillis(ApplyPipeline.DEFAULT_HOLD_MILLIS),
-                        config.getLong(TrellaraSinkConfig.LANES_HOLD_MAX_BYTES));
-        metrics.pipeline(pipeline).start();
-        engine = new SinkEngine(sinkName, applier, pipeline, consumer());
-        ApplyOptions o = applier.options();
-        LOG.info("Sink task {} started: allowlist {}, ddl.apply={}, schema evolution {}, {} transaction(s) per target"
-                        + " commit, synchronous_commit {}, retries for up to {} s", sinkName,
-                config.getList(TrellaraSinkConfig.ALLOWLIST), o.ddlPolicy(), o.schemaEvolution(),
-                o.groupMaxTransactions(), o.synchronousCommitOff() ? "off" : "on", o.maxRetryDuration().toSeconds());
+    TrellaraSinkConfig config = new TrellaraSinkConfig(props);
+    String sinkName = props.getOrDefault("name", "trellara-sink");
+    JdbcConnectionFactory connections =
+        new JdbcConnectionFactory(
+            config.getString(TrellaraSinkConfig.URL),
+            config.getString(TrellaraSinkConfig.USER),
+            TrellaraSinkConfig.secret(config.getPassword(TrellaraSinkConfig.PASSWORD)),
+            config.driverProperties());
+    CheckpointStore checkpoints = new CheckpointStore(connections);
+    try {
+      checkpoints.createSchema();
+      checkpoints.requireCompatibleVersions();
+    } catch (IllegalStateException e) {
+      throw new ConnectException(e.getMessage(), e);
+    } catch (SQLException e) {
+      throw new ConnectException(
+          "Cannot create the sink's checkpoint schema trellara_sink on the target: "
+              + e.getMessage()
+              + " (SQLSTATE "
+              + e.getSQLState()
+              + "). Grant CREATE on the database or create"
+              + " it as an administrator.",
+          e);
     }
+    applier =
+        new TransactionApplier(connections, config.relationMapper(), config.applyOptions(sinkName))
+            .ownedBy(sinkName + " task " + props.getOrDefault(TASK_ID, "0"));
+    metrics = new SinkTaskMetrics(sinkName, props.getOrDefault(TASK_ID, "0"), applier.metrics());
+    ApplyPipeline pipeline =
+        new ApplyPipeline(applier, metrics)
+            .maxBarrierWait(
+                Duration.ofMillis(config.getLong(TrellaraSinkConfig.BARRIER_MAX_WAIT_MS)))
+            .maxStagedPerLane(config.getLong(TrellaraSinkConfig.STAGING_LANE_MAX_BYTES))
+            .holdLanes(
+                Duration.ofMillis(ApplyPipeline.DEFAULT_HOLD_MILLIS),
+                config.getLong(TrellaraSinkConfig.LANES_HOLD_MAX_BYTES));
+    metrics.pipeline(pipeline).start();
+    engine = new SinkEngine(sinkName, applier, pipeline, consumer());
+    ApplyOptions o = applier.options();
+    LOG.info(
+        "Sink task {} started: allowlist {}, ddl.apply={}, schema evolution {}, {} transaction(s) per target"
+            + " commit, synchronous_commit {}, retries for up to {} s",
+        sinkName,
+        config.getList(TrellaraSinkConfig.ALLOWLIST),
+        o.ddlPolicy(),
+        o.schemaEvolution(),
+        o.groupMaxTransactions(),
+        o.synchronousCommitOff() ? "off" : "on",
+        o.maxRetryDuration().toSeconds());
+  }
 
-    @Override
-    public void open(Collection<TopicPartition> partitions) {
-        try {
-            engine.open(partitions.stream().map(TrellaraSinkTask::key).toList());
-        } catch (ApplyException e) {
-            throw new ConnectException("Cannot claim the assigned partitions and read the sink's progress in the"
-                    + " target: " + e.getMessage(), e);
-        }
+  @Override
+  public void open(Collection<TopicPartition> partitions) {
+    try {
+      engine.open(partitions.stream().map(TrellaraSinkTask::key).toList());
+    } catch (ApplyException e) {
+      throw new ConnectException(
+          "Cannot claim the assigned partitions and read the sink's progress in the"
+              + " target: "
+              + e.getMessage(),
+          e);
     }
+  }
 
-    @Override
-    public void close(Collection<TopicPartition> partitions) {
-        if (engine != null) {
-            engine.close(partitions.stream().map(TrellaraSinkTask::key).toList());
-        }
+  @Override
+  public void close(Collection<TopicPartition> partitions) {
+    if (engine != null) {
+      engine.close(partitions.stream().map(TrellaraSinkTask::key).toList());
     }
+  }
 
-    @Override
-    public void put(Collection<SinkRecord> records) {
-        List<ApplyPipeline.Input> inputs = new ArrayList<>(records.size());
-        DataException rejected = null;
-        for (SinkRecord r : records) {
-            try {
-                inputs.add(RecordInputs.input(r));
-            } catch (DataException e) {
-                rejected = e; // what came before the bad record is whole and verified: take it, then stop
-                break;
-            }
-        }
-        try {
-            engine.put(inputs);
-        } catch (ApplyPipeline.InputRejectedException e) {
-            throw new DataException(e.getMessage(), e.getCause());
-        } catch (ApplyException | ProtocolViolationException e) {
-            throw new ConnectException(e.getMessage(), e);
-        }
-        if (rejected != null) {
-            throw rejected;
-        }
+  @Override
+  public void put(Collection<SinkRecord> records) {
+    List<ApplyPipeline.Input> inputs = new ArrayList<>(records.size());
+    DataException rejected = null;
+    for (SinkRecord r : records) {
+      try {
+        inputs.add(RecordInputs.input(r));
+      } catch (DataException e) {
+        rejected = e; // what came before the bad record is whole and verified: take it, then stop
+        break;
+      }
     }
-
-    /** Kafka offsets only up to what the engine says is durable (the target's progress says where a task resumes). */
-    @Override
-    public Map<TopicPartition, OffsetAndMetadata> preCommit(Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
-        Map<TopicPartitionKey, Long> durable = engine == null ? Map.of() : engine.committable();
-        Map<TopicPartition, OffsetAndMetadata> out = new HashMap<>();
-        for (Map.Entry<TopicPartition, OffsetAndMetadata> e : currentOffsets.entrySet()) {
-            Long position = durable.get(key(e.getKey()));
-            if (position != null) {
-                out.put(e.getKey(), new OffsetAndMetadata(Math.min(position, e.getValue().offset())));
-            }
-        }
-        return out;
+    try {
+      engine.put(inputs);
+    } catch (ApplyPipeline.InputRejectedException e) {
+      throw new DataException(e.getMessage(), e.getCause());
+    } catch (ApplyException | ProtocolViolationException e) {
+      throw new ConnectException(e.getMessage(), e);
     }
-
-    /** The engine's requests, as Connect's consumer takes them. */
-    private SinkEngine.Consumer consumer() {
-        return new SinkEngine.Consumer() {
-            @Override
-            public void seek(TopicPartitionKey partition, long offset) {
-                context.offset(partition(partition), offset);
-            }
-
-            @Override
-            public void pause(List<TopicPartitionKey> partitions) {
-                context.pause(partitions.stream().map(TrellaraSinkTask::partition).toArray(TopicPartition[]::new));
-            }
-
-            @Override
-            public void resume(List<TopicPartitionKey> partitions) {
-                context.resume(partitions.stream().map(TrellaraSinkTask::partition).toArray(TopicPartition[]::new));
-            }
-
-            @Override
-            public void callAgainWithin(long millis) {
-                context.timeout(millis);
-            }
-
-            @Override
-            public Collection<TopicPartitionKey> assignment() {
-                return context.assignment().stream().map(TrellaraSinkTask::key).toList();
-            }
-        };
+    if (rejected != null) {
+      throw rejected;
     }
+  }
 
-    private static TopicPartitionKey key(TopicPartition tp) {
-        return new TopicPartitionKey(tp.topic(), tp.partition());
+  /**
+   * Kafka offsets only up to what the engine says is durable (the target's progress says where a
+   * task resumes).
+   */
+  @Override
+  public Map<TopicPartition, OffsetAndMetadata> preCommit(
+      Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
+    Map<TopicPartitionKey, Long> durable = engine == null ? Map.of() : engine.committable();
+    Map<TopicPartition, OffsetAndMetadata> out = new HashMap<>();
+    for (Map.Entry<TopicPartition, OffsetAndMetadata> e : currentOffsets.entrySet()) {
+      Long position = durable.get(key(e.getKey()));
+      if (position != null) {
+        out.put(e.getKey(), new OffsetAndMetadata(Math.min(position, e.getValue().offset())));
+      }
     }
+    return out;
+  }
 
-    private static TopicPartition partition(TopicPartitionKey k) {
-        return new TopicPartition(k.topic(), k.partition());
-    }
+  /** The engine's requests, as Connect's consumer takes them. */
+  private SinkEngine.Consumer consumer() {
+    return new SinkEngine.Consumer() {
+      @Override
+      public void seek(TopicPartitionKey partition, long offset) {
+        context.offset(partition(partition), offset);
+      }
 
-    @Override
-    public void stop() {
-        if (engine != null) {
-            engine.close();
-        }
-        if (metrics != null) {
-            metrics.close();
-        }
-        if (applier != null) {
-            applier.close();
-        }
+      @Override
+      public void pause(List<TopicPartitionKey> partitions) {
+        context.pause(
+            partitions.stream().map(TrellaraSinkTask::partition).toArray(TopicPartition[]::new));
+      }
+
+      @Override
+      public void resume(List<TopicPartitionKey> partitions) {
+        context.resume(
+            partitions.stream().map(TrellaraSinkTask::partition).toArray(TopicPartition[]::new));
+      }
+
+      @Override
+      public void callAgainWithin(long millis) {
+        context.timeout(millis);
+      }
+
+      @Override
+      public Collection<TopicPartitionKey> assignment() {
+        return context.assignment().stream().map(TrellaraSinkTask::key).toList();
+      }
+    };
+  }
+
+  private static TopicPartitionKey key(TopicPartition tp) {
+    return new TopicPartitionKey(tp.topic(), tp.partition());
+  }
+
+  private static TopicPartition partition(TopicPartitionKey k) {
+    return new TopicPartition(k.topic(), k.partition());
+  }
+
+  @Override
+  public void stop() {
+    if (engine != null) {
+      engine.close();
     }
+    if (metrics != null) {
+      metrics.close();
+    }
+    if (applier != null) {
+      applier.close();
+    }
+  }
 }

@@ -2,8 +2,8 @@ package io.trellara.sink.engine;
 
 /** What structured schema evolution does with a column the source no longer has. */
 public enum DropColumnsPolicy {
-    /** Leave the target column (its values stay; new rows leave it to its default). */
-    KEEP,
-    /** Drop the target column. */
-    DROP
+  /** Leave the target column (its values stay; new rows leave it to its default). */
+  KEEP,
+  /** Drop the target column. */
+  DROP
 }

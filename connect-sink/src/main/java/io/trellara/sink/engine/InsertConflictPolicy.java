@@ -2,8 +2,8 @@ package io.trellara.sink.engine;
 
 /** Handling of an insert whose key already exists on the target. */
 public enum InsertConflictPolicy {
-    /** The unique violation stops the transaction (default: the target diverged). */
-    FAIL,
-    /** {@code INSERT ... ON CONFLICT (key columns) DO UPDATE SET ...}. */
-    UPSERT
+  /** The unique violation stops the transaction (default: the target diverged). */
+  FAIL,
+  /** {@code INSERT ... ON CONFLICT (key columns) DO UPDATE SET ...}. */
+  UPSERT
 }

@@ -9,12 +9,15 @@ public interface CaptureEventSink {
   /**
    * A row change (insert, update, delete).
    *
-   * @param relation the schema version the change was captured under (its {@code schemaVersion()} belongs
-   *     in the envelope's or chunk's schema_versions)
+   * @param relation the schema version the change was captured under (its {@code schemaVersion()}
+   *     belongs in the envelope's or chunk's schema_versions)
    */
   void onChange(ChangeRecord change, RelationSchema relation);
 
-  /** A truncate; {@code relations} are the schema versions of every truncated relation, the record's first. */
+  /**
+   * A truncate; {@code relations} are the schema versions of every truncated relation, the record's
+   * first.
+   */
   default void onTruncate(ChangeRecord change, RelationSchema[] relations) {
     onChange(change, relations[0]);
   }

@@ -1,8 +1,8 @@
 package io.trellara.source.capture;
 
 /**
- * A captured change cannot be turned into a correct event: the capture fails closed. The message names
- * the rule, the relation, the column and the LSN where they are known, and says what to do.
+ * A captured change cannot be turned into a correct event: the capture fails closed. The message
+ * names the rule, the relation, the column and the LSN where they are known, and says what to do.
  */
 public class CaptureException extends RuntimeException {
 

@@ -6,16 +6,23 @@ import java.util.Objects;
 /**
  * Settings of the capture core.
  *
- * @param spillDirectory where in-flight transactions spill (one local-log file per spilled transaction)
- * @param spillThresholdBytes the memory budget for buffered changes, summed over ALL in-flight transactions;
- *     when a new change would push the sum above it, the in-flight transaction holding the most memory is
- *     moved to its spill file (and keeps spilling until it is emitted or aborted)
- * @param ddlMessagePrefix the prefix of the transactional logical messages the DDL event trigger emits
+ * @param spillDirectory where in-flight transactions spill (one local-log file per spilled
+ *     transaction)
+ * @param spillThresholdBytes the memory budget for buffered changes, summed over ALL in-flight
+ *     transactions; when a new change would push the sum above it, the in-flight transaction
+ *     holding the most memory is moved to its spill file (and keeps spilling until it is emitted or
+ *     aborted)
+ * @param ddlMessagePrefix the prefix of the transactional logical messages the DDL event trigger
+ *     emits
  * @param ddlCapture false: every DDL message is dropped, whatever trigger the database has
  * @param capturedTables the publication's tables as known at start (see {@link DdlFilter})
  */
-public record CaptureSettings(Path spillDirectory, long spillThresholdBytes, String ddlMessagePrefix,
-    boolean ddlCapture, CapturedTables capturedTables) {
+public record CaptureSettings(
+    Path spillDirectory,
+    long spillThresholdBytes,
+    String ddlMessagePrefix,
+    boolean ddlCapture,
+    CapturedTables capturedTables) {
 
   public static final long DEFAULT_SPILL_THRESHOLD_BYTES = 16L * 1024 * 1024;
   public static final String DEFAULT_DDL_MESSAGE_PREFIX = "trellara.ddl";
@@ -25,18 +32,23 @@ public record CaptureSettings(Path spillDirectory, long spillThresholdBytes, Str
     Objects.requireNonNull(ddlMessagePrefix, "ddlMessagePrefix");
     Objects.requireNonNull(capturedTables, "capturedTables");
     if (spillThresholdBytes < 0) {
-      throw new IllegalArgumentException("spillThresholdBytes must be >= 0, was " + spillThresholdBytes);
+      throw new IllegalArgumentException(
+          "spillThresholdBytes must be >= 0, was " + spillThresholdBytes);
     }
   }
 
-  /** DDL capture on, nothing captured known up front (only relations described by Relation messages). */
+  /**
+   * DDL capture on, nothing captured known up front (only relations described by Relation
+   * messages).
+   */
   public CaptureSettings(Path spillDirectory, long spillThresholdBytes, String ddlMessagePrefix) {
     this(spillDirectory, spillThresholdBytes, ddlMessagePrefix, true, CapturedTables.NONE);
   }
 
   /** Default budget (16 MiB) and DDL prefix. */
   public static CaptureSettings defaults(Path spillDirectory) {
-    return new CaptureSettings(spillDirectory, DEFAULT_SPILL_THRESHOLD_BYTES, DEFAULT_DDL_MESSAGE_PREFIX);
+    return new CaptureSettings(
+        spillDirectory, DEFAULT_SPILL_THRESHOLD_BYTES, DEFAULT_DDL_MESSAGE_PREFIX);
   }
 
   public CaptureSettings withSpillThresholdBytes(long bytes) {
@@ -44,10 +56,12 @@ public record CaptureSettings(Path spillDirectory, long spillThresholdBytes, Str
   }
 
   public CaptureSettings withDdlCapture(boolean enabled) {
-    return new CaptureSettings(spillDirectory, spillThresholdBytes, ddlMessagePrefix, enabled, capturedTables);
+    return new CaptureSettings(
+        spillDirectory, spillThresholdBytes, ddlMessagePrefix, enabled, capturedTables);
   }
 
   public CaptureSettings withCapturedTables(CapturedTables tables) {
-    return new CaptureSettings(spillDirectory, spillThresholdBytes, ddlMessagePrefix, ddlCapture, tables);
+    return new CaptureSettings(
+        spillDirectory, spillThresholdBytes, ddlMessagePrefix, ddlCapture, tables);
   }
 }

@@ -4,10 +4,10 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The tables this connector's publication covers, as known when capture started: a FOR ALL TABLES flag, the
- * schemas of FOR TABLES IN SCHEMA, and the listed tables (with their OIDs, so a later rename still matches).
- * The capture core adds every relation a pgoutput Relation message describes (see {@link DdlFilter}), so
- * this only has to cover tables that have not sent a change yet.
+ * The tables this connector's publication covers, as known when capture started: a FOR ALL TABLES
+ * flag, the schemas of FOR TABLES IN SCHEMA, and the listed tables (with their OIDs, so a later
+ * rename still matches). The capture core adds every relation a pgoutput Relation message describes
+ * (see {@link DdlFilter}), so this only has to cover tables that have not sent a change yet.
  */
 public record CapturedTables(boolean allTables, Set<String> schemas, List<OwningRelation> tables) {
 
@@ -43,6 +43,8 @@ public record CapturedTables(boolean allTables, Set<String> schemas, List<Owning
 
   @Override
   public String toString() {
-    return allTables ? "all tables" : "tables " + tables + (schemas.isEmpty() ? "" : " and schemas " + schemas);
+    return allTables
+        ? "all tables"
+        : "tables " + tables + (schemas.isEmpty() ? "" : " and schemas " + schemas);
   }
 }

@@ -9,19 +9,21 @@ import java.nio.ByteBuffer;
 import java.util.Set;
 
 /**
- * One committed transaction, handed to {@link CommittedTransactionHandler#onCommitted} in commit order.
- * The metadata is known up front; the events are produced by iterating ({@link #forEachEvent}), from memory
- * or re-read from the transaction's spill file, so a consumer can stream chunks out of a huge transaction
- * without holding it. Iterating again produces the same events again (the spill file is re-read).
+ * One committed transaction, handed to {@link CommittedTransactionHandler#onCommitted} in commit
+ * order. The metadata is known up front; the events are produced by iterating ({@link
+ * #forEachEvent}), from memory or re-read from the transaction's spill file, so a consumer can
+ * stream chunks out of a huge transaction without holding it. Iterating again produces the same
+ * events again (the spill file is re-read).
  *
- * <p>Valid only during the {@code onCommitted} call: afterwards the assembler deletes the spill file and
- * {@link #forEachEvent} throws {@link IllegalStateException}.
+ * <p>Valid only during the {@code onCommitted} call: afterwards the assembler deletes the spill
+ * file and {@link #forEachEvent} throws {@link IllegalStateException}.
  *
- * <p>LSNs: {@link #commitLsn()} is the commit record's LSN (Begin's final_lsn, Commit's commit_lsn),
- * {@link #endLsn()} the end of the commit record (the position to confirm once the transaction is durable
- * downstream). {@link #beginLsn()} is the WAL position the stream reported for the transaction's Begin
- * (non-streamed) or first Stream Start (streamed), which PostgreSQL sets to the transaction's first LSN; 0
- * when unknown (the caller passed 0) or not at or before the commit LSN, and then envelopes omit it.
+ * <p>LSNs: {@link #commitLsn()} is the commit record's LSN (Begin's final_lsn, Commit's
+ * commit_lsn), {@link #endLsn()} the end of the commit record (the position to confirm once the
+ * transaction is durable downstream). {@link #beginLsn()} is the WAL position the stream reported
+ * for the transaction's Begin (non-streamed) or first Stream Start (streamed), which PostgreSQL
+ * sets to the transaction's first LSN; 0 when unknown (the caller passed 0) or not at or before the
+ * commit LSN, and then envelopes omit it.
  */
 public final class CapturedTransaction {
 
@@ -38,8 +40,14 @@ public final class CapturedTransaction {
   private final String commitLsnText;
   private boolean released;
 
-  CapturedTransaction(CaptureIdentity identity, InFlightTransaction state, long commitLsn, long endLsn,
-      long commitTimestampMs, RelationCache relations, DdlFilter ddlFilter) {
+  CapturedTransaction(
+      CaptureIdentity identity,
+      InFlightTransaction state,
+      long commitLsn,
+      long endLsn,
+      long commitTimestampMs,
+      RelationCache relations,
+      DdlFilter ddlFilter) {
     this.identity = identity;
     this.xid = state.xid;
     this.transactionId = Long.toString(state.xid);
@@ -63,7 +71,10 @@ public final class CapturedTransaction {
     return xid;
   }
 
-  /** The protocol's transaction_id: the top-level xid in decimal (the snapshot's is published by its own path). */
+  /**
+   * The protocol's transaction_id: the top-level xid in decimal (the snapshot's is published by its
+   * own path).
+   */
   public String transactionId() {
     return transactionId;
   }
@@ -91,7 +102,9 @@ public final class CapturedTransaction {
     return commitTimestampMs;
   }
 
-  /** Row changes (insert, update, delete, one per truncate statement) the iteration will produce. */
+  /**
+   * Row changes (insert, update, delete, one per truncate statement) the iteration will produce.
+   */
   public long changeCount() {
     return state.changeCount;
   }
@@ -116,17 +129,20 @@ public final class CapturedTransaction {
   }
 
   /**
-   * Produces every event in total_order: ChangeRecords and DdlEvents numbered 1..{@link #eventCount()},
-   * idempotency keys {@code {source_id}:{commit_lsn}:{transaction_id}:{total_order}}.
+   * Produces every event in total_order: ChangeRecords and DdlEvents numbered 1..{@link
+   * #eventCount()}, idempotency keys {@code
+   * {source_id}:{commit_lsn}:{transaction_id}:{total_order}}.
    *
    * @throws CaptureException when a change cannot be captured correctly (e.g. a missing key column)
    */
   public void forEachEvent(CaptureEventSink sink) {
     if (released) {
-      throw new IllegalStateException("transaction " + transactionId + " was released after its handler returned");
+      throw new IllegalStateException(
+          "transaction " + transactionId + " was released after its handler returned");
     }
-    CapturedEventFactory factory = new CapturedEventFactory(identity.sourceId(), transactionId, commitLsnText,
-        ddlFilter, state.severalVersions);
+    CapturedEventFactory factory =
+        new CapturedEventFactory(
+            identity.sourceId(), transactionId, commitLsnText, ddlFilter, state.severalVersions);
     if (state.spilling()) {
       replaySpill(factory, sink);
     } else {
@@ -135,14 +151,19 @@ public final class CapturedTransaction {
       }
     }
     if (factory.eventsProduced() != eventCount()) {
-      throw new IllegalStateException("transaction " + transactionId + " produced " + factory.eventsProduced()
-          + " events, expected " + eventCount());
+      throw new IllegalStateException(
+          "transaction "
+              + transactionId
+              + " produced "
+              + factory.eventsProduced()
+              + " events, expected "
+              + eventCount());
     }
   }
 
   /**
-   * Spill frame: records of Int32 length | Int64 walStart | Int32 n | n x Int32 schema version | raw
-   * pgoutput message (see {@code TransactionAssembler#writeSpill}).
+   * Spill frame: records of Int32 length | Int64 walStart | Int32 n | n x Int32 schema version |
+   * raw pgoutput message (see {@code TransactionAssembler#writeSpill}).
    */
   private void replaySpill(CapturedEventFactory factory, CaptureEventSink sink) {
     PgOutputParser parser = new PgOutputParser(PgOutputParser.PROTOCOL_VERSION_2);
@@ -152,7 +173,8 @@ public final class CapturedTransaction {
       LogRecord record;
       while ((record = reader.next()) != null) {
         if (!record.isSpill()) {
-          throw new IllegalStateException("spill file " + state.spillFile + " holds a non-spill frame");
+          throw new IllegalStateException(
+              "spill file " + state.spillFile + " holds a non-spill frame");
         }
         ByteBuffer frame = ByteBuffer.wrap(record.message());
         while (frame.hasRemaining()) {
@@ -177,8 +199,14 @@ public final class CapturedTransaction {
       }
     }
     if (read != state.spilledRecords) {
-      throw new IllegalStateException("spill file " + state.spillFile + " holds " + read + " records, "
-          + state.spilledRecords + " were written");
+      throw new IllegalStateException(
+          "spill file "
+              + state.spillFile
+              + " holds "
+              + read
+              + " records, "
+              + state.spilledRecords
+              + " were written");
     }
   }
 
@@ -188,7 +216,14 @@ public final class CapturedTransaction {
 
   @Override
   public String toString() {
-    return "CapturedTransaction[xid=" + xid + ", commitLsn=" + commitLsnText + ", events=" + eventCount()
-        + (state.streamed ? ", streamed" : "") + (state.spilling() ? ", spilled" : "") + "]";
+    return "CapturedTransaction[xid="
+        + xid
+        + ", commitLsn="
+        + commitLsnText
+        + ", events="
+        + eventCount()
+        + (state.streamed ? ", streamed" : "")
+        + (state.spilling() ? ", spilled" : "")
+        + "]";
   }
 }

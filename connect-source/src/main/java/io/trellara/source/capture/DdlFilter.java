@@ -3,14 +3,15 @@ package io.trellara.source.capture;
 import io.trellara.protocol.v1.RelationId;
 
 /**
- * Decides which {@code trellara.ddl} messages this connector publishes. The event trigger is database-wide
- * and shared by every connector on the database, so it reports every statement; a DDL event is published
- * only when DDL capture is enabled, the statement's objects are not all temporary, and at least one owning
- * relation is captured: described by a pgoutput Relation message (the publication sent its changes) or
- * covered by the publication as known at start ({@link CapturedTables}).
+ * Decides which {@code trellara.ddl} messages this connector publishes. The event trigger is
+ * database-wide and shared by every connector on the database, so it reports every statement; a DDL
+ * event is published only when DDL capture is enabled, the statement's objects are not all
+ * temporary, and at least one owning relation is captured: described by a pgoutput Relation message
+ * (the publication sent its changes) or covered by the publication as known at start ({@link
+ * CapturedTables}).
  *
- * <p>Captured relations only accumulate, so a message kept when it was buffered still has a captured owner
- * when its transaction is emitted.
+ * <p>Captured relations only accumulate, so a message kept when it was buffered still has a
+ * captured owner when its transaction is emitted.
  */
 final class DdlFilter {
 
@@ -28,7 +29,9 @@ final class DdlFilter {
     return enabled;
   }
 
-  /** The first captured owning relation, or null when this connector does not publish the statement. */
+  /**
+   * The first captured owning relation, or null when this connector does not publish the statement.
+   */
   OwningRelation capturedOwner(DdlTargets targets) {
     if (!enabled || targets.temporary) {
       return null;
@@ -48,7 +51,10 @@ final class DdlFilter {
     return configured.contains(r);
   }
 
-  /** The owner as the wire names it; an OID the trigger no longer knew is taken from what capture knows. */
+  /**
+   * The owner as the wire names it; an OID the trigger no longer knew is taken from what capture
+   * knows.
+   */
   RelationId relationId(OwningRelation owner) {
     long oid = owner.oid();
     if (oid == 0) {

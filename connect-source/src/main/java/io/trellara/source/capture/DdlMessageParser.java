@@ -5,19 +5,21 @@ import io.trellara.protocol.v1.DdlEvent;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Parses the content of a {@code trellara.ddl} logical message (see {@code trellara-ddl-capture.sql}): one
- * flat JSON object whose values are JSON strings or null,
+ * Parses the content of a {@code trellara.ddl} logical message (see {@code
+ * trellara-ddl-capture.sql}): one flat JSON object whose values are JSON strings or null,
+ *
  * <pre>
  * {"command_tag": "...", "object_type": "...", "object_identity": "...", "schema_name": "...",
  *  "statement": "...", "search_path": "...", "relations": "...", "temporary": "true"|"false"}
  * </pre>
- * {@code relations} (see {@link RelationList}) and {@code temporary} go to a {@link DdlTargets}, not to the
- * DdlEvent; a message without {@code relations} (a trigger older than that field) leaves the targets
- * undescribed.
- * A small hand-written parser (no library): whitespace, string escapes including {@code \}{@code uXXXX} with
- * surrogate pairs, and null are understood; unknown keys are ignored (forward compatibility of the trigger);
- * nested values, numbers, booleans, duplicate keys and trailing garbage are refused. A missing or blank
- * {@code command_tag} is refused: a DDL event without it would be rejected by the protocol validator.
+ *
+ * {@code relations} (see {@link RelationList}) and {@code temporary} go to a {@link DdlTargets},
+ * not to the DdlEvent; a message without {@code relations} (a trigger older than that field) leaves
+ * the targets undescribed. A small hand-written parser (no library): whitespace, string escapes
+ * including {@code \}{@code uXXXX} with surrogate pairs, and null are understood; unknown keys are
+ * ignored (forward compatibility of the trigger); nested values, numbers, booleans, duplicate keys
+ * and trailing garbage are refused. A missing or blank {@code command_tag} is refused: a DDL event
+ * without it would be rejected by the protocol validator.
  */
 final class DdlMessageParser {
 
@@ -33,8 +35,8 @@ final class DdlMessageParser {
   }
 
   /**
-   * Parses {@code content} and sets command_tag ... search_path on {@code into} (null JSON values leave
-   * the field empty).
+   * Parses {@code content} and sets command_tag ... search_path on {@code into} (null JSON values
+   * leave the field empty).
    *
    * @throws CaptureException when the content is not such an object
    */
@@ -42,13 +44,21 @@ final class DdlMessageParser {
     return parseInto(content, lsn, into, new DdlTargets());
   }
 
-  /** As {@link #parseInto(byte[], long, DdlEvent.Builder)}, and sets {@code targets} (cleared first). */
-  static DdlEvent.Builder parseInto(byte[] content, long lsn, DdlEvent.Builder into, DdlTargets targets) {
-    new DdlMessageParser(new String(content, StandardCharsets.UTF_8), lsn, targets.clear()).object(into);
+  /**
+   * As {@link #parseInto(byte[], long, DdlEvent.Builder)}, and sets {@code targets} (cleared
+   * first).
+   */
+  static DdlEvent.Builder parseInto(
+      byte[] content, long lsn, DdlEvent.Builder into, DdlTargets targets) {
+    new DdlMessageParser(new String(content, StandardCharsets.UTF_8), lsn, targets.clear())
+        .object(into);
     if (into.getCommandTag().isBlank()) {
-      throw new CaptureException("ddl_message_invalid", "the DDL message at LSN " + Lsn.format(lsn)
-          + " has no command_tag; is the event trigger from trellara-ddl-capture.sql installed in its current"
-          + " version?");
+      throw new CaptureException(
+          "ddl_message_invalid",
+          "the DDL message at LSN "
+              + Lsn.format(lsn)
+              + " has no command_tag; is the event trigger from trellara-ddl-capture.sql installed in its current"
+              + " version?");
     }
     return into;
   }
@@ -86,17 +96,18 @@ final class DdlMessageParser {
   }
 
   private int set(DdlEvent.Builder into, String key, String value, int seen) {
-    int bit = switch (key) {
-      case "command_tag" -> 1;
-      case "object_type" -> 2;
-      case "object_identity" -> 4;
-      case "schema_name" -> 8;
-      case "statement" -> 16;
-      case "search_path" -> 32;
-      case "relations" -> 64;
-      case "temporary" -> 128;
-      default -> 0;
-    };
+    int bit =
+        switch (key) {
+          case "command_tag" -> 1;
+          case "object_type" -> 2;
+          case "object_identity" -> 4;
+          case "schema_name" -> 8;
+          case "statement" -> 16;
+          case "search_path" -> 32;
+          case "relations" -> 64;
+          case "temporary" -> 128;
+          default -> 0;
+        };
     if ((seen & bit) != 0) {
       throw invalid("duplicate key \"" + key + "\"");
     }
@@ -113,7 +124,7 @@ final class DdlMessageParser {
           targets.described = true;
         }
         case 128 -> targets.temporary = temporary(value);
-        default -> { } // unknown key: ignored
+        default -> {} // unknown key: ignored
       }
     }
     return seen | bit;
@@ -218,7 +229,11 @@ final class DdlMessageParser {
   }
 
   private CaptureException invalid(String what) {
-    return new CaptureException("ddl_message_invalid", "the DDL message at LSN " + Lsn.format(lsn)
-        + " is not the flat JSON object the event trigger emits: " + what);
+    return new CaptureException(
+        "ddl_message_invalid",
+        "the DDL message at LSN "
+            + Lsn.format(lsn)
+            + " is not the flat JSON object the event trigger emits: "
+            + what);
   }
 }

@@ -4,14 +4,15 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * What a {@code trellara.ddl} message says about the objects its statement touched: the owning relations
- * ({@code relations}) and whether they are all temporary ({@code temporary}). Filled by
+ * What a {@code trellara.ddl} message says about the objects its statement touched: the owning
+ * relations ({@code relations}) and whether they are all temporary ({@code temporary}). Filled by
  * {@link DdlMessageParser}; reused per message.
  */
 final class DdlTargets {
 
   final List<OwningRelation> relations = new ArrayList<>();
   boolean temporary;
+
   /** False for a message of a trigger older than the relations field (it names no relation). */
   boolean described;
 

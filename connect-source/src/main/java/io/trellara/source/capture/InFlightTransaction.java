@@ -14,8 +14,9 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * A transaction between its Begin (or first Stream Start) and its commit or abort: changes in memory until
- * the assembler moves it to its spill file, then in the spill file only (never split between the two).
+ * A transaction between its Begin (or first Stream Start) and its commit or abort: changes in
+ * memory until the assembler moves it to its spill file, then in the spill file only (never split
+ * between the two).
  */
 final class InFlightTransaction {
 
@@ -24,16 +25,23 @@ final class InFlightTransaction {
   final long beginLsn;
   final List<BufferedChange> memory = new ArrayList<>();
   long memoryBytes;
+
   /** Subtransactions whose Stream Abort arrived after some of their changes were spilled. */
   final Set<Long> abortedSubXids = new HashSet<>();
+
   /** Per (sub)transaction xid: {changes, ddl events}; subtracted when the subtransaction aborts. */
   private final Map<Long, long[]> countsBySubXid = new HashMap<>();
+
   private long lastSubXid;
   private long[] lastCounts;
   long changeCount;
   long ddlCount;
-  /** OIDs of relations whose schema changed inside this transaction (several versions referenced). */
+
+  /**
+   * OIDs of relations whose schema changed inside this transaction (several versions referenced).
+   */
   final Set<Long> severalVersions = new HashSet<>(2);
+
   private final Map<Long, RelationSchema> versionByOid = new HashMap<>(4);
   private RelationSchema lastReferenced;
   Path spillFile;
@@ -50,7 +58,10 @@ final class InFlightTransaction {
     return spill != null;
   }
 
-  /** Notes the schema versions a buffered change references (consecutive changes of one version cost a compare). */
+  /**
+   * Notes the schema versions a buffered change references (consecutive changes of one version cost
+   * a compare).
+   */
   void referenced(RelationSchema[] relations) {
     if (relations == null) {
       return;
@@ -109,7 +120,10 @@ final class InFlightTransaction {
     return released;
   }
 
-  /** Creates this transaction's spill file: a new, uniquely named file (tasks may share a directory). */
+  /**
+   * Creates this transaction's spill file: a new, uniquely named file (tasks may share a
+   * directory).
+   */
   void openSpill(Path directory) {
     try {
       Files.createDirectories(directory);

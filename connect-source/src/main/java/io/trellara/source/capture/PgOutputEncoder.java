@@ -1,5 +1,6 @@
 package io.trellara.source.capture;
 
+import io.trellara.source.pgoutput.OldTupleKind;
 import io.trellara.source.pgoutput.PgOutputMessage;
 import io.trellara.source.pgoutput.PgOutputMessage.Begin;
 import io.trellara.source.pgoutput.PgOutputMessage.Commit;
@@ -13,24 +14,25 @@ import io.trellara.source.pgoutput.PgOutputMessage.StreamStart;
 import io.trellara.source.pgoutput.PgOutputMessage.Streamable;
 import io.trellara.source.pgoutput.PgOutputMessage.Truncate;
 import io.trellara.source.pgoutput.PgOutputMessage.Update;
-import io.trellara.source.pgoutput.OldTupleKind;
 import io.trellara.source.pgoutput.TupleData;
 import io.trellara.source.pgoutput.WireWriter;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 
 /**
- * Writes parsed messages back into pgoutput wire bytes (the exact layout {@code PgOutputParser} reads, the
- * stream xid included when {@link Streamable#streamXid()} is not 0). The assembler uses it only to spill a
- * Truncate or DDL message it was handed without its raw bytes (a parsed Insert, Update or Delete keeps its
- * wire bytes in its tuples); tests use it to build synthetic streams.
+ * Writes parsed messages back into pgoutput wire bytes (the exact layout {@code PgOutputParser}
+ * reads, the stream xid included when {@link Streamable#streamXid()} is not 0). The assembler uses
+ * it only to spill a Truncate or DDL message it was handed without its raw bytes (a parsed Insert,
+ * Update or Delete keeps its wire bytes in its tuples); tests use it to build synthetic streams.
  * One instance reuses one growing buffer: {@link #encode} returns a view valid until the next call.
  */
 final class PgOutputEncoder {
 
   private final WireWriter out = new WireWriter();
 
-  /** Encodes into the reusable buffer; returns its length (bytes in {@link #buffer()} [0, length)). */
+  /**
+   * Encodes into the reusable buffer; returns its length (bytes in {@link #buffer()} [0, length)).
+   */
   int encode(PgOutputMessage message) {
     out.reset();
     switch (message.type()) {

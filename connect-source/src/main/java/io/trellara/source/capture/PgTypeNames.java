@@ -4,18 +4,21 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * A {@code format_type(oid, typmod)}-like spelling of column types, computed once per Relation message.
+ * A {@code format_type(oid, typmod)}-like spelling of column types, computed once per Relation
+ * message.
  *
  * <p>Built-in types come from a static table of the common types (their OIDs are stable across
- * PostgreSQL versions), with the typmod rendered as {@code format_type} does: {@code numeric(12,2)},
- * {@code character varying(20)}, {@code timestamp(3) with time zone}, {@code interval(2)}, {@code bit(8)};
- * arrays of them as {@code integer[]} (an array's typmod is its element's). User types use the name a Type
- * message announced ({@code namespace.name}, or just {@code name} for pg_catalog or an empty namespace).
- * Anything else is {@code oid:<n>}. Identifiers are not quoted.
+ * PostgreSQL versions), with the typmod rendered as {@code format_type} does: {@code
+ * numeric(12,2)}, {@code character varying(20)}, {@code timestamp(3) with time zone}, {@code
+ * interval(2)}, {@code bit(8)}; arrays of them as {@code integer[]} (an array's typmod is its
+ * element's). User types use the name a Type message announced ({@code namespace.name}, or just
+ * {@code name} for pg_catalog or an empty namespace). Anything else is {@code oid:<n>}. Identifiers
+ * are not quoted.
  */
 final class PgTypeNames {
 
   private static final Map<Long, String> BUILT_IN = new HashMap<>();
+
   /** array type OID -> element type OID. */
   private static final Map<Long, Long> ARRAYS = new HashMap<>();
 
@@ -108,7 +111,9 @@ final class PgTypeNames {
     }
   }
 
-  /** The type name of a built-in type OID with its typmod, or null when the OID is not in the table. */
+  /**
+   * The type name of a built-in type OID with its typmod, or null when the OID is not in the table.
+   */
   static String builtInName(long typeOid, int typmod) {
     Long element = ARRAYS.get(typeOid);
     if (element != null) {
@@ -119,8 +124,8 @@ final class PgTypeNames {
   }
 
   /**
-   * The type name: built-in table first, then a user type announced by a Type message ({@code userTypes}
-   * maps OID to its spelling), else {@code oid:<n>}.
+   * The type name: built-in table first, then a user type announced by a Type message ({@code
+   * userTypes} maps OID to its spelling), else {@code oid:<n>}.
    */
   static String name(long typeOid, int typmod, Map<Long, String> userTypes) {
     String builtIn = builtInName(typeOid, typmod);
@@ -131,7 +136,10 @@ final class PgTypeNames {
     return user != null ? user : "oid:" + typeOid;
   }
 
-  /** A Type message's spelling: {@code namespace.name}, or {@code name} for pg_catalog or no namespace. */
+  /**
+   * A Type message's spelling: {@code namespace.name}, or {@code name} for pg_catalog or no
+   * namespace.
+   */
   static String userTypeName(String namespace, String name) {
     if (namespace == null || namespace.isEmpty() || namespace.equals("pg_catalog")) {
       return name;
@@ -191,22 +199,23 @@ final class PgTypeNames {
   private static String interval(int typmod) {
     int range = (typmod >> 16) & 0x7FFF;
     int precision = typmod & 0xFFFF;
-    String fields = switch (range) {
-      case YEAR -> " year";
-      case MONTH -> " month";
-      case DAY -> " day";
-      case HOUR -> " hour";
-      case MINUTE -> " minute";
-      case SECOND -> " second";
-      case YEAR | MONTH -> " year to month";
-      case DAY | HOUR -> " day to hour";
-      case DAY | HOUR | MINUTE -> " day to minute";
-      case DAY | HOUR | MINUTE | SECOND -> " day to second";
-      case HOUR | MINUTE -> " hour to minute";
-      case HOUR | MINUTE | SECOND -> " hour to second";
-      case MINUTE | SECOND -> " minute to second";
-      default -> "";
-    };
+    String fields =
+        switch (range) {
+          case YEAR -> " year";
+          case MONTH -> " month";
+          case DAY -> " day";
+          case HOUR -> " hour";
+          case MINUTE -> " minute";
+          case SECOND -> " second";
+          case YEAR | MONTH -> " year to month";
+          case DAY | HOUR -> " day to hour";
+          case DAY | HOUR | MINUTE -> " day to minute";
+          case DAY | HOUR | MINUTE | SECOND -> " day to second";
+          case HOUR | MINUTE -> " hour to minute";
+          case HOUR | MINUTE | SECOND -> " hour to second";
+          case MINUTE | SECOND -> " minute to second";
+          default -> "";
+        };
     return precision != 0xFFFF ? "interval" + fields + "(" + precision + ")" : "interval" + fields;
   }
 }

@@ -9,17 +9,18 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Relation and Type messages by OID, resolved into {@link RelationSchema}s once per Relation message (never
- * per row).
+ * Relation and Type messages by OID, resolved into {@link RelationSchema}s once per Relation
+ * message (never per row).
  *
- * <p>Every distinct shape a relation takes gets a version number ({@link RelationSchema#version()}); a
- * Relation message that repeats the current shape (pgoutput resends Relation messages, e.g. once per
- * streamed transaction) returns the existing instance, so versions only grow with real schema changes.
- * Buffered and spilled changes refer to the version in force when they arrived, so a later Relation
- * message (another transaction's ALTER TABLE) never reinterprets an earlier change.
+ * <p>Every distinct shape a relation takes gets a version number ({@link
+ * RelationSchema#version()}); a Relation message that repeats the current shape (pgoutput resends
+ * Relation messages, e.g. once per streamed transaction) returns the existing instance, so versions
+ * only grow with real schema changes. Buffered and spilled changes refer to the version in force
+ * when they arrived, so a later Relation message (another transaction's ALTER TABLE) never
+ * reinterprets an earlier change.
  *
- * <p><b>Fingerprint.</b> {@link io.trellara.protocol.SchemaFingerprint} of the schema version, with the key
- * flag {@link RelationSchema} reports (all 0 under REPLICA IDENTITY FULL).
+ * <p><b>Fingerprint.</b> {@link io.trellara.protocol.SchemaFingerprint} of the schema version, with
+ * the key flag {@link RelationSchema} reports (all 0 under REPLICA IDENTITY FULL).
  */
 public final class RelationCache {
 
@@ -35,22 +36,34 @@ public final class RelationCache {
 
   /** Resolves a Relation message; returns the relation's current schema version afterwards. */
   public RelationSchema accept(Relation relation) {
-    ReplicaIdentity ri = switch (relation.replicaIdentity()) {
-      case DEFAULT -> ReplicaIdentity.REPLICA_IDENTITY_DEFAULT;
-      case INDEX -> ReplicaIdentity.REPLICA_IDENTITY_INDEX;
-      case FULL -> ReplicaIdentity.REPLICA_IDENTITY_FULL;
-      case NOTHING -> ReplicaIdentity.REPLICA_IDENTITY_NOTHING;
-    };
+    ReplicaIdentity ri =
+        switch (relation.replicaIdentity()) {
+          case DEFAULT -> ReplicaIdentity.REPLICA_IDENTITY_DEFAULT;
+          case INDEX -> ReplicaIdentity.REPLICA_IDENTITY_INDEX;
+          case FULL -> ReplicaIdentity.REPLICA_IDENTITY_FULL;
+          case NOTHING -> ReplicaIdentity.REPLICA_IDENTITY_NOTHING;
+        };
     boolean full = ri == ReplicaIdentity.REPLICA_IDENTITY_FULL;
     List<Relation.Column> cols = relation.columns();
     RelationSchema.Column[] columns = new RelationSchema.Column[cols.size()];
     for (int i = 0; i < columns.length; i++) {
       Relation.Column c = cols.get(i);
-      columns[i] = new RelationSchema.Column(c.name(), c.typeOid(), c.typeModifier(),
-          PgTypeNames.name(c.typeOid(), c.typeModifier(), userTypes), c.key() && !full);
+      columns[i] =
+          new RelationSchema.Column(
+              c.name(),
+              c.typeOid(),
+              c.typeModifier(),
+              PgTypeNames.name(c.typeOid(), c.typeModifier(), userTypes),
+              c.key() && !full);
     }
-    RelationSchema candidate = new RelationSchema(versions.size(), relation.relationOid(), relation.namespace(),
-        relation.name(), ri, columns);
+    RelationSchema candidate =
+        new RelationSchema(
+            versions.size(),
+            relation.relationOid(),
+            relation.namespace(),
+            relation.name(),
+            ri,
+            columns);
     RelationSchema existing = current.get(relation.relationOid());
     if (existing != null && existing.sameAs(candidate)) {
       return existing;
@@ -64,7 +77,8 @@ public final class RelationCache {
   /**
    * The current schema of a relation.
    *
-   * @throws CaptureException when no Relation message described the OID (the stream is inconsistent)
+   * @throws CaptureException when no Relation message described the OID (the stream is
+   *     inconsistent)
    */
   public RelationSchema get(long relationOid, long lsn) {
     RelationSchema last = lastLookup;
@@ -73,9 +87,14 @@ public final class RelationCache {
     }
     RelationSchema r = current.get(relationOid);
     if (r == null) {
-      throw new CaptureException("unknown_relation", "a change at LSN " + io.trellara.protocol.Lsn.format(lsn)
-          + " refers to relation OID " + relationOid + " but no Relation message described it; the replication"
-          + " stream is inconsistent (restart capture from the slot)");
+      throw new CaptureException(
+          "unknown_relation",
+          "a change at LSN "
+              + io.trellara.protocol.Lsn.format(lsn)
+              + " refers to relation OID "
+              + relationOid
+              + " but no Relation message described it; the replication"
+              + " stream is inconsistent (restart capture from the slot)");
     }
     lastLookup = r;
     return r;
@@ -86,7 +105,10 @@ public final class RelationCache {
     return current.containsKey(relationOid);
   }
 
-  /** The current schema of the relation with these names, or null (a scan: for rare DDL lookups only). */
+  /**
+   * The current schema of the relation with these names, or null (a scan: for rare DDL lookups
+   * only).
+   */
   RelationSchema named(String schema, String table) {
     for (RelationSchema r : current.values()) {
       if (r.schema().equals(schema) && r.table().equals(table)) {

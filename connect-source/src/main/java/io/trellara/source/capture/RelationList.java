@@ -4,10 +4,10 @@ import io.trellara.protocol.Lsn;
 import java.util.List;
 
 /**
- * Decodes the event trigger's {@code relations} field: entries {@code "schema"."table":oid} separated by
- * commas, both names always double-quoted with embedded quotes doubled (any character, including commas,
- * dots and quotes, may appear in a name), oid a decimal pg_class OID or 0. The empty string lists nothing.
- * Repeated entries are kept once.
+ * Decodes the event trigger's {@code relations} field: entries {@code "schema"."table":oid}
+ * separated by commas, both names always double-quoted with embedded quotes doubled (any character,
+ * including commas, dots and quotes, may appear in a name), oid a decimal pg_class OID or 0. The
+ * empty string lists nothing. Repeated entries are kept once.
  */
 final class RelationList {
 
@@ -86,7 +86,11 @@ final class RelationList {
   }
 
   private CaptureException invalid(String what) {
-    return new CaptureException("ddl_message_invalid", "the DDL message at LSN " + Lsn.format(lsn)
-        + " has a relations field that is not a list of \"schema\".\"table\":oid entries: " + what);
+    return new CaptureException(
+        "ddl_message_invalid",
+        "the DDL message at LSN "
+            + Lsn.format(lsn)
+            + " has a relations field that is not a list of \"schema\".\"table\":oid entries: "
+            + what);
   }
 }

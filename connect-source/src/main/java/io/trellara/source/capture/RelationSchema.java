@@ -9,20 +9,22 @@ import io.trellara.protocol.v1.SchemaVersion;
 import java.util.List;
 
 /**
- * One relation as a Relation message described it, resolved once when the message arrived: names, replica
- * identity, columns with their type names, the {@link SchemaVersion} (the only place the columns' names and
- * types go on the wire: row images are positional against it), the relation as changes name it, and the key
- * columns' positions. Immutable; a new Relation message that changes anything yields a new instance (a new
- * schema version).
+ * One relation as a Relation message described it, resolved once when the message arrived: names,
+ * replica identity, columns with their type names, the {@link SchemaVersion} (the only place the
+ * columns' names and types go on the wire: row images are positional against it), the relation as
+ * changes name it, and the key columns' positions. Immutable; a new Relation message that changes
+ * anything yields a new instance (a new schema version).
  *
- * <p><b>Key flags.</b> A column's key flag is pgoutput's "part of the replica identity" flag, except under
- * REPLICA IDENTITY FULL, where pgoutput flags every column: there the relation has no key columns and the
- * whole old row identifies a row (the protocol's rule for FULL), so nullable columns do not count as
- * missing keys.
+ * <p><b>Key flags.</b> A column's key flag is pgoutput's "part of the replica identity" flag,
+ * except under REPLICA IDENTITY FULL, where pgoutput flags every column: there the relation has no
+ * key columns and the whole old row identifies a row (the protocol's rule for FULL), so nullable
+ * columns do not count as missing keys.
  */
 public final class RelationSchema {
 
-  /** One column, as the Relation message described it (row images carry only its state and value). */
+  /**
+   * One column, as the Relation message described it (row images carry only its state and value).
+   */
   public static final class Column {
     final String name;
     final long typeOid;
@@ -70,25 +72,38 @@ public final class RelationSchema {
   private final String qualifiedName;
   private final RelationSchema[] single = {this};
 
-  RelationSchema(int version, long oid, String schema, String table, ReplicaIdentity replicaIdentity,
+  RelationSchema(
+      int version,
+      long oid,
+      String schema,
+      String table,
+      ReplicaIdentity replicaIdentity,
       Column[] columns) {
     this.version = version;
     this.oid = oid;
-    this.relationId = RelationId.newBuilder().setSchema(schema).setTable(table).setSourceOid((int) oid).build();
+    this.relationId =
+        RelationId.newBuilder().setSchema(schema).setTable(table).setSourceOid((int) oid).build();
     this.changeRelation = RelationId.newBuilder().setSchema(schema).setTable(table).build();
     this.replicaIdentity = replicaIdentity;
     this.columns = columns;
     SchemaVersion.Builder sv = SchemaVersion.newBuilder().setRelation(relationId);
     for (Column c : columns) {
-      sv.addColumns(ColumnDefinition.newBuilder().setName(c.name).setTypeOid((int) c.typeOid)
-          .setTypeName(c.typeName).setTypeModifier(c.typeModifier).setKey(c.key));
+      sv.addColumns(
+          ColumnDefinition.newBuilder()
+              .setName(c.name)
+              .setTypeOid((int) c.typeOid)
+              .setTypeName(c.typeName)
+              .setTypeModifier(c.typeModifier)
+              .setKey(c.key));
     }
     this.schemaVersion = sv.setFingerprint(SchemaFingerprint.of(sv)).build();
     this.keyPositions = SchemaVersions.keyPositions(schemaVersion);
     this.qualifiedName = schema + '.' + table;
   }
 
-  /** Index of this schema version in its {@link RelationCache} (stable for the cache's lifetime). */
+  /**
+   * Index of this schema version in its {@link RelationCache} (stable for the cache's lifetime).
+   */
   public int version() {
     return version;
   }
@@ -102,7 +117,10 @@ public final class RelationSchema {
     return relationId;
   }
 
-  /** The relation as a change names it: schema and table (the OID hint travels once, in the schema version). */
+  /**
+   * The relation as a change names it: schema and table (the OID hint travels once, in the schema
+   * version).
+   */
   public RelationId changeRelation() {
     return changeRelation;
   }
@@ -140,7 +158,9 @@ public final class RelationSchema {
     return keyPositions.length;
   }
 
-  /** Positions of the key columns in column order (none under REPLICA IDENTITY FULL); do not modify. */
+  /**
+   * Positions of the key columns in column order (none under REPLICA IDENTITY FULL); do not modify.
+   */
   int[] keyPositions() {
     return keyPositions;
   }
@@ -155,8 +175,10 @@ public final class RelationSchema {
 
   /** Same shape: fingerprint (names, types, typmods, keys), replica identity and type names. */
   boolean sameAs(RelationSchema other) {
-    if (other.oid != oid || other.replicaIdentity != replicaIdentity
-        || !other.fingerprint().equals(fingerprint()) || other.columns.length != columns.length) {
+    if (other.oid != oid
+        || other.replicaIdentity != replicaIdentity
+        || !other.fingerprint().equals(fingerprint())
+        || other.columns.length != columns.length) {
       return false;
     }
     for (int i = 0; i < columns.length; i++) {
@@ -174,6 +196,14 @@ public final class RelationSchema {
 
   @Override
   public String toString() {
-    return "RelationSchema[" + qualifiedName + " oid=" + oid + " v" + version + " " + fingerprint() + "]";
+    return "RelationSchema["
+        + qualifiedName
+        + " oid="
+        + oid
+        + " v"
+        + version
+        + " "
+        + fingerprint()
+        + "]";
   }
 }

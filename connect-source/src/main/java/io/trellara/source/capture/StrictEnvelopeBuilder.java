@@ -9,21 +9,26 @@ import java.util.IdentityHashMap;
 import java.util.Map;
 
 /**
- * Builds the one {@link TransactionEnvelope} of a committed transaction in strict transaction order:
- * protocol_version 1, the flow identity, transaction_id, begin LSN (when known) and commit LSN in canonical
- * X/X form, the commit timestamp, the schema version of every relation the events reference (each distinct
- * version once, in order of first reference; truncated relations included), the changes and the DDL
- * events. The checksum is left to the codec ({@code TrellaraCodec.encode} validates, checksums, encodes).
+ * Builds the one {@link TransactionEnvelope} of a committed transaction in strict transaction
+ * order: protocol_version 1, the flow identity, transaction_id, begin LSN (when known) and commit
+ * LSN in canonical X/X form, the commit timestamp, the schema version of every relation the events
+ * reference (each distinct version once, in order of first reference; truncated relations
+ * included), the changes and the DDL events. The checksum is left to the codec ({@code
+ * TrellaraCodec.encode} validates, checksums, encodes).
  *
- * <p>Refuses with {@link EnvelopeTooLargeException} as soon as the running estimate of the encoded size (the
- * serialized size of each record as it is added, plus field framing) exceeds the configured maximum, so a
- * huge transaction is refused without being held whole.
+ * <p>Refuses with {@link EnvelopeTooLargeException} as soon as the running estimate of the encoded
+ * size (the serialized size of each record as it is added, plus field framing) exceeds the
+ * configured maximum, so a huge transaction is refused without being held whole.
  */
 public final class StrictEnvelopeBuilder {
 
   /** 1 MiB: Kafka's default max.message.bytes is about that. */
   public static final long DEFAULT_MAX_ENVELOPE_BYTES = 1024L * 1024;
-  /** Envelope fields other than the repeated ones (ids, LSNs, timestamp, version, checksum), generously. */
+
+  /**
+   * Envelope fields other than the repeated ones (ids, LSNs, timestamp, version, checksum),
+   * generously.
+   */
   private static final int FIXED_FIELDS_BYTES = 256;
 
   private final long maxEnvelopeBytes;
@@ -45,12 +50,15 @@ public final class StrictEnvelopeBuilder {
    */
   public TransactionEnvelope build(CapturedTransaction tx) {
     CaptureIdentity id = tx.identity();
-    TransactionEnvelope.Builder envelope = TransactionEnvelope.newBuilder()
-        .setProtocolVersion(ProtocolVersion.CURRENT)
-        .setSourceId(id.sourceId()).setDatabaseId(id.databaseId()).setDatasetId(id.datasetId())
-        .setTransactionId(tx.transactionId())
-        .setCommitLsn(tx.commitLsnText())
-        .setCommitTimestampMs(tx.commitTimestampMs());
+    TransactionEnvelope.Builder envelope =
+        TransactionEnvelope.newBuilder()
+            .setProtocolVersion(ProtocolVersion.CURRENT)
+            .setSourceId(id.sourceId())
+            .setDatabaseId(id.databaseId())
+            .setDatasetId(id.datasetId())
+            .setTransactionId(tx.transactionId())
+            .setCommitLsn(tx.commitLsnText())
+            .setCommitTimestampMs(tx.commitTimestampMs());
     if (tx.beginLsn() != 0) {
       envelope.setBeginLsn(Lsn.format(tx.beginLsn()));
     }
@@ -107,8 +115,8 @@ public final class StrictEnvelopeBuilder {
     private void grow(int serializedSize) {
       estimate += serializedSize + 1 + varintSize(serializedSize);
       if (estimate > maxEnvelopeBytes) {
-        throw new EnvelopeTooLargeException(tx.transactionId(), tx.commitLsnText(), events, estimate,
-            maxEnvelopeBytes);
+        throw new EnvelopeTooLargeException(
+            tx.transactionId(), tx.commitLsnText(), events, estimate, maxEnvelopeBytes);
       }
     }
   }

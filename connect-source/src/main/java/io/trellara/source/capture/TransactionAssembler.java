@@ -27,43 +27,47 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Assembles pgoutput messages, in stream order, into committed transactions, handed to a
- * {@link CommittedTransactionHandler} in commit order.
+ * Assembles pgoutput messages, in stream order, into committed transactions, handed to a {@link
+ * CommittedTransactionHandler} in commit order.
  *
- * <p><b>Protocols.</b> Protocol 1 and non-streamed protocol 2 transactions arrive whole as Begin ...
- * Commit. Under protocol 2 with streaming, large in-progress transactions arrive as Stream Start ...
- * Stream Stop blocks, interleaved across top-level xids and kept here per top-level xid until Stream
- * Commit (emitted) or a top-level Stream Abort (dropped). Inside a block a change carries the xid of the
- * (sub)transaction that made it; a Stream Abort naming a subtransaction drops exactly the changes carrying
- * that xid (only part of a rolled-back savepoint may have been streamed; whatever was, is dropped).
+ * <p><b>Protocols.</b> Protocol 1 and non-streamed protocol 2 transactions arrive whole as Begin
+ * ... Commit. Under protocol 2 with streaming, large in-progress transactions arrive as Stream
+ * Start ... Stream Stop blocks, interleaved across top-level xids and kept here per top-level xid
+ * until Stream Commit (emitted) or a top-level Stream Abort (dropped). Inside a block a change
+ * carries the xid of the (sub)transaction that made it; a Stream Abort naming a subtransaction
+ * drops exactly the changes carrying that xid (only part of a rolled-back savepoint may have been
+ * streamed; whatever was, is dropped).
  *
- * <p><b>What is kept.</b> Insert, Update, Delete, Truncate and transactional logical messages whose prefix
- * is the DDL prefix ({@code trellara.ddl}) and that {@link DdlFilter} publishes: DDL of a captured relation,
- * not temporary, with DDL capture enabled. The rest are dropped here, before they are counted, so total_order
- * stays 1..N over the published events; {@link #ddlEventsDropped()} counts them. Other logical messages
- * (other prefixes, and every non-transactional message) and Origin messages are ignored. Relation and Type messages update the
- * {@link RelationCache} immediately; each buffered change remembers the schema version in force when it
- * arrived.
+ * <p><b>What is kept.</b> Insert, Update, Delete, Truncate and transactional logical messages whose
+ * prefix is the DDL prefix ({@code trellara.ddl}) and that {@link DdlFilter} publishes: DDL of a
+ * captured relation, not temporary, with DDL capture enabled. The rest are dropped here, before
+ * they are counted, so total_order stays 1..N over the published events; {@link
+ * #ddlEventsDropped()} counts them. Other logical messages (other prefixes, and every
+ * non-transactional message) and Origin messages are ignored. Relation and Type messages update the
+ * {@link RelationCache} immediately; each buffered change remembers the schema version in force
+ * when it arrived.
  *
- * <p><b>Memory bound (the spill rule).</b> Each buffered change is charged an estimate of its size (its
- * tuple bytes plus a fixed per-change overhead, see {@link #estimate}). The sum over ALL in-flight
- * transactions stays at or below {@link CaptureSettings#spillThresholdBytes()}: before a change is added
- * that would exceed it, the in-flight transaction holding the most memory is moved to its spill file
- * (repeatedly, until the change fits; the receiving transaction itself is spilled when nothing else
- * holds memory). A spilled transaction writes its buffered changes and every later change, as the raw
- * pgoutput message bytes (a buffered change keeps them: see {@link BufferedChange}; nothing is encoded back
- * into pgoutput), to a local-log spill file of its own ({@code trellara-spill-<xid>-<unique>.tlog} in the
- * spill directory, {@code FsyncPolicy.NEVER}); at commit they are re-parsed. The file is deleted once the
- * transaction's handler returns, or when the transaction aborts, or on {@link #close()}. Spill files do not
- * survive a restart and need not: capture resumes from the slot, which re-sends uncommitted work.
+ * <p><b>Memory bound (the spill rule).</b> Each buffered change is charged an estimate of its size
+ * (its tuple bytes plus a fixed per-change overhead, see {@link #estimate}). The sum over ALL
+ * in-flight transactions stays at or below {@link CaptureSettings#spillThresholdBytes()}: before a
+ * change is added that would exceed it, the in-flight transaction holding the most memory is moved
+ * to its spill file (repeatedly, until the change fits; the receiving transaction itself is spilled
+ * when nothing else holds memory). A spilled transaction writes its buffered changes and every
+ * later change, as the raw pgoutput message bytes (a buffered change keeps them: see {@link
+ * BufferedChange}; nothing is encoded back into pgoutput), to a local-log spill file of its own
+ * ({@code trellara-spill-<xid>-<unique>.tlog} in the spill directory, {@code FsyncPolicy.NEVER});
+ * at commit they are re-parsed. The file is deleted once the transaction's handler returns, or when
+ * the transaction aborts, or on {@link #close()}. Spill files do not survive a restart and need
+ * not: capture resumes from the slot, which re-sends uncommitted work.
  *
- * <p>Single-threaded: the thread that owns the replication stream calls {@code accept}; the handler runs
- * on that thread.
+ * <p>Single-threaded: the thread that owns the replication stream calls {@code accept}; the handler
+ * runs on that thread.
  */
 public final class TransactionAssembler implements AutoCloseable {
 
   /** Per-change bookkeeping charged on top of the tuple bytes (objects, arrays, list slot). */
   static final int PER_CHANGE_OVERHEAD_BYTES = 96;
+
   /** Per tuple column (kind byte, bounds) charged on top of the value bytes. */
   static final int PER_COLUMN_OVERHEAD_BYTES = 9;
 
@@ -92,8 +96,8 @@ public final class TransactionAssembler implements AutoCloseable {
   private long spilledBytes;
   private long peakMemoryBytes;
 
-  public TransactionAssembler(CaptureIdentity identity, CaptureSettings settings,
-      CommittedTransactionHandler handler) {
+  public TransactionAssembler(
+      CaptureIdentity identity, CaptureSettings settings, CommittedTransactionHandler handler) {
     this.identity = Objects.requireNonNull(identity, "identity");
     this.settings = Objects.requireNonNull(settings, "settings");
     this.handler = Objects.requireNonNull(handler, "handler");
@@ -101,11 +105,13 @@ public final class TransactionAssembler implements AutoCloseable {
   }
 
   /**
-   * Accepts one parsed message. When its transaction has to spill, an Insert, Update or Delete is spilled
-   * from the wire bytes its tuples keep, a Truncate or DDL message is encoded back into pgoutput bytes; prefer
-   * {@link #accept(PgOutputMessage, ByteBuffer, long)} when the raw bytes are at hand.
+   * Accepts one parsed message. When its transaction has to spill, an Insert, Update or Delete is
+   * spilled from the wire bytes its tuples keep, a Truncate or DDL message is encoded back into
+   * pgoutput bytes; prefer {@link #accept(PgOutputMessage, ByteBuffer, long)} when the raw bytes
+   * are at hand.
    *
-   * @param walStart the WAL position the stream reported for the message (XLogData dataStart), 0 if unknown
+   * @param walStart the WAL position the stream reported for the message (XLogData dataStart), 0 if
+   *     unknown
    */
   public void accept(PgOutputMessage message, long walStart) {
     accept(message, null, walStart);
@@ -115,8 +121,9 @@ public final class TransactionAssembler implements AutoCloseable {
    * Accepts one parsed message together with the raw bytes it was parsed from ({@code raw} from its
    * position to its limit; not retained, not moved; may be null).
    *
-   * @throws CaptureException when the message does not fit the stream's state (e.g. a change outside any
-   *     transaction), or when a committed transaction fails to capture (thrown by the handler's iteration)
+   * @throws CaptureException when the message does not fit the stream's state (e.g. a change
+   *     outside any transaction), or when a committed transaction fails to capture (thrown by the
+   *     handler's iteration)
    */
   public void accept(PgOutputMessage message, ByteBuffer raw, long walStart) {
     switch (message.type()) {
@@ -128,7 +135,7 @@ public final class TransactionAssembler implements AutoCloseable {
       case 'A' -> streamAbort((StreamAbort) message);
       case 'R' -> relations.accept((Relation) message);
       case 'Y' -> relations.accept((Type) message);
-      case 'O' -> { } // the origin is not part of the envelope
+      case 'O' -> {} // the origin is not part of the envelope
       case 'M' -> {
         LogicalMessage m = (LogicalMessage) message;
         if (m.transactional() && isDdlPrefix(m.prefix())) {
@@ -139,9 +146,27 @@ public final class TransactionAssembler implements AutoCloseable {
           }
         }
       }
-      case 'I' -> add((Insert) message, raw, walStart, one(((Insert) message).relationOid(), walStart), false);
-      case 'U' -> add((Update) message, raw, walStart, one(((Update) message).relationOid(), walStart), false);
-      case 'D' -> add((Delete) message, raw, walStart, one(((Delete) message).relationOid(), walStart), false);
+      case 'I' ->
+          add(
+              (Insert) message,
+              raw,
+              walStart,
+              one(((Insert) message).relationOid(), walStart),
+              false);
+      case 'U' ->
+          add(
+              (Update) message,
+              raw,
+              walStart,
+              one(((Update) message).relationOid(), walStart),
+              false);
+      case 'D' ->
+          add(
+              (Delete) message,
+              raw,
+              walStart,
+              one(((Delete) message).relationOid(), walStart),
+              false);
       case 'T' -> truncate((Truncate) message, raw, walStart);
       default -> throw new IllegalArgumentException("unknown message " + message);
     }
@@ -150,8 +175,8 @@ public final class TransactionAssembler implements AutoCloseable {
   private void truncate(Truncate t, ByteBuffer raw, long walStart) {
     long[] oids = t.relationOids();
     if (oids.length == 0) {
-      throw new CaptureException("stream_order", "a Truncate at LSN " + Lsn.format(walStart)
-          + " names no relation");
+      throw new CaptureException(
+          "stream_order", "a Truncate at LSN " + Lsn.format(walStart) + " names no relation");
     }
     RelationSchema[] rels = new RelationSchema[oids.length];
     for (int i = 0; i < oids.length; i++) {
@@ -166,24 +191,32 @@ public final class TransactionAssembler implements AutoCloseable {
       LOG.debug("DDL message at LSN {} dropped: DDL capture is disabled", Lsn.format(walStart));
       return false;
     }
-    DdlMessageParser.parseInto(m.content(), m.lsn() != 0 ? m.lsn() : walStart, ddlProbe.clear(), ddlTargets);
+    DdlMessageParser.parseInto(
+        m.content(), m.lsn() != 0 ? m.lsn() : walStart, ddlProbe.clear(), ddlTargets);
     if (!ddlTargets.described && !warnedUndescribedDdl) {
       warnedUndescribedDdl = true;
-      LOG.warn("A DDL message names no relations: the database's DDL event trigger is older than this connector,"
-          + " so its DDL cannot be attributed and is dropped. Re-run trellara-ddl-capture.sql to upgrade it.");
+      LOG.warn(
+          "A DDL message names no relations: the database's DDL event trigger is older than this connector,"
+              + " so its DDL cannot be attributed and is dropped. Re-run trellara-ddl-capture.sql to upgrade it.");
     }
     if (ddlFilter.capturedOwner(ddlTargets) != null) {
       return true;
     }
     if (LOG.isDebugEnabled()) {
-      LOG.debug("DDL message at LSN {} dropped ({} of {}): {}", Lsn.format(walStart),
-          ddlTargets.temporary ? "temporary objects" : "no captured relation", ddlTargets.relations,
+      LOG.debug(
+          "DDL message at LSN {} dropped ({} of {}): {}",
+          Lsn.format(walStart),
+          ddlTargets.temporary ? "temporary objects" : "no captured relation",
+          ddlTargets.relations,
           ddlProbe.getCommandTag());
     }
     return false;
   }
 
-  /** DDL messages dropped since this assembler started: uncaptured, temporary, or DDL capture disabled. */
+  /**
+   * DDL messages dropped since this assembler started: uncaptured, temporary, or DDL capture
+   * disabled.
+   */
   public long ddlEventsDropped() {
     return ddlEventsDropped;
   }
@@ -208,8 +241,9 @@ public final class TransactionAssembler implements AutoCloseable {
   }
 
   /**
-   * True when no transaction is in flight (no Begin without Commit, no streamed transaction without Stream
-   * Commit or Abort): every WAL position received so far belongs to work already handed to the handler.
+   * True when no transaction is in flight (no Begin without Commit, no streamed transaction without
+   * Stream Commit or Abort): every WAL position received so far belongs to work already handed to
+   * the handler.
    */
   public boolean idle() {
     return current == null && streamed.isEmpty();
@@ -225,7 +259,10 @@ public final class TransactionAssembler implements AutoCloseable {
     return spilledBytes;
   }
 
-  /** Drops every in-flight transaction and deletes their spill files (e.g. when the stream restarts). */
+  /**
+   * Drops every in-flight transaction and deletes their spill files (e.g. when the stream
+   * restarts).
+   */
   @Override
   public void close() {
     stageOwner = null;
@@ -246,8 +283,14 @@ public final class TransactionAssembler implements AutoCloseable {
 
   private void begin(Begin b, long walStart) {
     if (current != null || streamBlock != null) {
-      throw order("Begin of xid " + b.xid() + " inside " + (current != null ? "transaction " + current.xid
-          : "the stream block of xid " + streamBlock.xid), walStart);
+      throw order(
+          "Begin of xid "
+              + b.xid()
+              + " inside "
+              + (current != null
+                  ? "transaction " + current.xid
+                  : "the stream block of xid " + streamBlock.xid),
+          walStart);
     }
     current = new InFlightTransaction(b.xid(), false, walStart);
   }
@@ -263,14 +306,19 @@ public final class TransactionAssembler implements AutoCloseable {
 
   private void streamStart(StreamStart s, long walStart) {
     if (current != null || streamBlock != null) {
-      throw order("Stream Start of xid " + s.xid() + " inside another transaction or stream block", walStart);
+      throw order(
+          "Stream Start of xid " + s.xid() + " inside another transaction or stream block",
+          walStart);
     }
-    streamBlock = streamed.computeIfAbsent(s.xid(), xid -> new InFlightTransaction(xid, true, walStart));
+    streamBlock =
+        streamed.computeIfAbsent(s.xid(), xid -> new InFlightTransaction(xid, true, walStart));
   }
 
   private void streamCommit(StreamCommit c) {
     if (current != null || streamBlock != null) {
-      throw order("Stream Commit of xid " + c.xid() + " inside a transaction or stream block", c.commitLsn());
+      throw order(
+          "Stream Commit of xid " + c.xid() + " inside a transaction or stream block",
+          c.commitLsn());
     }
     InFlightTransaction tx = streamed.remove(c.xid());
     if (tx == null) {
@@ -303,8 +351,9 @@ public final class TransactionAssembler implements AutoCloseable {
       if (stageOwner == tx) {
         flushStage();
       }
-      CapturedTransaction captured = new CapturedTransaction(identity, tx, commitLsn, endLsn, commitTimestampMs,
-          relations, ddlFilter);
+      CapturedTransaction captured =
+          new CapturedTransaction(
+              identity, tx, commitLsn, endLsn, commitTimestampMs, relations, ddlFilter);
       try {
         handler.onCommitted(captured);
       } finally {
@@ -326,7 +375,8 @@ public final class TransactionAssembler implements AutoCloseable {
   private InFlightTransaction target(Streamable m, long walStart) {
     if (m.streamXid() != 0) {
       if (streamBlock == null) {
-        throw order("a streamed change of xid " + m.streamXid() + " outside a stream block", walStart);
+        throw order(
+            "a streamed change of xid " + m.streamXid() + " outside a stream block", walStart);
       }
       return streamBlock;
     }
@@ -336,7 +386,8 @@ public final class TransactionAssembler implements AutoCloseable {
     return current;
   }
 
-  private void add(Streamable m, ByteBuffer raw, long walStart, RelationSchema[] rels, boolean ddl) {
+  private void add(
+      Streamable m, ByteBuffer raw, long walStart, RelationSchema[] rels, boolean ddl) {
     InFlightTransaction tx = target(m, walStart);
     tx.count(m.streamXid(), ddl);
     tx.referenced(rels);
@@ -400,31 +451,38 @@ public final class TransactionAssembler implements AutoCloseable {
   }
 
   /**
-   * The wire bytes a parsed Insert, Update or Delete keeps (its tuples hold the whole message it was parsed
-   * from, see {@link TupleData#message()}), so spilling it never encodes it back; null for other messages.
+   * The wire bytes a parsed Insert, Update or Delete keeps (its tuples hold the whole message it
+   * was parsed from, see {@link TupleData#message()}), so spilling it never encodes it back; null
+   * for other messages.
    */
   static ByteBuffer keptWire(Streamable m) {
-    TupleData t = m instanceof Insert i ? i.newTuple() : m instanceof Update u ? u.newTuple()
-        : m instanceof Delete d ? d.oldTuple() : null;
+    TupleData t =
+        m instanceof Insert i
+            ? i.newTuple()
+            : m instanceof Update u ? u.newTuple() : m instanceof Delete d ? d.oldTuple() : null;
     if (t == null) {
       return null;
     }
     ByteBuffer wire = t.message();
     if (wire.get(0) != m.type()) {
-      throw new IllegalStateException("a '" + (char) m.type() + "' change holds the tuple of a '"
-          + (char) wire.get(0) + "' message");
+      throw new IllegalStateException(
+          "a '"
+              + (char) m.type()
+              + "' change holds the tuple of a '"
+              + (char) wire.get(0)
+              + "' message");
     }
     return wire;
   }
 
   /**
-   * Spill record: Int32 length of the rest | Int64 walStart | Int32 n | n x Int32 schema version | raw
-   * pgoutput message. Records are staged in one buffer and written as one spill frame per
-   * {@value #SPILL_FRAME_BYTES} bytes (or when another transaction spills, or at commit), so a spilled
-   * change costs no system call of its own.
+   * Spill record: Int32 length of the rest | Int64 walStart | Int32 n | n x Int32 schema version |
+   * raw pgoutput message. Records are staged in one buffer and written as one spill frame per
+   * {@value #SPILL_FRAME_BYTES} bytes (or when another transaction spills, or at commit), so a
+   * spilled change costs no system call of its own.
    */
-  private void writeSpill(InFlightTransaction tx, Streamable m, ByteBuffer raw, long walStart,
-      RelationSchema[] rels) {
+  private void writeSpill(
+      InFlightTransaction tx, Streamable m, ByteBuffer raw, long walStart, RelationSchema[] rels) {
     if (stageOwner != tx) {
       flushStage();
       stageOwner = tx;
@@ -487,7 +545,9 @@ public final class TransactionAssembler implements AutoCloseable {
     if (m instanceof Insert i) {
       return PER_CHANGE_OVERHEAD_BYTES + tuple(i.newTuple());
     } else if (m instanceof Update u) {
-      return PER_CHANGE_OVERHEAD_BYTES + tuple(u.newTuple()) + (u.oldTuple() != null ? tuple(u.oldTuple()) : 0);
+      return PER_CHANGE_OVERHEAD_BYTES
+          + tuple(u.newTuple())
+          + (u.oldTuple() != null ? tuple(u.oldTuple()) : 0);
     } else if (m instanceof Delete d) {
       return PER_CHANGE_OVERHEAD_BYTES + (d.oldTuple() != null ? tuple(d.oldTuple()) : 0);
     } else if (m instanceof Truncate t) {
@@ -508,7 +568,12 @@ public final class TransactionAssembler implements AutoCloseable {
   }
 
   private static CaptureException order(String what, long lsn) {
-    return new CaptureException("stream_order", what + " (LSN " + Lsn.format(lsn) + "): the replication"
-        + " stream is out of order; restart capture from the slot");
+    return new CaptureException(
+        "stream_order",
+        what
+            + " (LSN "
+            + Lsn.format(lsn)
+            + "): the replication"
+            + " stream is out of order; restart capture from the slot");
   }
 }

@@ -9,67 +9,120 @@ import io.trellara.source.engine.SourceTopics;
 import io.trellara.source.snapshot.SnapshotReads;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.List;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.config.Config;
 import org.apache.kafka.common.config.ConfigValue;
 import org.apache.kafka.common.config.types.Password;
 
-/** Translates the Connect configuration into the engine's settings, and reports errors on ConfigValues. */
+/**
+ * Translates the Connect configuration into the engine's settings, and reports errors on
+ * ConfigValues.
+ */
 final class SourceSettingsMapper {
-    private SourceSettingsMapper() {
-    }
+  private SourceSettingsMapper() {}
 
-    static SourceSettings settings(TrellaraSourceConfig c) {
-        PgEndpoint endpoint = new PgEndpoint(c.getString(HOSTNAME), c.getInt(PORT), c.getString(DBNAME),
-                c.getString(USER), c.password(), c.getString(SSLMODE), c.getString(SSLROOTCERT),
-                c.getString(SSLCERT), c.getString(SSLKEY), secret(c.getPassword(SSLPASSWORD)));
-        return new SourceSettings(endpoint, c.getString(SOURCE_ID), c.getString(DATABASE_ID), c.getString(DATASET_ID),
-                c.getString(SLOT_NAME), c.getString(PUBLICATION_NAME),
-                AUTOCREATE_FILTERED.equals(c.getString(PUBLICATION_AUTOCREATE)), c.getList(TABLE_INCLUDE_LIST),
-                c.getInt(PROTOCOL_VERSION), c.streaming(), c.getLong(STATUS_INTERVAL_MS),
-                c.getLong(RECONNECT_MAX_DURATION_MS), c.getLong(HEARTBEAT_INTERVAL_MS), c.getBoolean(DDL_CAPTURE), c.getBoolean(DDL_INSTALL),
-                c.spillDirectory(), c.getLong(SPILL_THRESHOLD_BYTES), c.getInt(MAX_ENVELOPE_BYTES), c.getInt(QUEUE_MAX_RECORDS),
-                c.getLong(QUEUE_MAX_BYTES), c.boundary(), CapturedTables.NONE,
-                new SnapshotReads(c.getInt(SNAPSHOT_MAX_THREADS), c.getLong(SNAPSHOT_KEY_RANGE_ROWS)));
-    }
+  static SourceSettings settings(TrellaraSourceConfig c) {
+    PgEndpoint endpoint =
+        new PgEndpoint(
+            c.getString(HOSTNAME),
+            c.getInt(PORT),
+            c.getString(DBNAME),
+            c.getString(USER),
+            c.password(),
+            c.getString(SSLMODE),
+            c.getString(SSLROOTCERT),
+            c.getString(SSLCERT),
+            c.getString(SSLKEY),
+            secret(c.getPassword(SSLPASSWORD)));
+    return new SourceSettings(
+        endpoint,
+        c.getString(SOURCE_ID),
+        c.getString(DATABASE_ID),
+        c.getString(DATASET_ID),
+        c.getString(SLOT_NAME),
+        c.getString(PUBLICATION_NAME),
+        AUTOCREATE_FILTERED.equals(c.getString(PUBLICATION_AUTOCREATE)),
+        c.getList(TABLE_INCLUDE_LIST),
+        c.getInt(PROTOCOL_VERSION),
+        c.streaming(),
+        c.getLong(STATUS_INTERVAL_MS),
+        c.getLong(RECONNECT_MAX_DURATION_MS),
+        c.getLong(HEARTBEAT_INTERVAL_MS),
+        c.getBoolean(DDL_CAPTURE),
+        c.getBoolean(DDL_INSTALL),
+        c.spillDirectory(),
+        c.getLong(SPILL_THRESHOLD_BYTES),
+        c.getInt(MAX_ENVELOPE_BYTES),
+        c.getInt(QUEUE_MAX_RECORDS),
+        c.getLong(QUEUE_MAX_BYTES),
+        c.boundary(),
+        CapturedTables.NONE,
+        new SnapshotReads(c.getInt(SNAPSHOT_MAX_THREADS), c.getLong(SNAPSHOT_KEY_RANGE_ROWS)));
+  }
 
-    /** What the source's topics must be: strict (1 partition) and, partitioned, the lane topic. */
-    static SourceTopics.Plan topicPlan(TrellaraSourceConfig c) {
-        long needed = c.largestRecordBytes();
-        String sizeRule = "max.message.bytes >= " + needed + " (" + c.largestRecordSetting() + " plus "
-                + RECORD_OVERHEAD_BYTES + " bytes of record overhead)";
-        List<SourceTopics.Requirement> topics = new ArrayList<>();
-        topics.add(new SourceTopics.Requirement(c.strictTopic(), TOPIC_STRICT, 1,
-                "the strict topic (one partition: commit order)", needed, sizeRule));
-        if (c.partitioned()) {
-            int lanes = c.getInt(PARTITION_COUNT);
-            topics.add(new SourceTopics.Requirement(c.partitionedTopic(), TOPIC_PARTITIONED, lanes,
-                    PARTITION_COUNT + "=" + lanes, needed, sizeRule));
-        }
-        return new SourceTopics.Plan(topics, c.adminConfig(), c.getInt(TOPIC_REPLICATION_FACTOR).shortValue(),
-                Duration.ofMillis(c.getInt(TOPIC_CHECK_TIMEOUT_MS)), KAFKA_BOOTSTRAP_SERVERS, TOPIC_CHECK_TIMEOUT_MS);
+  /** What the source's topics must be: strict (1 partition) and, partitioned, the lane topic. */
+  static SourceTopics.Plan topicPlan(TrellaraSourceConfig c) {
+    long needed = c.largestRecordBytes();
+    String sizeRule =
+        "max.message.bytes >= "
+            + needed
+            + " ("
+            + c.largestRecordSetting()
+            + " plus "
+            + RECORD_OVERHEAD_BYTES
+            + " bytes of record overhead)";
+    List<SourceTopics.Requirement> topics = new ArrayList<>();
+    topics.add(
+        new SourceTopics.Requirement(
+            c.strictTopic(),
+            TOPIC_STRICT,
+            1,
+            "the strict topic (one partition: commit order)",
+            needed,
+            sizeRule));
+    if (c.partitioned()) {
+      int lanes = c.getInt(PARTITION_COUNT);
+      topics.add(
+          new SourceTopics.Requirement(
+              c.partitionedTopic(),
+              TOPIC_PARTITIONED,
+              lanes,
+              PARTITION_COUNT + "=" + lanes,
+              needed,
+              sizeRule));
     }
+    return new SourceTopics.Plan(
+        topics,
+        c.adminConfig(),
+        c.getInt(TOPIC_REPLICATION_FACTOR).shortValue(),
+        Duration.ofMillis(c.getInt(TOPIC_CHECK_TIMEOUT_MS)),
+        KAFKA_BOOTSTRAP_SERVERS,
+        TOPIC_CHECK_TIMEOUT_MS);
+  }
 
-    private static String secret(Password p) {
-        return p == null ? "" : p.value();
-    }
+  private static String secret(Password p) {
+    return p == null ? "" : p.value();
+  }
 
-    static Map<String, ConfigValue> byName(Config config) {
-        Map<String, ConfigValue> m = new LinkedHashMap<>();
-        config.configValues().forEach(v -> m.put(v.name(), v));
-        return m;
-    }
+  static Map<String, ConfigValue> byName(Config config) {
+    Map<String, ConfigValue> m = new LinkedHashMap<>();
+    config.configValues().forEach(v -> m.put(v.name(), v));
+    return m;
+  }
 
-    /** Adds an error to the setting's ConfigValue, creating it (and listing it in the Config) when absent. */
-    static void error(Config config, Map<String, ConfigValue> values, String name, String message) {
-        ConfigValue v = values.get(name);
-        if (v == null) {
-            v = new ConfigValue(name);
-            values.put(name, v);
-            config.configValues().add(v);
-        }
-        v.addErrorMessage(message);
+  /**
+   * Adds an error to the setting's ConfigValue, creating it (and listing it in the Config) when
+   * absent.
+   */
+  static void error(Config config, Map<String, ConfigValue> values, String name, String message) {
+    ConfigValue v = values.get(name);
+    if (v == null) {
+      v = new ConfigValue(name);
+      values.put(name, v);
+      config.configValues().add(v);
     }
+    v.addErrorMessage(message);
+  }
 }

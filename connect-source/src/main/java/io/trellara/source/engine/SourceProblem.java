@@ -1,5 +1,6 @@
 package io.trellara.source.engine;
 
-/** A reason the source cannot run, tied to the setting a person should look at, worded as advice. */
-public record SourceProblem(String property, String message) {
-}
+/**
+ * A reason the source cannot run, tied to the setting a person should look at, worded as advice.
+ */
+public record SourceProblem(String property, String message) {}

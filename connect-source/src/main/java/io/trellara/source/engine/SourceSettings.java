@@ -6,61 +6,139 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * What the capture engine needs, free of any Connect type. {@code capturedTables} is what the publication
- * covered when the task started ({@link PublishedTables}), for DDL filtering. {@code reconnectMaxDurationMs}: how
- * long the engine keeps reconnecting after it lost the replication connection (0: it fails at once).
- * {@code heartbeatIntervalMs}: how often a {@link Heartbeat} message is written on the source database (0: never).
- * {@code snapshotReads}: how an initial snapshot reads its tables.
+ * What the capture engine needs, free of any Connect type. {@code capturedTables} is what the
+ * publication covered when the task started ({@link PublishedTables}), for DDL filtering. {@code
+ * reconnectMaxDurationMs}: how long the engine keeps reconnecting after it lost the replication
+ * connection (0: it fails at once). {@code heartbeatIntervalMs}: how often a {@link Heartbeat}
+ * message is written on the source database (0: never). {@code snapshotReads}: how an initial
+ * snapshot reads its tables.
  */
 public record SourceSettings(
-        PgEndpoint endpoint,
-        String sourceId,
-        String databaseId,
-        String datasetId,
-        String slotName,
-        String publicationName,
-        boolean autocreatePublication,
-        List<String> tables,
-        int protocolVersion,
-        boolean streaming,
-        long statusIntervalMs,
-        long reconnectMaxDurationMs,
-        long heartbeatIntervalMs,
-        boolean ddlCapture,
-        boolean ddlInstall,
-        Path spillDirectory,
-        long spillThresholdBytes,
-        int maxEnvelopeBytes,
-        int queueMaxRecords,
-        long queueMaxBytes,
-        BoundarySettings boundary,
-        CapturedTables capturedTables,
-        SnapshotReads snapshotReads) {
+    PgEndpoint endpoint,
+    String sourceId,
+    String databaseId,
+    String datasetId,
+    String slotName,
+    String publicationName,
+    boolean autocreatePublication,
+    List<String> tables,
+    int protocolVersion,
+    boolean streaming,
+    long statusIntervalMs,
+    long reconnectMaxDurationMs,
+    long heartbeatIntervalMs,
+    boolean ddlCapture,
+    boolean ddlInstall,
+    Path spillDirectory,
+    long spillThresholdBytes,
+    int maxEnvelopeBytes,
+    int queueMaxRecords,
+    long queueMaxBytes,
+    BoundarySettings boundary,
+    CapturedTables capturedTables,
+    SnapshotReads snapshotReads) {
 
-    /** Settings with the default snapshot reads. */
-    public SourceSettings(PgEndpoint endpoint, String sourceId, String databaseId, String datasetId, String slotName,
-                          String publicationName, boolean autocreatePublication, List<String> tables,
-                          int protocolVersion, boolean streaming, long statusIntervalMs, long reconnectMaxDurationMs,
-                          long heartbeatIntervalMs, boolean ddlCapture, boolean ddlInstall, Path spillDirectory,
-                          long spillThresholdBytes, int maxEnvelopeBytes, int queueMaxRecords, long queueMaxBytes,
-                          BoundarySettings boundary, CapturedTables capturedTables) {
-        this(endpoint, sourceId, databaseId, datasetId, slotName, publicationName, autocreatePublication, tables,
-                protocolVersion, streaming, statusIntervalMs, reconnectMaxDurationMs, heartbeatIntervalMs, ddlCapture,
-                ddlInstall, spillDirectory, spillThresholdBytes, maxEnvelopeBytes, queueMaxRecords, queueMaxBytes,
-                boundary, capturedTables, SnapshotReads.DEFAULT);
-    }
+  /** Settings with the default snapshot reads. */
+  public SourceSettings(
+      PgEndpoint endpoint,
+      String sourceId,
+      String databaseId,
+      String datasetId,
+      String slotName,
+      String publicationName,
+      boolean autocreatePublication,
+      List<String> tables,
+      int protocolVersion,
+      boolean streaming,
+      long statusIntervalMs,
+      long reconnectMaxDurationMs,
+      long heartbeatIntervalMs,
+      boolean ddlCapture,
+      boolean ddlInstall,
+      Path spillDirectory,
+      long spillThresholdBytes,
+      int maxEnvelopeBytes,
+      int queueMaxRecords,
+      long queueMaxBytes,
+      BoundarySettings boundary,
+      CapturedTables capturedTables) {
+    this(
+        endpoint,
+        sourceId,
+        databaseId,
+        datasetId,
+        slotName,
+        publicationName,
+        autocreatePublication,
+        tables,
+        protocolVersion,
+        streaming,
+        statusIntervalMs,
+        reconnectMaxDurationMs,
+        heartbeatIntervalMs,
+        ddlCapture,
+        ddlInstall,
+        spillDirectory,
+        spillThresholdBytes,
+        maxEnvelopeBytes,
+        queueMaxRecords,
+        queueMaxBytes,
+        boundary,
+        capturedTables,
+        SnapshotReads.DEFAULT);
+  }
 
-    public SourceSettings withCapturedTables(CapturedTables captured) {
-        return new SourceSettings(endpoint, sourceId, databaseId, datasetId, slotName, publicationName,
-                autocreatePublication, tables, protocolVersion, streaming, statusIntervalMs, reconnectMaxDurationMs,
-                heartbeatIntervalMs, ddlCapture, ddlInstall, spillDirectory, spillThresholdBytes, maxEnvelopeBytes, queueMaxRecords,
-                queueMaxBytes, boundary, captured, snapshotReads);
-    }
+  public SourceSettings withCapturedTables(CapturedTables captured) {
+    return new SourceSettings(
+        endpoint,
+        sourceId,
+        databaseId,
+        datasetId,
+        slotName,
+        publicationName,
+        autocreatePublication,
+        tables,
+        protocolVersion,
+        streaming,
+        statusIntervalMs,
+        reconnectMaxDurationMs,
+        heartbeatIntervalMs,
+        ddlCapture,
+        ddlInstall,
+        spillDirectory,
+        spillThresholdBytes,
+        maxEnvelopeBytes,
+        queueMaxRecords,
+        queueMaxBytes,
+        boundary,
+        captured,
+        snapshotReads);
+  }
 
-    public SourceSettings withBoundary(BoundarySettings b) {
-        return new SourceSettings(endpoint, sourceId, databaseId, datasetId, slotName, publicationName,
-                autocreatePublication, tables, protocolVersion, streaming, statusIntervalMs, reconnectMaxDurationMs,
-                heartbeatIntervalMs, ddlCapture, ddlInstall, spillDirectory, spillThresholdBytes, maxEnvelopeBytes, queueMaxRecords,
-                queueMaxBytes, b, capturedTables, snapshotReads);
-    }
+  public SourceSettings withBoundary(BoundarySettings b) {
+    return new SourceSettings(
+        endpoint,
+        sourceId,
+        databaseId,
+        datasetId,
+        slotName,
+        publicationName,
+        autocreatePublication,
+        tables,
+        protocolVersion,
+        streaming,
+        statusIntervalMs,
+        reconnectMaxDurationMs,
+        heartbeatIntervalMs,
+        ddlCapture,
+        ddlInstall,
+        spillDirectory,
+        spillThresholdBytes,
+        maxEnvelopeBytes,
+        queueMaxRecords,
+        queueMaxBytes,
+        b,
+        capturedTables,
+        snapshotReads);
+  }
 }

@@ -5,9 +5,10 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
- * Bounds-checked big-endian cursor over one pgoutput message. Every read checks the remaining length
- * first and throws {@link PgOutputProtocolException} naming the field, so a short or corrupt message can
- * never surface as a buffer or index exception. Positions in exceptions are relative to the message start.
+ * Bounds-checked big-endian cursor over one pgoutput message. Every read checks the remaining
+ * length first and throws {@link PgOutputProtocolException} naming the field, so a short or corrupt
+ * message can never surface as a buffer or index exception. Positions in exceptions are relative to
+ * the message start.
  */
 final class MessageReader {
 
@@ -16,8 +17,13 @@ final class MessageReader {
   private final int end;
   private int pos;
   private final byte type;
-  /** True when {@code data} is this reader's own copy of exactly the message (the buffer had no array). */
+
+  /**
+   * True when {@code data} is this reader's own copy of exactly the message (the buffer had no
+   * array).
+   */
   private final boolean ownsData;
+
   /** The message's bytes as its tuples keep them: copied once, whatever the number of tuples. */
   private byte[] kept;
 
@@ -30,7 +36,10 @@ final class MessageReader {
     this.ownsData = ownsData;
   }
 
-  /** Reads {@code [position, limit)} of the buffer; copies only when the buffer has no accessible array. */
+  /**
+   * Reads {@code [position, limit)} of the buffer; copies only when the buffer has no accessible
+   * array.
+   */
   static MessageReader of(ByteBuffer message) {
     int length = message.remaining();
     MessageReader reader;
@@ -58,7 +67,9 @@ final class MessageReader {
     return new PgOutputProtocolException(rule, type, field, pos - start, end - start);
   }
 
-  /** A violation reported at the start of a field of {@code width} bytes that was already consumed. */
+  /**
+   * A violation reported at the start of a field of {@code width} bytes that was already consumed.
+   */
   PgOutputProtocolException violationBefore(int width, String rule, String field) {
     return new PgOutputProtocolException(rule, type, field, pos - width - start, end - start);
   }
@@ -77,7 +88,8 @@ final class MessageReader {
 
   void requireRemaining(long bytes, String field) {
     if (bytes > end - pos) {
-      throw violation("message too short: needs at least " + bytes + " more bytes, has " + (end - pos), field);
+      throw violation(
+          "message too short: needs at least " + bytes + " more bytes, has " + (end - pos), field);
     }
   }
 
@@ -105,8 +117,11 @@ final class MessageReader {
 
   int int32(String field) {
     need(4, field);
-    int v = ((data[pos] & 0xFF) << 24) | ((data[pos + 1] & 0xFF) << 16)
-        | ((data[pos + 2] & 0xFF) << 8) | (data[pos + 3] & 0xFF);
+    int v =
+        ((data[pos] & 0xFF) << 24)
+            | ((data[pos + 1] & 0xFF) << 16)
+            | ((data[pos + 2] & 0xFF) << 8)
+            | (data[pos + 3] & 0xFF);
     pos += 4;
     return v;
   }
@@ -147,14 +162,21 @@ final class MessageReader {
   void expectMarker(byte expected, String field) {
     byte actual = int8(field);
     if (actual != expected) {
-      throw violationBefore(1, "expected " + PgOutputProtocolException.typeName(expected) + " but found "
-          + PgOutputProtocolException.typeName(actual), field);
+      throw violationBefore(
+          1,
+          "expected "
+              + PgOutputProtocolException.typeName(expected)
+              + " but found "
+              + PgOutputProtocolException.typeName(actual),
+          field);
     }
   }
 
   // TupleData: Int16 number of columns | per column: Byte1 kind
-  //            'n' (null) | 'u' (unchanged TOAST, no value) | 't' or 'b': Int32 length | Byte[length] value
-  // One pass validates and records offsets (from the message start); the tuple then shares the one copy of
+  //            'n' (null) | 'u' (unchanged TOAST, no value) | 't' or 'b': Int32 length |
+  // Byte[length] value
+  // One pass validates and records offsets (from the message start); the tuple then shares the one
+  // copy of
   // the whole message (see TupleData#message), which holds its values.
   TupleData tupleData(TupleField field) {
     int count = uint16(field.columnCount);
@@ -165,7 +187,7 @@ final class MessageReader {
       byte kind = int8(field.kind);
       kinds[i] = kind;
       switch (kind) {
-        case 'n', 'u' -> { }
+        case 'n', 'u' -> {}
         case 't', 'b' -> {
           int length = int32(field.length);
           if (length < 0) {
@@ -176,16 +198,19 @@ final class MessageReader {
           bounds[2 * i + 1] = length;
           pos += length;
         }
-        default -> throw violationBefore(1, "unknown tuple column kind " + PgOutputProtocolException.typeName(kind),
-            field.kind);
+        default ->
+            throw violationBefore(
+                1,
+                "unknown tuple column kind " + PgOutputProtocolException.typeName(kind),
+                field.kind);
       }
     }
     return new TupleData(keptMessage(), kinds, bounds);
   }
 
   /**
-   * A tuple's place in its message, with the names its errors report written out once: building them per column
-   * was a fifth of the capture thread's time.
+   * A tuple's place in its message, with the names its errors report written out once: building
+   * them per column was a fifth of the capture thread's time.
    */
   enum TupleField {
     INSERT_NEW("insert.new_tuple"),

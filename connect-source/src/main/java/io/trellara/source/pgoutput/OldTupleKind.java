@@ -2,7 +2,10 @@ package io.trellara.source.pgoutput;
 
 /** Which old-row image an Update or Delete carries. */
 public enum OldTupleKind {
-  /** No old tuple (an Update on a table with REPLICA IDENTITY DEFAULT/INDEX whose key did not change). */
+  /**
+   * No old tuple (an Update on a table with REPLICA IDENTITY DEFAULT/INDEX whose key did not
+   * change).
+   */
   NONE((byte) 0),
   /** 'K': the old key columns only (non-key columns are sent as null). */
   KEY((byte) 'K'),

@@ -5,13 +5,14 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * One pgoutput logical replication message (protocol versions 1 and 2), as produced by
- * {@link PgOutputParser}. One record per message kind.
+ * One pgoutput logical replication message (protocol versions 1 and 2), as produced by {@link
+ * PgOutputParser}. One record per message kind.
  *
- * <p>Conventions: LSNs are {@code long}; transaction ids and OIDs are unsigned 32-bit values widened to
- * {@code long}; timestamps are PostgreSQL-epoch (2000-01-01 UTC) microseconds, with a helper to Unix-epoch
- * milliseconds. Messages that may travel inside a stream block implement {@link Streamable} and carry the
- * streamed transaction's xid, which is 0 ({@code InvalidTransactionId}) outside a stream block.
+ * <p>Conventions: LSNs are {@code long}; transaction ids and OIDs are unsigned 32-bit values
+ * widened to {@code long}; timestamps are PostgreSQL-epoch (2000-01-01 UTC) microseconds, with a
+ * helper to Unix-epoch milliseconds. Messages that may travel inside a stream block implement
+ * {@link Streamable} and carry the streamed transaction's xid, which is 0 ({@code
+ * InvalidTransactionId}) outside a stream block.
  */
 public sealed interface PgOutputMessage {
 
@@ -19,10 +20,10 @@ public sealed interface PgOutputMessage {
   byte type();
 
   /**
-   * Messages that carry an Int32 xid after the type byte when sent inside a stream block. For changes that
-   * is the xid of the (sub)transaction that made the change, which may be a subtransaction of the
-   * top-level xid named by the enclosing Stream Start: a Stream Abort of a subtransaction drops exactly
-   * the changes carrying its xid.
+   * Messages that carry an Int32 xid after the type byte when sent inside a stream block. For
+   * changes that is the xid of the (sub)transaction that made the change, which may be a
+   * subtransaction of the top-level xid named by the enclosing Stream Start: a Stream Abort of a
+   * subtransaction drops exactly the changes carrying its xid.
    */
   sealed interface Streamable extends PgOutputMessage
       permits Relation, Type, Insert, Update, Delete, Truncate, LogicalMessage {
@@ -48,8 +49,11 @@ public sealed interface PgOutputMessage {
     }
   }
 
-  /** 'C': end of a (non-streamed) transaction. {@code flags} is currently unused by PostgreSQL (0). */
-  record Commit(int flags, long commitLsn, long endLsn, long commitTimestampMicros) implements PgOutputMessage {
+  /**
+   * 'C': end of a (non-streamed) transaction. {@code flags} is currently unused by PostgreSQL (0).
+   */
+  record Commit(int flags, long commitLsn, long endLsn, long commitTimestampMicros)
+      implements PgOutputMessage {
     @Override
     public byte type() {
       return 'C';
@@ -60,7 +64,10 @@ public sealed interface PgOutputMessage {
     }
   }
 
-  /** 'O': the replication origin of the current transaction (sent after Begin or inside the first stream block). */
+  /**
+   * 'O': the replication origin of the current transaction (sent after Begin or inside the first
+   * stream block).
+   */
   record Origin(long originLsn, String name) implements PgOutputMessage {
     @Override
     public byte type() {
@@ -68,9 +75,18 @@ public sealed interface PgOutputMessage {
     }
   }
 
-  /** 'R': the description of a relation; sent before its first change in a session (and after it changes). */
-  record Relation(long streamXid, long relationOid, String namespace, String name,
-                  ReplicaIdentity replicaIdentity, List<Column> columns) implements Streamable {
+  /**
+   * 'R': the description of a relation; sent before its first change in a session (and after it
+   * changes).
+   */
+  record Relation(
+      long streamXid,
+      long relationOid,
+      String namespace,
+      String name,
+      ReplicaIdentity replicaIdentity,
+      List<Column> columns)
+      implements Streamable {
 
     /** One column. {@code typeModifier} is -1 when the type has none. */
     public record Column(boolean key, String name, long typeOid, int typeModifier) {}
@@ -86,8 +102,9 @@ public sealed interface PgOutputMessage {
   }
 
   /**
-   * 'Y': a non-built-in data type used by a relation's columns, sent before the Relation. For a domain,
-   * PostgreSQL sends the domain's OID with the name and namespace of its base type (e.g. "" and "int4").
+   * 'Y': a non-built-in data type used by a relation's columns, sent before the Relation. For a
+   * domain, PostgreSQL sends the domain's OID with the name and namespace of its base type (e.g. ""
+   * and "int4").
    */
   record Type(long streamXid, long typeOid, String namespace, String name) implements Streamable {
     @Override
@@ -105,16 +122,22 @@ public sealed interface PgOutputMessage {
   }
 
   /**
-   * 'U': an updated row. {@code oldTuple} is present (and {@code oldTupleKind} KEY or OLD) when the key
-   * changed (K, replica identity DEFAULT/INDEX) or the table is REPLICA IDENTITY FULL (O); otherwise it is
-   * null and the kind is NONE.
+   * 'U': an updated row. {@code oldTuple} is present (and {@code oldTupleKind} KEY or OLD) when the
+   * key changed (K, replica identity DEFAULT/INDEX) or the table is REPLICA IDENTITY FULL (O);
+   * otherwise it is null and the kind is NONE.
    */
-  record Update(long streamXid, long relationOid, OldTupleKind oldTupleKind, TupleData oldTuple, TupleData newTuple)
+  record Update(
+      long streamXid,
+      long relationOid,
+      OldTupleKind oldTupleKind,
+      TupleData oldTuple,
+      TupleData newTuple)
       implements Streamable {
     public Update {
       Objects.requireNonNull(oldTupleKind, "oldTupleKind");
       if ((oldTupleKind == OldTupleKind.NONE) != (oldTuple == null)) {
-        throw new IllegalArgumentException("oldTuple must be present exactly when oldTupleKind is K or O");
+        throw new IllegalArgumentException(
+            "oldTuple must be present exactly when oldTupleKind is K or O");
       }
     }
 
@@ -153,7 +176,9 @@ public sealed interface PgOutputMessage {
 
     @Override
     public boolean equals(Object o) {
-      return o instanceof Truncate t && t.streamXid == streamXid && t.options == options
+      return o instanceof Truncate t
+          && t.streamXid == streamXid
+          && t.options == options
           && Arrays.equals(t.relationOids, relationOids);
     }
 
@@ -164,13 +189,19 @@ public sealed interface PgOutputMessage {
 
     @Override
     public String toString() {
-      return "Truncate[streamXid=" + streamXid + ", options=" + options + ", relationOids="
-          + Arrays.toString(relationOids) + "]";
+      return "Truncate[streamXid="
+          + streamXid
+          + ", options="
+          + options
+          + ", relationOids="
+          + Arrays.toString(relationOids)
+          + "]";
     }
   }
 
   /** 'M': a logical decoding message from {@code pg_logical_emit_message}. */
-  record LogicalMessage(long streamXid, boolean transactional, long lsn, String prefix, byte[] content)
+  record LogicalMessage(
+      long streamXid, boolean transactional, long lsn, String prefix, byte[] content)
       implements Streamable {
     public static final int FLAG_TRANSACTIONAL = 1;
 
@@ -181,8 +212,12 @@ public sealed interface PgOutputMessage {
 
     @Override
     public boolean equals(Object o) {
-      return o instanceof LogicalMessage m && m.streamXid == streamXid && m.transactional == transactional
-          && m.lsn == lsn && m.prefix.equals(prefix) && Arrays.equals(m.content, content);
+      return o instanceof LogicalMessage m
+          && m.streamXid == streamXid
+          && m.transactional == transactional
+          && m.lsn == lsn
+          && m.prefix.equals(prefix)
+          && Arrays.equals(m.content, content);
     }
 
     @Override
@@ -192,8 +227,17 @@ public sealed interface PgOutputMessage {
 
     @Override
     public String toString() {
-      return "LogicalMessage[streamXid=" + streamXid + ", transactional=" + transactional + ", lsn=" + lsn
-          + ", prefix=" + prefix + ", content=" + content.length + " bytes]";
+      return "LogicalMessage[streamXid="
+          + streamXid
+          + ", transactional="
+          + transactional
+          + ", lsn="
+          + lsn
+          + ", prefix="
+          + prefix
+          + ", content="
+          + content.length
+          + " bytes]";
     }
   }
 

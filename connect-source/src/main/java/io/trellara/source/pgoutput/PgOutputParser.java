@@ -19,24 +19,26 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Parses pgoutput logical replication messages (protocol versions 1 and 2) into {@link PgOutputMessage}
- * records. ByteBuffer in, typed record out; no I/O, no JDBC.
+ * Parses pgoutput logical replication messages (protocol versions 1 and 2) into {@link
+ * PgOutputMessage} records. ByteBuffer in, typed record out; no I/O, no JDBC.
  *
- * <p>Each message reads bytes {@code [position, limit)} of the buffer given to it (the payload of one
- * XLogData message, without the 25-byte XLogData header) and never moves the buffer's position. The
- * message must fill that range exactly: trailing bytes are a protocol violation, as are short messages,
- * unknown type bytes, unknown tuple column kinds, stream messages under protocol 1, and stream-block
- * nesting errors. All of these throw {@link PgOutputProtocolException}, never a buffer or index exception.
+ * <p>Each message reads bytes {@code [position, limit)} of the buffer given to it (the payload of
+ * one XLogData message, without the 25-byte XLogData header) and never moves the buffer's position.
+ * The message must fill that range exactly: trailing bytes are a protocol violation, as are short
+ * messages, unknown type bytes, unknown tuple column kinds, stream messages under protocol 1, and
+ * stream-block nesting errors. All of these throw {@link PgOutputProtocolException}, never a buffer
+ * or index exception.
  *
- * <p><b>State.</b> Inside a stream block (between Stream Start and Stream Stop) Relation, Type, Insert,
- * Update, Delete, Truncate and Message carry an extra Int32 xid right after the type byte. The only state
- * of a parser is therefore one flag, "inside a stream block", which {@link #parse(ByteBuffer)} tracks from
- * the Stream Start and Stream Stop messages it parses. {@link #parse(ByteBuffer, boolean)} is the pure
- * form: the caller passes the flag and the parser's state is neither read nor changed. A parser instance
- * is not thread-safe; one replication stream is owned by one thread and gets one parser.
+ * <p><b>State.</b> Inside a stream block (between Stream Start and Stream Stop) Relation, Type,
+ * Insert, Update, Delete, Truncate and Message carry an extra Int32 xid right after the type byte.
+ * The only state of a parser is therefore one flag, "inside a stream block", which {@link
+ * #parse(ByteBuffer)} tracks from the Stream Start and Stream Stop messages it parses. {@link
+ * #parse(ByteBuffer, boolean)} is the pure form: the caller passes the flag and the parser's state
+ * is neither read nor changed. A parser instance is not thread-safe; one replication stream is
+ * owned by one thread and gets one parser.
  *
- * <p>String fields (names, prefixes) are decoded as UTF-8 (the server encoding the connector requires).
- * Tuple values stay bytes (see {@link TupleData}).
+ * <p>String fields (names, prefixes) are decoded as UTF-8 (the server encoding the connector
+ * requires). Tuple values stay bytes (see {@link TupleData}).
  */
 public final class PgOutputParser {
 
@@ -47,12 +49,15 @@ public final class PgOutputParser {
   private boolean inStreamBlock;
 
   /**
-   * @param protocolVersion the {@code proto_version} the replication stream was started with: 1 or 2
+   * @param protocolVersion the {@code proto_version} the replication stream was started with: 1 or
+   *     2
    */
   public PgOutputParser(int protocolVersion) {
     if (protocolVersion != PROTOCOL_VERSION_1 && protocolVersion != PROTOCOL_VERSION_2) {
-      throw new IllegalArgumentException("unsupported pgoutput protocol version " + protocolVersion
-          + ": this parser supports 1 and 2");
+      throw new IllegalArgumentException(
+          "unsupported pgoutput protocol version "
+              + protocolVersion
+              + ": this parser supports 1 and 2");
     }
     this.protocolVersion = protocolVersion;
   }
@@ -67,8 +72,8 @@ public final class PgOutputParser {
   }
 
   /**
-   * Parses one message and tracks stream blocks. When the message is invalid the exception is thrown and
-   * the state is unchanged.
+   * Parses one message and tracks stream blocks. When the message is invalid the exception is
+   * thrown and the state is unchanged.
    */
   public PgOutputMessage parse(ByteBuffer message) {
     PgOutputMessage parsed = parse(message, inStreamBlock);
@@ -87,23 +92,24 @@ public final class PgOutputParser {
   public PgOutputMessage parse(ByteBuffer message, boolean inStreamBlock) {
     MessageReader in = MessageReader.of(message);
     byte type = in.type();
-    PgOutputMessage parsed = switch (type) {
-      case 'B' -> begin(in, inStreamBlock);
-      case 'C' -> commit(in, inStreamBlock);
-      case 'O' -> origin(in);
-      case 'R' -> relation(in, streamXid(in, inStreamBlock));
-      case 'Y' -> type(in, streamXid(in, inStreamBlock));
-      case 'I' -> insert(in, streamXid(in, inStreamBlock));
-      case 'U' -> update(in, streamXid(in, inStreamBlock));
-      case 'D' -> delete(in, streamXid(in, inStreamBlock));
-      case 'T' -> truncate(in, streamXid(in, inStreamBlock));
-      case 'M' -> logicalMessage(in, streamXid(in, inStreamBlock));
-      case 'S' -> streamStart(in, inStreamBlock);
-      case 'E' -> streamStop(in, inStreamBlock);
-      case 'c' -> streamCommit(in, inStreamBlock);
-      case 'A' -> streamAbort(in, inStreamBlock);
-      default -> throw in.violationBefore(1, "unknown message type", "type");
-    };
+    PgOutputMessage parsed =
+        switch (type) {
+          case 'B' -> begin(in, inStreamBlock);
+          case 'C' -> commit(in, inStreamBlock);
+          case 'O' -> origin(in);
+          case 'R' -> relation(in, streamXid(in, inStreamBlock));
+          case 'Y' -> type(in, streamXid(in, inStreamBlock));
+          case 'I' -> insert(in, streamXid(in, inStreamBlock));
+          case 'U' -> update(in, streamXid(in, inStreamBlock));
+          case 'D' -> delete(in, streamXid(in, inStreamBlock));
+          case 'T' -> truncate(in, streamXid(in, inStreamBlock));
+          case 'M' -> logicalMessage(in, streamXid(in, inStreamBlock));
+          case 'S' -> streamStart(in, inStreamBlock);
+          case 'E' -> streamStop(in, inStreamBlock);
+          case 'c' -> streamCommit(in, inStreamBlock);
+          case 'A' -> streamAbort(in, inStreamBlock);
+          default -> throw in.violationBefore(1, "unknown message type", "type");
+        };
     in.requireEnd();
     return parsed;
   }
@@ -120,17 +126,23 @@ public final class PgOutputParser {
     return xid;
   }
 
-  // Begin: Byte1 'B' | Int64 final LSN of the transaction | Int64 commit timestamp (PG epoch micros) | Int32 xid
+  // Begin: Byte1 'B' | Int64 final LSN of the transaction | Int64 commit timestamp (PG epoch
+  // micros) | Int32 xid
   private static Begin begin(MessageReader in, boolean inStreamBlock) {
     in.requireOutsideStreamBlock(inStreamBlock);
-    return new Begin(in.int64("begin.final_lsn"), in.int64("begin.commit_timestamp"), in.uint32("begin.xid"));
+    return new Begin(
+        in.int64("begin.final_lsn"), in.int64("begin.commit_timestamp"), in.uint32("begin.xid"));
   }
 
-  // Commit: Byte1 'C' | Int8 flags (unused, 0) | Int64 commit LSN | Int64 end LSN of the transaction
+  // Commit: Byte1 'C' | Int8 flags (unused, 0) | Int64 commit LSN | Int64 end LSN of the
+  // transaction
   //         | Int64 commit timestamp (PG epoch micros)
   private static Commit commit(MessageReader in, boolean inStreamBlock) {
     in.requireOutsideStreamBlock(inStreamBlock);
-    return new Commit(in.uint8("commit.flags"), in.int64("commit.commit_lsn"), in.int64("commit.end_lsn"),
+    return new Commit(
+        in.uint8("commit.flags"),
+        in.int64("commit.commit_lsn"),
+        in.int64("commit.end_lsn"),
         in.int64("commit.commit_timestamp"));
   }
 
@@ -142,7 +154,8 @@ public final class PgOutputParser {
 
   // Relation: Byte1 'R' | [Int32 xid] | Int32 relation OID | String namespace ("" for pg_catalog)
   //           | String relation name | Int8 replica identity (d, n, f, i) | Int16 number of columns
-  //           | per column: Int8 flags (1 = part of the key) | String name | Int32 type OID | Int32 typmod
+  //           | per column: Int8 flags (1 = part of the key) | String name | Int32 type OID | Int32
+  // typmod
   private static Relation relation(MessageReader in, long streamXid) {
     long oid = in.uint32("relation.oid");
     String namespace = in.cstring("relation.namespace");
@@ -150,7 +163,9 @@ public final class PgOutputParser {
     byte identityCode = in.int8("relation.replica_identity");
     ReplicaIdentity identity = ReplicaIdentity.fromCode(identityCode);
     if (identity == null) {
-      throw in.violationBefore(1, "unknown replica identity setting " + PgOutputProtocolException.typeName(identityCode),
+      throw in.violationBefore(
+          1,
+          "unknown replica identity setting " + PgOutputProtocolException.typeName(identityCode),
           "relation.replica_identity");
     }
     int count = in.uint16("relation.column_count");
@@ -167,9 +182,11 @@ public final class PgOutputParser {
     return new Relation(streamXid, oid, namespace, name, identity, columns);
   }
 
-  // Type: Byte1 'Y' | [Int32 xid] | Int32 type OID | String namespace ("" for pg_catalog) | String type name
+  // Type: Byte1 'Y' | [Int32 xid] | Int32 type OID | String namespace ("" for pg_catalog) | String
+  // type name
   private static Type type(MessageReader in, long streamXid) {
-    return new Type(streamXid, in.uint32("type.oid"), in.cstring("type.namespace"), in.cstring("type.name"));
+    return new Type(
+        streamXid, in.uint32("type.oid"), in.cstring("type.namespace"), in.cstring("type.name"));
   }
 
   // Insert: Byte1 'I' | [Int32 xid] | Int32 relation OID | Byte1 'N' | TupleData new tuple
@@ -194,10 +211,13 @@ public final class PgOutputParser {
     } else if (marker == 'N') {
       kind = OldTupleKind.NONE;
     } else {
-      throw in.violationBefore(1, "expected K, O or N but found " + PgOutputProtocolException.typeName(marker),
+      throw in.violationBefore(
+          1,
+          "expected K, O or N but found " + PgOutputProtocolException.typeName(marker),
           "update.tuple_marker");
     }
-    return new Update(streamXid, oid, kind, oldTuple, in.tupleData(MessageReader.TupleField.UPDATE_NEW));
+    return new Update(
+        streamXid, oid, kind, oldTuple, in.tupleData(MessageReader.TupleField.UPDATE_NEW));
   }
 
   // Delete: Byte1 'D' | [Int32 xid] | Int32 relation OID | Byte1 'K' (old key) or 'O' (old row)
@@ -206,7 +226,9 @@ public final class PgOutputParser {
     long oid = in.uint32("delete.relation_oid");
     byte marker = in.int8("delete.tuple_marker");
     if (marker != 'K' && marker != 'O') {
-      throw in.violationBefore(1, "expected K or O but found " + PgOutputProtocolException.typeName(marker),
+      throw in.violationBefore(
+          1,
+          "expected K or O but found " + PgOutputProtocolException.typeName(marker),
           "delete.tuple_marker");
     }
     OldTupleKind kind = marker == 'K' ? OldTupleKind.KEY : OldTupleKind.OLD;
@@ -240,7 +262,8 @@ public final class PgOutputParser {
       throw in.violationBefore(4, "negative content length " + length, "message.content_length");
     }
     byte[] content = in.bytes(length, "message.content");
-    return new LogicalMessage(streamXid, (flags & LogicalMessage.FLAG_TRANSACTIONAL) != 0, lsn, prefix, content);
+    return new LogicalMessage(
+        streamXid, (flags & LogicalMessage.FLAG_TRANSACTIONAL) != 0, lsn, prefix, content);
   }
 
   // Stream Start: Byte1 'S' | Int32 xid | Int8 1 if the first segment of this xid, else 0
@@ -268,8 +291,11 @@ public final class PgOutputParser {
   private StreamCommit streamCommit(MessageReader in, boolean inStreamBlock) {
     requireStreamingProtocol(in);
     in.requireOutsideStreamBlock(inStreamBlock);
-    return new StreamCommit(in.uint32("stream_commit.xid"), in.uint8("stream_commit.flags"),
-        in.int64("stream_commit.commit_lsn"), in.int64("stream_commit.end_lsn"),
+    return new StreamCommit(
+        in.uint32("stream_commit.xid"),
+        in.uint8("stream_commit.flags"),
+        in.int64("stream_commit.commit_lsn"),
+        in.int64("stream_commit.end_lsn"),
         in.int64("stream_commit.commit_timestamp"));
   }
 
@@ -279,13 +305,18 @@ public final class PgOutputParser {
   private StreamAbort streamAbort(MessageReader in, boolean inStreamBlock) {
     requireStreamingProtocol(in);
     in.requireOutsideStreamBlock(inStreamBlock);
-    return new StreamAbort(in.uint32("stream_abort.xid"), in.uint32("stream_abort.subtransaction_xid"));
+    return new StreamAbort(
+        in.uint32("stream_abort.xid"), in.uint32("stream_abort.subtransaction_xid"));
   }
 
   private void requireStreamingProtocol(MessageReader in) {
     if (protocolVersion < PROTOCOL_VERSION_2) {
-      throw in.violationBefore(1, "stream message under protocol version " + protocolVersion
-          + " (streaming needs protocol version 2)", "type");
+      throw in.violationBefore(
+          1,
+          "stream message under protocol version "
+              + protocolVersion
+              + " (streaming needs protocol version 2)",
+          "type");
     }
   }
 }

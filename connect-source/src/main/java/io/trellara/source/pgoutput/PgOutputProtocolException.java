@@ -1,12 +1,14 @@
 package io.trellara.source.pgoutput;
 
 /**
- * A pgoutput message violates the logical replication protocol as this parser understands it: an unknown
- * message type, a message that does not belong to the negotiated protocol version, a message that is
- * shorter (or longer) than its layout, or a field with a value the protocol does not define.
+ * A pgoutput message violates the logical replication protocol as this parser understands it: an
+ * unknown message type, a message that does not belong to the negotiated protocol version, a
+ * message that is shorter (or longer) than its layout, or a field with a value the protocol does
+ * not define.
  *
- * <p>Always names the rule, the message type byte, the field and the byte position (relative to the start
- * of the message) where parsing stopped. The capture engine treats it as fatal: the task stops.
+ * <p>Always names the rule, the message type byte, the field and the byte position (relative to the
+ * start of the message) where parsing stopped. The capture engine treats it as fatal: the task
+ * stops.
  */
 public final class PgOutputProtocolException extends RuntimeException {
 
@@ -16,7 +18,8 @@ public final class PgOutputProtocolException extends RuntimeException {
   private final int position;
   private final String field;
 
-  public PgOutputProtocolException(String rule, byte messageType, String field, int position, int messageLength) {
+  public PgOutputProtocolException(
+      String rule, byte messageType, String field, int position, int messageLength) {
     super(describe(rule, messageType, field, position, messageLength));
     this.messageType = messageType;
     this.position = position;
@@ -40,15 +43,23 @@ public final class PgOutputProtocolException extends RuntimeException {
 
   private static String describe(String rule, byte type, String field, int position, int length) {
     StringBuilder sb = new StringBuilder(96);
-    sb.append("pgoutput protocol violation: ").append(rule)
-        .append(" (message type ").append(typeName(type))
-        .append(", field ").append(field)
-        .append(", at byte ").append(position).append(" of ").append(length).append(')');
+    sb.append("pgoutput protocol violation: ")
+        .append(rule)
+        .append(" (message type ")
+        .append(typeName(type))
+        .append(", field ")
+        .append(field)
+        .append(", at byte ")
+        .append(position)
+        .append(" of ")
+        .append(length)
+        .append(')');
     return sb.toString();
   }
 
   static String typeName(byte type) {
-    String hex = "0x" + Character.forDigit((type >> 4) & 0xF, 16) + Character.forDigit(type & 0xF, 16);
+    String hex =
+        "0x" + Character.forDigit((type >> 4) & 0xF, 16) + Character.forDigit(type & 0xF, 16);
     if (type >= 0x21 && type <= 0x7E) {
       return "'" + (char) type + "' (" + hex + ")";
     }

@@ -13,7 +13,10 @@ public final class PgTimestamps {
 
   private PgTimestamps() {}
 
-  /** Converts PostgreSQL-epoch microseconds to Unix-epoch milliseconds (floor, so pre-epoch values round down). */
+  /**
+   * Converts PostgreSQL-epoch microseconds to Unix-epoch milliseconds (floor, so pre-epoch values
+   * round down).
+   */
   public static long toUnixEpochMillis(long postgresEpochMicros) {
     return Math.floorDiv(postgresEpochMicros, 1000L) + POSTGRES_EPOCH_UNIX_MILLIS;
   }

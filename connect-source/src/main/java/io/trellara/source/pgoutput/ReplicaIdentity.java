@@ -1,6 +1,9 @@
 package io.trellara.source.pgoutput;
 
-/** A relation's REPLICA IDENTITY setting, as sent in the Relation message ({@code pg_class.relreplident}). */
+/**
+ * A relation's REPLICA IDENTITY setting, as sent in the Relation message ({@code
+ * pg_class.relreplident}).
+ */
 public enum ReplicaIdentity {
   /** 'd': the primary key (old tuples are key-only, kind K). */
   DEFAULT((byte) 'd'),
@@ -24,11 +27,16 @@ public enum ReplicaIdentity {
   /** Returns the setting for a wire byte, or null when the byte is not one of d, n, f, i. */
   public static ReplicaIdentity fromCode(byte code) {
     switch (code) {
-      case 'd': return DEFAULT;
-      case 'n': return NOTHING;
-      case 'f': return FULL;
-      case 'i': return INDEX;
-      default: return null;
+      case 'd':
+        return DEFAULT;
+      case 'n':
+        return NOTHING;
+      case 'f':
+        return FULL;
+      case 'i':
+        return INDEX;
+      default:
+        return null;
     }
   }
 }

@@ -5,16 +5,16 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
- * One row image of a pgoutput TupleData submessage: per column its kind and, for text and binary columns,
- * the value bytes.
+ * One row image of a pgoutput TupleData submessage: per column its kind and, for text and binary
+ * columns, the value bytes.
  *
- * <p>Allocation is fixed per tuple, not per column: the value bytes of all columns live in one array (a
- * copy of the whole message the tuple came in, shared by the old and new tuple of an Update), with one array
- * of kinds and one array of offset/length pairs. Keeping the whole message costs a few header bytes and lets
- * {@link #message()} hand back its wire bytes, so a buffered change that has to be spilled is written as it
- * arrived instead of being encoded back into pgoutput.
- * Values stay bytes: text values are the server's UTF-8 text output, decoded once by later code (or by
- * {@link #textValue(int)} for diagnostics and tests). Instances are immutable.
+ * <p>Allocation is fixed per tuple, not per column: the value bytes of all columns live in one
+ * array (a copy of the whole message the tuple came in, shared by the old and new tuple of an
+ * Update), with one array of kinds and one array of offset/length pairs. Keeping the whole message
+ * costs a few header bytes and lets {@link #message()} hand back its wire bytes, so a buffered
+ * change that has to be spilled is written as it arrived instead of being encoded back into
+ * pgoutput. Values stay bytes: text values are the server's UTF-8 text output, decoded once by
+ * later code (or by {@link #textValue(int)} for diagnostics and tests). Instances are immutable.
  */
 public final class TupleData {
 
@@ -41,17 +41,23 @@ public final class TupleData {
 
     static ColumnKind fromCode(byte code) {
       switch (code) {
-        case 'n': return NULL;
-        case 'u': return UNCHANGED_TOAST;
-        case 't': return TEXT;
-        case 'b': return BINARY;
-        default: return null;
+        case 'n':
+          return NULL;
+        case 'u':
+          return UNCHANGED_TOAST;
+        case 't':
+          return TEXT;
+        case 'b':
+          return BINARY;
+        default:
+          return null;
       }
     }
   }
 
   private final byte[] bytes;
   private final byte[] kinds;
+
   /** offset of column i at [2i], length at [2i+1]; both 0 for n and u columns. */
   private final int[] bounds;
 
@@ -62,8 +68,8 @@ public final class TupleData {
   }
 
   /**
-   * The whole pgoutput message this tuple was parsed from, exactly as received (type byte, the stream xid when
-   * sent in a stream block, relation OID, every tuple): a read-only view, no copy.
+   * The whole pgoutput message this tuple was parsed from, exactly as received (type byte, the
+   * stream xid when sent in a stream block, relation OID, every tuple): a read-only view, no copy.
    */
   public ByteBuffer message() {
     return ByteBuffer.wrap(bytes).asReadOnlyBuffer();
@@ -103,12 +109,16 @@ public final class TupleData {
     return bounds[2 * column + 1];
   }
 
-  /** A read-only view of the value bytes (no copy), or null for null and unchanged-TOAST columns. */
+  /**
+   * A read-only view of the value bytes (no copy), or null for null and unchanged-TOAST columns.
+   */
   public ByteBuffer value(int column) {
     if (!hasValue(column)) {
       return null;
     }
-    return ByteBuffer.wrap(bytes, bounds[2 * column], bounds[2 * column + 1]).slice().asReadOnlyBuffer();
+    return ByteBuffer.wrap(bytes, bounds[2 * column], bounds[2 * column + 1])
+        .slice()
+        .asReadOnlyBuffer();
   }
 
   /** A copy of the value bytes, or null for null and unchanged-TOAST columns. */
@@ -121,8 +131,8 @@ public final class TupleData {
   }
 
   /**
-   * The value decoded as UTF-8, or null for null and unchanged-TOAST columns. Allocates a String: meant
-   * for diagnostics and tests, not for the capture hot path.
+   * The value decoded as UTF-8, or null for null and unchanged-TOAST columns. Allocates a String:
+   * meant for diagnostics and tests, not for the capture hot path.
    */
   public String textValue(int column) {
     if (!hasValue(column)) {
@@ -151,14 +161,16 @@ public final class TupleData {
     if (this == o) {
       return true;
     }
-    if (!(o instanceof TupleData other) || other.kinds.length != kinds.length
+    if (!(o instanceof TupleData other)
+        || other.kinds.length != kinds.length
         || !Arrays.equals(kinds, other.kinds)) {
       return false;
     }
     for (int i = 0; i < kinds.length; i++) {
       int a = bounds[2 * i];
       int b = other.bounds[2 * i];
-      if (!Arrays.equals(bytes, a, a + bounds[2 * i + 1], other.bytes, b, b + other.bounds[2 * i + 1])) {
+      if (!Arrays.equals(
+          bytes, a, a + bounds[2 * i + 1], other.bytes, b, b + other.bounds[2 * i + 1])) {
         return false;
       }
     }

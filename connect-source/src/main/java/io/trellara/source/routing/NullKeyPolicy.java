@@ -3,37 +3,44 @@ package io.trellara.source.routing;
 import java.util.Arrays;
 import java.util.List;
 
-/** What the partition planner does with an event whose ownership key is absent (spec: partition policies). */
+/**
+ * What the partition planner does with an event whose ownership key is absent (spec: partition
+ * policies).
+ */
 public enum NullKeyPolicy {
-    /** Fail closed, naming the event. */
-    QUARANTINE("quarantine"),
-    /** Partition 0. */
-    ROUTE_TO_SINGLETON_PARTITION("route_to_singleton_partition"),
-    /** The last partition, so local consumers can isolate them. */
-    ROUTE_TO_DEAD_LETTER_PARTITION("route_to_dead_letter_partition"),
-    /** xxh3_64 of the primary key's row identity V2 SCAN_KEY bytes, mod N (partition 0 for rowless events). */
-    DERIVE_FROM_PRIMARY_KEY("derive_from_primary_key");
+  /** Fail closed, naming the event. */
+  QUARANTINE("quarantine"),
+  /** Partition 0. */
+  ROUTE_TO_SINGLETON_PARTITION("route_to_singleton_partition"),
+  /** The last partition, so local consumers can isolate them. */
+  ROUTE_TO_DEAD_LETTER_PARTITION("route_to_dead_letter_partition"),
+  /**
+   * xxh3_64 of the primary key's row identity V2 SCAN_KEY bytes, mod N (partition 0 for rowless
+   * events).
+   */
+  DERIVE_FROM_PRIMARY_KEY("derive_from_primary_key");
 
-    private final String configName;
+  private final String configName;
 
-    NullKeyPolicy(String configName) {
-        this.configName = configName;
+  NullKeyPolicy(String configName) {
+    this.configName = configName;
+  }
+
+  public String configName() {
+    return configName;
+  }
+
+  public static List<String> configNames() {
+    return Arrays.stream(values()).map(NullKeyPolicy::configName).toList();
+  }
+
+  public static NullKeyPolicy fromConfigName(String name) {
+    for (NullKeyPolicy p : values()) {
+      if (p.configName.equals(name)) {
+        return p;
+      }
     }
-
-    public String configName() {
-        return configName;
-    }
-
-    public static List<String> configNames() {
-        return Arrays.stream(values()).map(NullKeyPolicy::configName).toList();
-    }
-
-    public static NullKeyPolicy fromConfigName(String name) {
-        for (NullKeyPolicy p : values()) {
-            if (p.configName.equals(name)) {
-                return p;
-            }
-        }
-        throw new IllegalArgumentException("unknown null_key_policy '" + name + "'; one of " + configNames());
-    }
+    throw new IllegalArgumentException(
+        "unknown null_key_policy '" + name + "'; one of " + configNames());
+  }
 }

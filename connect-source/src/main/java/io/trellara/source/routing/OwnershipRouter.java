@@ -19,190 +19,248 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Partitioned scale mode's planner: routes each change to the partition that owns its row —
- * xxh3_64 of the row identity V2 SCAN_KEY bytes of the ownership columns, unsigned, mod N — and applies the
- * null-key and key-change policies. Rowless events (TRUNCATE, DDL) have no ownership key: the null-key
- * policy places them (derive_from_primary_key has no key to derive from there and uses partition 0).
+ * Partitioned scale mode's planner: routes each change to the partition that owns its row — xxh3_64
+ * of the row identity V2 SCAN_KEY bytes of the ownership columns, unsigned, mod N — and applies the
+ * null-key and key-change policies. Rowless events (TRUNCATE, DDL) have no ownership key: the
+ * null-key policy places them (derive_from_primary_key has no key to derive from there and uses
+ * partition 0).
  */
 public final class OwnershipRouter {
 
-    /** Receives the routed events: once per change, twice (delete, then insert) for an emitted move. */
-    public interface Lanes {
-        void emit(int partition, ChangeRecord change);
+  /**
+   * Receives the routed events: once per change, twice (delete, then insert) for an emitted move.
+   */
+  public interface Lanes {
+    void emit(int partition, ChangeRecord change);
+  }
+
+  private final int partitions;
+  private final OwnershipKeys keys;
+  private final NullKeyPolicy nullKeyPolicy;
+  private final KeyChangePolicy keyChangePolicy;
+  private final Map<RelationSchema, Route> routes = new IdentityHashMap<>();
+  private final ChangeRecord.Builder move = ChangeRecord.newBuilder();
+
+  public OwnershipRouter(
+      int partitions,
+      OwnershipKeys keys,
+      NullKeyPolicy nullKeyPolicy,
+      KeyChangePolicy keyChangePolicy) {
+    if (partitions <= 0) {
+      throw new IllegalArgumentException("partitions must be positive");
     }
-
-    private final int partitions;
-    private final OwnershipKeys keys;
-    private final NullKeyPolicy nullKeyPolicy;
-    private final KeyChangePolicy keyChangePolicy;
-    private final Map<RelationSchema, Route> routes = new IdentityHashMap<>();
-    private final ChangeRecord.Builder move = ChangeRecord.newBuilder();
-
-    public OwnershipRouter(int partitions, OwnershipKeys keys, NullKeyPolicy nullKeyPolicy,
-                           KeyChangePolicy keyChangePolicy) {
-        if (partitions <= 0) {
-            throw new IllegalArgumentException("partitions must be positive");
-        }
-        if (!keyChangePolicy.planned()) {
-            throw new IllegalArgumentException("key_change_policy " + keyChangePolicy.configName()
-                    + " has no planner: ownership moves are handled by emit_move (or refused by quarantine)");
-        }
-        this.partitions = partitions;
-        this.keys = keys;
-        this.nullKeyPolicy = nullKeyPolicy;
-        this.keyChangePolicy = keyChangePolicy;
+    if (!keyChangePolicy.planned()) {
+      throw new IllegalArgumentException(
+          "key_change_policy "
+              + keyChangePolicy.configName()
+              + " has no planner: ownership moves are handled by emit_move (or refused by quarantine)");
     }
+    this.partitions = partitions;
+    this.keys = keys;
+    this.nullKeyPolicy = nullKeyPolicy;
+    this.keyChangePolicy = keyChangePolicy;
+  }
 
-    public int partitions() {
-        return partitions;
-    }
+  public int partitions() {
+    return partitions;
+  }
 
-    /** Routes a row change (insert, update, delete). */
-    public void route(ChangeRecord c, RelationSchema relation, Lanes lanes) {
-        Route r = routes.computeIfAbsent(relation, this::resolve);
-        String key = c.getIdempotencyKey();
-        switch (c.getOperation()) {
-            case OPERATION_INSERT -> lanes.emit(r.partition(c.getAfter(), key), c);
-            case OPERATION_DELETE -> lanes.emit(r.partition(c.getBefore(), key), c);
-            case OPERATION_UPDATE -> {
-                int to = r.partition(c.getAfter(), key);
-                int from = c.hasBefore() ? r.partition(c.getBefore(), key) : to;
-                if (from == to) {
-                    lanes.emit(to, c);
-                } else if (keyChangePolicy == KeyChangePolicy.EMIT_MOVE) {
-                    emitMove(c, relation, from, to, lanes);
-                } else {
-                    throw new CaptureException("ownership_key_change", "update " + key + " of "
-                            + relation.qualifiedName() + " moves its row from partition " + from + " to " + to
-                            + " and key_change_policy is quarantine. Set dataset.partitioned.key_change_policy="
-                            + "emit_move to publish it as a delete in the old lane and an insert in the new one.");
-                }
-            }
-            default -> lanes.emit(rowless("a " + c.getOperation().name().substring(10).toLowerCase()
-                    + " of " + relation.qualifiedName(), key), c);
-        }
-    }
-
-    /** The partition of an event without a row: TRUNCATE or DDL. */
-    public int rowless(String what, String eventKey) {
-        return switch (nullKeyPolicy) {
-            case QUARANTINE -> throw new CaptureException("null_ownership_key", what + " (" + eventKey
-                    + ") has no ownership key and null_key_policy is quarantine. Set"
-                    + " dataset.partitioned.null_key_policy=route_to_singleton_partition (or"
-                    + " route_to_dead_letter_partition) to carry such events.");
-            case ROUTE_TO_DEAD_LETTER_PARTITION -> partitions - 1;
-            case ROUTE_TO_SINGLETON_PARTITION, DERIVE_FROM_PRIMARY_KEY -> 0;
-        };
-    }
-
-    private void emitMove(ChangeRecord c, RelationSchema relation, int from, int to, Lanes lanes) {
-        RowImage after = c.getAfter();
-        for (int i = 0; i < after.getColumnsCount(); i++) {
-            if (after.getColumns(i).getState() == ColumnState.COLUMN_STATE_UNCHANGED_TOAST) {
-                throw new CaptureException("ownership_key_change", "update " + c.getIdempotencyKey() + " of "
-                        + relation.qualifiedName() + " moves its row to partition " + to + " but column '"
-                        + relation.column(i).name() + "' was not sent (unchanged TOAST), so no complete insert can"
-                        + " be emitted. Use key_change_policy=quarantine and move such rows by delete and insert at"
-                        + " the source.");
-            }
-        }
-        ChangeRecord delete = move.clear().mergeFrom(c).clearAfter().setOperation(Operation.OPERATION_DELETE).build();
-        ChangeRecord insert = move.clear().mergeFrom(c).clearBefore().setOperation(Operation.OPERATION_INSERT).build();
-        lanes.emit(from, delete);
-        lanes.emit(to, insert);
-    }
-
-    private Route resolve(RelationSchema relation) {
-        List<String> named = keys.columnsOf(relation.qualifiedName());
-        List<String> ownership = new ArrayList<>();
-        List<String> primaryKey = new ArrayList<>();
-        for (RelationSchema.Column col : relation.columns()) {
-            if (col.key()) {
-                primaryKey.add(col.name());
-            }
-        }
-        if (named == null) {
-            ownership.addAll(primaryKey);
+  /** Routes a row change (insert, update, delete). */
+  public void route(ChangeRecord c, RelationSchema relation, Lanes lanes) {
+    Route r = routes.computeIfAbsent(relation, this::resolve);
+    String key = c.getIdempotencyKey();
+    switch (c.getOperation()) {
+      case OPERATION_INSERT -> lanes.emit(r.partition(c.getAfter(), key), c);
+      case OPERATION_DELETE -> lanes.emit(r.partition(c.getBefore(), key), c);
+      case OPERATION_UPDATE -> {
+        int to = r.partition(c.getAfter(), key);
+        int from = c.hasBefore() ? r.partition(c.getBefore(), key) : to;
+        if (from == to) {
+          lanes.emit(to, c);
+        } else if (keyChangePolicy == KeyChangePolicy.EMIT_MOVE) {
+          emitMove(c, relation, from, to, lanes);
         } else {
-            for (String n : named) {
-                if (!primaryKey.contains(n)) {
-                    throw new CaptureException("ownership_key_column", "ownership column '" + n + "' of "
-                            + relation.qualifiedName() + " is not a primary-key column (" + primaryKey + "). Ownership"
-                            + " columns must be primary-key columns so every update and delete carries them.");
-                }
-                ownership.add(n);
-            }
+          throw new CaptureException(
+              "ownership_key_change",
+              "update "
+                  + key
+                  + " of "
+                  + relation.qualifiedName()
+                  + " moves its row from partition "
+                  + from
+                  + " to "
+                  + to
+                  + " and key_change_policy is quarantine. Set dataset.partitioned.key_change_policy="
+                  + "emit_move to publish it as a delete in the old lane and an insert in the new one.");
         }
-        if (ownership.isEmpty()) {
-            throw new CaptureException("ownership_key_column", relation.qualifiedName()
-                    + " has no primary key to own its rows by");
+      }
+      default ->
+          lanes.emit(
+              rowless(
+                  "a "
+                      + c.getOperation().name().substring(10).toLowerCase()
+                      + " of "
+                      + relation.qualifiedName(),
+                  key),
+              c);
+    }
+  }
+
+  /** The partition of an event without a row: TRUNCATE or DDL. */
+  public int rowless(String what, String eventKey) {
+    return switch (nullKeyPolicy) {
+      case QUARANTINE ->
+          throw new CaptureException(
+              "null_ownership_key",
+              what
+                  + " ("
+                  + eventKey
+                  + ") has no ownership key and null_key_policy is quarantine. Set"
+                  + " dataset.partitioned.null_key_policy=route_to_singleton_partition (or"
+                  + " route_to_dead_letter_partition) to carry such events.");
+      case ROUTE_TO_DEAD_LETTER_PARTITION -> partitions - 1;
+      case ROUTE_TO_SINGLETON_PARTITION, DERIVE_FROM_PRIMARY_KEY -> 0;
+    };
+  }
+
+  private void emitMove(ChangeRecord c, RelationSchema relation, int from, int to, Lanes lanes) {
+    RowImage after = c.getAfter();
+    for (int i = 0; i < after.getColumnsCount(); i++) {
+      if (after.getColumns(i).getState() == ColumnState.COLUMN_STATE_UNCHANGED_TOAST) {
+        throw new CaptureException(
+            "ownership_key_change",
+            "update "
+                + c.getIdempotencyKey()
+                + " of "
+                + relation.qualifiedName()
+                + " moves its row to partition "
+                + to
+                + " but column '"
+                + relation.column(i).name()
+                + "' was not sent (unchanged TOAST), so no complete insert can"
+                + " be emitted. Use key_change_policy=quarantine and move such rows by delete and insert at"
+                + " the source.");
+      }
+    }
+    ChangeRecord delete =
+        move.clear().mergeFrom(c).clearAfter().setOperation(Operation.OPERATION_DELETE).build();
+    ChangeRecord insert =
+        move.clear().mergeFrom(c).clearBefore().setOperation(Operation.OPERATION_INSERT).build();
+    lanes.emit(from, delete);
+    lanes.emit(to, insert);
+  }
+
+  private Route resolve(RelationSchema relation) {
+    List<String> named = keys.columnsOf(relation.qualifiedName());
+    List<String> ownership = new ArrayList<>();
+    List<String> primaryKey = new ArrayList<>();
+    for (RelationSchema.Column col : relation.columns()) {
+      if (col.key()) {
+        primaryKey.add(col.name());
+      }
+    }
+    if (named == null) {
+      ownership.addAll(primaryKey);
+    } else {
+      for (String n : named) {
+        if (!primaryKey.contains(n)) {
+          throw new CaptureException(
+              "ownership_key_column",
+              "ownership column '"
+                  + n
+                  + "' of "
+                  + relation.qualifiedName()
+                  + " is not a primary-key column ("
+                  + primaryKey
+                  + "). Ownership"
+                  + " columns must be primary-key columns so every update and delete carries them.");
         }
-        return new Route(relation, ownership, primaryKey);
+        ownership.add(n);
+      }
+    }
+    if (ownership.isEmpty()) {
+      throw new CaptureException(
+          "ownership_key_column",
+          relation.qualifiedName() + " has no primary key to own its rows by");
+    }
+    return new Route(relation, ownership, primaryKey);
+  }
+
+  /**
+   * One relation version's ownership columns, by position: row images are positional against the
+   * relation's columns, key-only old images included, so one set of positions serves every image.
+   */
+  private final class Route {
+    final String table;
+    final int[] positions;
+    final KeyEncoder encoder;
+    final Route
+        primaryKey; // for derive_from_primary_key; null when ownership already is the primary key
+
+    Route(RelationSchema relation, List<String> ownership, List<String> pk) {
+      this(relation, ownership, pk, true);
     }
 
-    /**
-     * One relation version's ownership columns, by position: row images are positional against the relation's
-     * columns, key-only old images included, so one set of positions serves every image.
-     */
-    private final class Route {
-        final String table;
-        final int[] positions;
-        final KeyEncoder encoder;
-        final Route primaryKey; // for derive_from_primary_key; null when ownership already is the primary key
-
-        Route(RelationSchema relation, List<String> ownership, List<String> pk) {
-            this(relation, ownership, pk, true);
+    private Route(RelationSchema relation, List<String> ownership, List<String> pk, boolean outer) {
+      table = relation.qualifiedName();
+      positions = new int[ownership.size()];
+      List<ColumnType> types = new ArrayList<>();
+      for (int i = 0; i < ownership.size(); i++) {
+        for (int c = 0; c < relation.columnCount(); c++) {
+          RelationSchema.Column col = relation.column(c);
+          if (col.name().equals(ownership.get(i))) {
+            positions[i] = c;
+            types.add(ColumnType.of((int) col.typeOid(), col.typeModifier()));
+            break;
+          }
         }
-
-        private Route(RelationSchema relation, List<String> ownership, List<String> pk, boolean outer) {
-            table = relation.qualifiedName();
-            positions = new int[ownership.size()];
-            List<ColumnType> types = new ArrayList<>();
-            for (int i = 0; i < ownership.size(); i++) {
-                for (int c = 0; c < relation.columnCount(); c++) {
-                    RelationSchema.Column col = relation.column(c);
-                    if (col.name().equals(ownership.get(i))) {
-                        positions[i] = c;
-                        types.add(ColumnType.of((int) col.typeOid(), col.typeModifier()));
-                        break;
-                    }
-                }
-            }
-            try {
-                encoder = RowIdentityEncoder.forColumns(RowIdentityDomain.SCAN_KEY, types);
-            } catch (RowIdentityException e) {
-                throw new CaptureException("ownership_key_column", "ownership key of " + table
-                        + " cannot be encoded as a row identity: " + e.getMessage(), e);
-            }
-            primaryKey = outer && !ownership.equals(pk) ? new Route(relation, pk, pk, false) : null;
-        }
-
-        int partition(RowImage image, String eventKey) {
-            encoder.begin();
-            for (int i : positions) {
-                ColumnValue v = i < image.getColumnsCount() ? image.getColumns(i) : null;
-                if (v == null || v.getState() != ColumnState.COLUMN_STATE_VALUE) {
-                    return nullKey(image, eventKey, v == null ? "absent" : v.getState().name());
-                }
-                if (!v.getBinary().isEmpty()) {
-                    byte[] b = v.getBinary().toByteArray();
-                    encoder.binary(b, 0, b.length);
-                } else {
-                    byte[] b = v.getTextBytes().toByteArray();
-                    encoder.text(b, 0, b.length);
-                }
-            }
-            return OwnershipRouting.partitionFor(encoder.finish(), partitions);
-        }
-
-        private int nullKey(RowImage image, String eventKey, String state) {
-            return switch (nullKeyPolicy) {
-                case QUARANTINE -> throw new CaptureException("null_ownership_key", "event " + eventKey + " of "
-                        + table + " has no ownership key value (" + state + ") and null_key_policy is quarantine");
-                case ROUTE_TO_SINGLETON_PARTITION -> 0;
-                case ROUTE_TO_DEAD_LETTER_PARTITION -> partitions - 1;
-                case DERIVE_FROM_PRIMARY_KEY -> primaryKey == null ? 0 : primaryKey.partition(image, eventKey);
-            };
-        }
+      }
+      try {
+        encoder = RowIdentityEncoder.forColumns(RowIdentityDomain.SCAN_KEY, types);
+      } catch (RowIdentityException e) {
+        throw new CaptureException(
+            "ownership_key_column",
+            "ownership key of " + table + " cannot be encoded as a row identity: " + e.getMessage(),
+            e);
+      }
+      primaryKey = outer && !ownership.equals(pk) ? new Route(relation, pk, pk, false) : null;
     }
+
+    int partition(RowImage image, String eventKey) {
+      encoder.begin();
+      for (int i : positions) {
+        ColumnValue v = i < image.getColumnsCount() ? image.getColumns(i) : null;
+        if (v == null || v.getState() != ColumnState.COLUMN_STATE_VALUE) {
+          return nullKey(image, eventKey, v == null ? "absent" : v.getState().name());
+        }
+        if (!v.getBinary().isEmpty()) {
+          byte[] b = v.getBinary().toByteArray();
+          encoder.binary(b, 0, b.length);
+        } else {
+          byte[] b = v.getTextBytes().toByteArray();
+          encoder.text(b, 0, b.length);
+        }
+      }
+      return OwnershipRouting.partitionFor(encoder.finish(), partitions);
+    }
+
+    private int nullKey(RowImage image, String eventKey, String state) {
+      return switch (nullKeyPolicy) {
+        case QUARANTINE ->
+            throw new CaptureException(
+                "null_ownership_key",
+                "event "
+                    + eventKey
+                    + " of "
+                    + table
+                    + " has no ownership key value ("
+                    + state
+                    + ") and null_key_policy is quarantine");
+        case ROUTE_TO_SINGLETON_PARTITION -> 0;
+        case ROUTE_TO_DEAD_LETTER_PARTITION -> partitions - 1;
+        case DERIVE_FROM_PRIMARY_KEY ->
+            primaryKey == null ? 0 : primaryKey.partition(image, eventKey);
+      };
+    }
+  }
 }

@@ -4,103 +4,118 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * How far the snapshot is, readable from any thread (JMX, logs): tables done of total, rows and bytes read,
- * the rate since it began and an estimate of the time left from the tables' pg_class.reltuples.
+ * How far the snapshot is, readable from any thread (JMX, logs): tables done of total, rows and
+ * bytes read, the rate since it began and an estimate of the time left from the tables'
+ * pg_class.reltuples.
  */
 public final class SnapshotProgress {
-    public enum State { NOT_NEEDED, RUNNING, COMPLETED, FAILED }
+  public enum State {
+    NOT_NEEDED,
+    RUNNING,
+    COMPLETED,
+    FAILED
+  }
 
-    private final AtomicReference<State> state = new AtomicReference<>(State.NOT_NEEDED);
-    private final AtomicLong tablesTotal = new AtomicLong();
-    private final AtomicLong tablesDone = new AtomicLong();
-    private final AtomicLong rows = new AtomicLong();
-    private final AtomicLong bytes = new AtomicLong();
-    private final AtomicLong estimatedRows = new AtomicLong();
-    private final AtomicLong startedMs = new AtomicLong();
-    private final AtomicLong endedMs = new AtomicLong();
-    private final AtomicReference<String> currentTable = new AtomicReference<>("");
+  private final AtomicReference<State> state = new AtomicReference<>(State.NOT_NEEDED);
+  private final AtomicLong tablesTotal = new AtomicLong();
+  private final AtomicLong tablesDone = new AtomicLong();
+  private final AtomicLong rows = new AtomicLong();
+  private final AtomicLong bytes = new AtomicLong();
+  private final AtomicLong estimatedRows = new AtomicLong();
+  private final AtomicLong startedMs = new AtomicLong();
+  private final AtomicLong endedMs = new AtomicLong();
+  private final AtomicReference<String> currentTable = new AtomicReference<>("");
 
-    void started(int tables, long estimated, long nowMs) {
-        tablesTotal.set(tables);
-        estimatedRows.set(Math.max(estimated, 0));
-        startedMs.set(nowMs);
-        state.set(State.RUNNING);
+  void started(int tables, long estimated, long nowMs) {
+    tablesTotal.set(tables);
+    estimatedRows.set(Math.max(estimated, 0));
+    startedMs.set(nowMs);
+    state.set(State.RUNNING);
+  }
+
+  void table(String name) {
+    currentTable.set(name);
+  }
+
+  void row(int length) {
+    rows.incrementAndGet();
+    bytes.addAndGet(length);
+  }
+
+  void tableDone() {
+    tablesDone.incrementAndGet();
+  }
+
+  void ended(boolean completed, long nowMs) {
+    endedMs.set(nowMs);
+    currentTable.set("");
+    state.set(completed ? State.COMPLETED : State.FAILED);
+  }
+
+  public State state() {
+    return state.get();
+  }
+
+  public long tablesTotal() {
+    return tablesTotal.get();
+  }
+
+  public long tablesDone() {
+    return tablesDone.get();
+  }
+
+  public long rows() {
+    return rows.get();
+  }
+
+  public long bytes() {
+    return bytes.get();
+  }
+
+  public String currentTable() {
+    return currentTable.get();
+  }
+
+  public long elapsedMs(long nowMs) {
+    long start = startedMs.get();
+    if (start == 0) {
+      return 0;
     }
+    long end = endedMs.get();
+    return (end != 0 ? end : nowMs) - start;
+  }
 
-    void table(String name) {
-        currentTable.set(name);
-    }
+  public double rowsPerSecond(long nowMs) {
+    long elapsed = elapsedMs(nowMs);
+    return elapsed <= 0 ? 0 : rows.get() * 1000.0 / elapsed;
+  }
 
-    void row(int length) {
-        rows.incrementAndGet();
-        bytes.addAndGet(length);
+  /**
+   * Seconds left at the current rate by the tables' row estimates; -1 unknown (no estimate, no rate
+   * yet).
+   */
+  public long etaSeconds(long nowMs) {
+    if (state.get() != State.RUNNING) {
+      return state.get() == State.COMPLETED ? 0 : -1;
     }
+    double rate = rowsPerSecond(nowMs);
+    long left = estimatedRows.get() - rows.get();
+    if (rate <= 0 || estimatedRows.get() == 0) {
+      return -1;
+    }
+    return Math.max(0, Math.round(left / rate));
+  }
 
-    void tableDone() {
-        tablesDone.incrementAndGet();
-    }
-
-    void ended(boolean completed, long nowMs) {
-        endedMs.set(nowMs);
-        currentTable.set("");
-        state.set(completed ? State.COMPLETED : State.FAILED);
-    }
-
-    public State state() {
-        return state.get();
-    }
-
-    public long tablesTotal() {
-        return tablesTotal.get();
-    }
-
-    public long tablesDone() {
-        return tablesDone.get();
-    }
-
-    public long rows() {
-        return rows.get();
-    }
-
-    public long bytes() {
-        return bytes.get();
-    }
-
-    public String currentTable() {
-        return currentTable.get();
-    }
-
-    public long elapsedMs(long nowMs) {
-        long start = startedMs.get();
-        if (start == 0) {
-            return 0;
-        }
-        long end = endedMs.get();
-        return (end != 0 ? end : nowMs) - start;
-    }
-
-    public double rowsPerSecond(long nowMs) {
-        long elapsed = elapsedMs(nowMs);
-        return elapsed <= 0 ? 0 : rows.get() * 1000.0 / elapsed;
-    }
-
-    /** Seconds left at the current rate by the tables' row estimates; -1 unknown (no estimate, no rate yet). */
-    public long etaSeconds(long nowMs) {
-        if (state.get() != State.RUNNING) {
-            return state.get() == State.COMPLETED ? 0 : -1;
-        }
-        double rate = rowsPerSecond(nowMs);
-        long left = estimatedRows.get() - rows.get();
-        if (rate <= 0 || estimatedRows.get() == 0) {
-            return -1;
-        }
-        return Math.max(0, Math.round(left / rate));
-    }
-
-    public String summary(long nowMs) {
-        long eta = etaSeconds(nowMs);
-        return String.format("%d of %d tables, %,d rows, %,d bytes, %,.0f rows/s%s%s", tablesDone(), tablesTotal(),
-                rows(), bytes(), rowsPerSecond(nowMs), eta >= 0 && state() == State.RUNNING ? ", about " + eta
-                        + " s left" : "", currentTable().isEmpty() ? "" : ", reading " + currentTable());
-    }
+  public String summary(long nowMs) {
+    long eta = etaSeconds(nowMs);
+    return String.format(
+        "%d of %d tables, %,d rows, %,d bytes, %,.0f rows/s%s%s",
+        tablesDone(),
+        tablesTotal(),
+        rows(),
+        bytes(),
+        rowsPerSecond(nowMs),
+        eta >= 0 && state() == State.RUNNING ? ", about " + eta + " s left" : "",
+        currentTable().isEmpty() ? "" : ", reading " + currentTable());
+  }
 }

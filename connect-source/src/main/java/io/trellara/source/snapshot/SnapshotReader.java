@@ -26,257 +26,326 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Reads every table of the publication inside the exported snapshot and hands each row on to the snapshot
- * transaction's {@link SnapshotEvents}, table after table, each whole and contiguous. Rows come from
- * {@code COPY ... TO STDOUT} (PostgreSQL's fastest way out, as its own table synchronisation uses), honouring the
- * publication's column lists and row filters as pgoutput does. Memory holds one row at a time: the pipeline
- * publishes the snapshot's chunks as they fill.
+ * Reads every table of the publication inside the exported snapshot and hands each row on to the
+ * snapshot transaction's {@link SnapshotEvents}, table after table, each whole and contiguous. Rows
+ * come from {@code COPY ... TO STDOUT} (PostgreSQL's fastest way out, as its own table
+ * synchronisation uses), honouring the publication's column lists and row filters as pgoutput does.
+ * Memory holds one row at a time: the pipeline publishes the snapshot's chunks as they fill.
  */
 public final class SnapshotReader {
-    private static final Logger LOG = LoggerFactory.getLogger(SnapshotReader.class);
-    /** Exported snapshot names are hex groups joined by dashes; anything else is never put into SQL. */
-    private static final Pattern SNAPSHOT_NAME = Pattern.compile("[0-9A-Fa-f]+(-[0-9A-Fa-f]+)+");
-    static final long PROGRESS_LOG_INTERVAL_MS = 5_000;
+  private static final Logger LOG = LoggerFactory.getLogger(SnapshotReader.class);
 
-    private final PgEndpoint endpoint;
-    private final String publication;
-    private final SnapshotProgress progress;
-    private final BooleanSupplier running;
-    private final int threads;
-    private final long rangeRows;
-    private final Path spillDirectory;
+  /**
+   * Exported snapshot names are hex groups joined by dashes; anything else is never put into SQL.
+   */
+  private static final Pattern SNAPSHOT_NAME = Pattern.compile("[0-9A-Fa-f]+(-[0-9A-Fa-f]+)+");
 
-    /**
-     * @param threads        connections reading tables at once ({@code snapshot.max.threads}); above 1, helpers read
-     *                       ahead into files in {@code spillDirectory} (see {@link TableReadAhead})
-     * @param rangeRows      rows per key range of a table read in key order ({@code snapshot.key.range.rows}; 0:
-     *                       every table in one COPY, in storage order; see {@link TableCopy})
-     */
-    public SnapshotReader(PgEndpoint endpoint, String publication, SnapshotProgress progress, BooleanSupplier running,
-                          int threads, long rangeRows, Path spillDirectory) {
-        this.endpoint = endpoint;
-        this.publication = publication;
-        this.progress = progress;
-        this.running = running;
-        this.threads = Math.max(1, threads);
-        this.rangeRows = rangeRows;
-        this.spillDirectory = spillDirectory;
+  static final long PROGRESS_LOG_INTERVAL_MS = 5_000;
+
+  private final PgEndpoint endpoint;
+  private final String publication;
+  private final SnapshotProgress progress;
+  private final BooleanSupplier running;
+  private final int threads;
+  private final long rangeRows;
+  private final Path spillDirectory;
+
+  /**
+   * @param threads connections reading tables at once ({@code snapshot.max.threads}); above 1,
+   *     helpers read ahead into files in {@code spillDirectory} (see {@link TableReadAhead})
+   * @param rangeRows rows per key range of a table read in key order ({@code
+   *     snapshot.key.range.rows}; 0: every table in one COPY, in storage order; see {@link
+   *     TableCopy})
+   */
+  public SnapshotReader(
+      PgEndpoint endpoint,
+      String publication,
+      SnapshotProgress progress,
+      BooleanSupplier running,
+      int threads,
+      long rangeRows,
+      Path spillDirectory) {
+    this.endpoint = endpoint;
+    this.publication = publication;
+    this.progress = progress;
+    this.running = running;
+    this.threads = Math.max(1, threads);
+    this.rangeRows = rangeRows;
+    this.spillDirectory = spillDirectory;
+  }
+
+  /**
+   * Imports {@code exported}'s snapshot, closes the replication connection that exported it (the
+   * import holds the snapshot from then on), and hands every row of it to {@code feed}. Returns the
+   * rows read; the caller commits the snapshot transaction.
+   */
+  public long read(ExportedSnapshot exported, SnapshotEvents feed) throws SQLException {
+    if (!SNAPSHOT_NAME.matcher(exported.snapshotName()).matches()) {
+      throw new SQLException("unexpected exported snapshot name '" + exported.snapshotName() + "'");
     }
-
-    /**
-     * Imports {@code exported}'s snapshot, closes the replication connection that exported it (the import holds
-     * the snapshot from then on), and hands every row of it to {@code feed}. Returns the rows read; the caller
-     * commits the snapshot transaction.
-     */
-    public long read(ExportedSnapshot exported, SnapshotEvents feed) throws SQLException {
-        if (!SNAPSHOT_NAME.matcher(exported.snapshotName()).matches()) {
-            throw new SQLException("unexpected exported snapshot name '" + exported.snapshotName() + "'");
+    List<Connection> helpers = new ArrayList<>();
+    try (Connection c = open(exported)) {
+      List<SnapshotTable> tables = tables(c);
+      // helpers only when there are tables for them; each imports the snapshot while it is still
+      // exported
+      for (int i = 1; i < Math.min(threads, tables.size()); i++) {
+        helpers.add(open(exported));
+      }
+      exported.close();
+      long estimated = tables.stream().mapToLong(t -> Math.max(0, t.estimatedRows())).sum();
+      long now = System.currentTimeMillis();
+      progress.started(tables.size(), estimated, now);
+      LOG.info(
+          "Snapshot of publication {} begins at consistent point {}: {} tables, about {} rows, {}"
+              + " connection(s) reading",
+          publication,
+          Lsn.format(exported.consistentPoint()),
+          tables.size(),
+          estimated,
+          1 + helpers.size());
+      long[] lastLog = {now};
+      if (helpers.isEmpty()) {
+        for (SnapshotTable t : tables) {
+          readTable(c, t, feed, lastLog);
         }
-        List<Connection> helpers = new ArrayList<>();
-        try (Connection c = open(exported)) {
-            List<SnapshotTable> tables = tables(c);
-            // helpers only when there are tables for them; each imports the snapshot while it is still exported
-            for (int i = 1; i < Math.min(threads, tables.size()); i++) {
-                helpers.add(open(exported));
+      } else {
+        List<SnapshotTable> largestFirst = new ArrayList<>(tables);
+        largestFirst.sort(Comparator.comparingLong(SnapshotTable::estimatedRows).reversed());
+        readInParallel(c, new ArrayDeque<>(largestFirst), helpers, tables.size(), feed, lastLog);
+        helpers.clear(); // closed by the read-ahead
+      }
+      c.commit();
+      progress.ended(true, System.currentTimeMillis());
+      LOG.info("Snapshot read: {}", progress.summary(System.currentTimeMillis()));
+      return progress.rows();
+    } catch (SQLException | RuntimeException e) {
+      progress.ended(false, System.currentTimeMillis());
+      throw e;
+    } finally {
+      for (Connection h : helpers) {
+        closeQuietly(h);
+      }
+    }
+  }
+
+  /** A pinned connection inside the exported snapshot (REPEATABLE READ, READ ONLY). */
+  private Connection open(ExportedSnapshot exported) throws SQLException {
+    // the name trellara status looks for in pg_stat_progress_copy
+    Connection c = endpoint.connectPinned("trellara-snapshot:" + exported.slotName());
+    try {
+      try (Statement st = c.createStatement()) {
+        // a COPY lasts as long as the pipeline takes its rows, a connection waits in its
+        // transaction while
+        // read-ahead tables are published, and the snapshot's transaction lasts the whole load:
+        // none of
+        // them may be cut by the role's or the database's timeouts
+        st.execute(SessionTimeouts.OFF);
+      }
+      c.setAutoCommit(false);
+      try (Statement st = c.createStatement()) {
+        st.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+        st.execute("SET TRANSACTION SNAPSHOT '" + exported.snapshotName() + "'");
+      }
+      return c;
+    } catch (SQLException | RuntimeException e) {
+      closeQuietly(c);
+      throw e;
+    }
+  }
+
+  private static void closeQuietly(Connection c) {
+    try {
+      c.close();
+    } catch (SQLException ignored) {
+      // leaving the snapshot: nothing of it is written
+    }
+  }
+
+  /**
+   * Publishes each table whole: one a helper finished when there is one, else the next pending one
+   * read here.
+   */
+  private void readInParallel(
+      Connection c,
+      Deque<SnapshotTable> pending,
+      List<Connection> helpers,
+      int total,
+      SnapshotEvents feed,
+      long[] lastLog)
+      throws SQLException {
+    SnapshotTable first =
+        pending.poll(); // the largest: read here, straight into the pipeline, no file
+    try (TableReadAhead ahead =
+        new TableReadAhead(
+            pending, List.copyOf(helpers), spillDirectory, progress, running, rangeRows)) {
+      readTable(c, first, feed, lastLog);
+      for (int published = 1; published < total; published++) {
+        TableReadAhead.ReadTable done = ahead.finished(false);
+        if (done == null) {
+          SnapshotTable t = ahead.nextPending();
+          if (t != null) {
+            readTable(c, t, feed, lastLog);
+            continue;
+          }
+          done = ahead.finished(true);
+        }
+        replay(ahead, done, feed);
+      }
+    }
+  }
+
+  private void replay(TableReadAhead ahead, TableReadAhead.ReadTable r, SnapshotEvents feed) {
+    SnapshotTable t = r.table();
+    progress.table(t.display());
+    feed.table(t);
+    try {
+      ahead.replay(
+          r,
+          (row, length, i) -> {
+            feed.row(row, length, false);
+            if ((i & 1023) == 1023 && !running.getAsBoolean()) {
+              throw new SnapshotCancelledException(
+                  "the task stopped during the snapshot of " + t.display());
             }
-            exported.close();
-            long estimated = tables.stream().mapToLong(t -> Math.max(0, t.estimatedRows())).sum();
-            long now = System.currentTimeMillis();
-            progress.started(tables.size(), estimated, now);
-            LOG.info("Snapshot of publication {} begins at consistent point {}: {} tables, about {} rows, {}"
-                    + " connection(s) reading", publication, Lsn.format(exported.consistentPoint()), tables.size(),
-                    estimated, 1 + helpers.size());
-            long[] lastLog = {now};
-            if (helpers.isEmpty()) {
-                for (SnapshotTable t : tables) {
-                    readTable(c, t, feed, lastLog);
-                }
-            } else {
-                List<SnapshotTable> largestFirst = new ArrayList<>(tables);
-                largestFirst.sort(Comparator.comparingLong(SnapshotTable::estimatedRows).reversed());
-                readInParallel(c, new ArrayDeque<>(largestFirst), helpers, tables.size(), feed, lastLog);
-                helpers.clear(); // closed by the read-ahead
+          });
+    } catch (IOException e) {
+      throw new UncheckedIOException(
+          "cannot read back the rows of " + t.display() + " read ahead", e);
+    }
+    progress.tableDone();
+  }
+
+  private void readTable(Connection c, SnapshotTable t, SnapshotEvents feed, long[] lastLog)
+      throws SQLException {
+    progress.table(t.display());
+    long started = System.currentTimeMillis();
+    feed.table(t);
+    long[] rows = {0};
+    try {
+      TableCopy.read(
+          c,
+          t,
+          rangeRows,
+          row -> {
+            feed.row(row, row.length, true); // pgjdbc gives each row an array of its own
+            progress.row(row.length);
+            if ((++rows[0] & 1023) == 0) {
+              if (!running.getAsBoolean()) {
+                throw new SnapshotCancelledException(
+                    "the task stopped during the snapshot of " + t.display());
+              }
+              long now = System.currentTimeMillis();
+              if (now - lastLog[0] >= PROGRESS_LOG_INTERVAL_MS) {
+                lastLog[0] = now;
+                LOG.info("Snapshot in progress: {}", progress.summary(now));
+              }
             }
-            c.commit();
-            progress.ended(true, System.currentTimeMillis());
-            LOG.info("Snapshot read: {}", progress.summary(System.currentTimeMillis()));
-            return progress.rows();
-        } catch (SQLException | RuntimeException e) {
-            progress.ended(false, System.currentTimeMillis());
-            throw e;
-        } finally {
-            for (Connection h : helpers) {
-                closeQuietly(h);
-            }
-        }
+          });
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); // the consumer here writes no file
     }
+    progress.tableDone();
+    LOG.info(
+        "Snapshot read table {}: {} rows in {} ms{}",
+        t.display(),
+        rows[0],
+        System.currentTimeMillis() - started,
+        order(t));
+  }
 
-    /** A pinned connection inside the exported snapshot (REPEATABLE READ, READ ONLY). */
-    private Connection open(ExportedSnapshot exported) throws SQLException {
-        // the name trellara status looks for in pg_stat_progress_copy
-        Connection c = endpoint.connectPinned("trellara-snapshot:" + exported.slotName());
-        try {
-            try (Statement st = c.createStatement()) {
-                // a COPY lasts as long as the pipeline takes its rows, a connection waits in its transaction while
-                // read-ahead tables are published, and the snapshot's transaction lasts the whole load: none of
-                // them may be cut by the role's or the database's timeouts
-                st.execute(SessionTimeouts.OFF);
-            }
-            c.setAutoCommit(false);
-            try (Statement st = c.createStatement()) {
-                st.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
-                st.execute("SET TRANSACTION SNAPSHOT '" + exported.snapshotName() + "'");
-            }
-            return c;
-        } catch (SQLException | RuntimeException e) {
-            closeQuietly(c);
-            throw e;
-        }
-    }
-
-    private static void closeQuietly(Connection c) {
-        try {
-            c.close();
-        } catch (SQLException ignored) {
-            // leaving the snapshot: nothing of it is written
-        }
-    }
-
-    /** Publishes each table whole: one a helper finished when there is one, else the next pending one read here. */
-    private void readInParallel(Connection c, Deque<SnapshotTable> pending, List<Connection> helpers, int total,
-                                SnapshotEvents feed, long[] lastLog) throws SQLException {
-        SnapshotTable first = pending.poll(); // the largest: read here, straight into the pipeline, no file
-        try (TableReadAhead ahead = new TableReadAhead(pending, List.copyOf(helpers), spillDirectory, progress,
-                running, rangeRows)) {
-            readTable(c, first, feed, lastLog);
-            for (int published = 1; published < total; published++) {
-                TableReadAhead.ReadTable done = ahead.finished(false);
-                if (done == null) {
-                    SnapshotTable t = ahead.nextPending();
-                    if (t != null) {
-                        readTable(c, t, feed, lastLog);
-                        continue;
-                    }
-                    done = ahead.finished(true);
-                }
-                replay(ahead, done, feed);
-            }
-        }
-    }
-
-    private void replay(TableReadAhead ahead, TableReadAhead.ReadTable r, SnapshotEvents feed) {
-        SnapshotTable t = r.table();
-        progress.table(t.display());
-        feed.table(t);
-        try {
-            ahead.replay(r, (row, length, i) -> {
-                feed.row(row, length, false);
-                if ((i & 1023) == 1023 && !running.getAsBoolean()) {
-                    throw new SnapshotCancelledException("the task stopped during the snapshot of " + t.display());
-                }
-            });
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read back the rows of " + t.display() + " read ahead", e);
-        }
-        progress.tableDone();
-    }
-
-    private void readTable(Connection c, SnapshotTable t, SnapshotEvents feed, long[] lastLog)
-            throws SQLException {
-        progress.table(t.display());
-        long started = System.currentTimeMillis();
-        feed.table(t);
-        long[] rows = {0};
-        try {
-            TableCopy.read(c, t, rangeRows, row -> {
-                feed.row(row, row.length, true); // pgjdbc gives each row an array of its own
-                progress.row(row.length);
-                if ((++rows[0] & 1023) == 0) {
-                    if (!running.getAsBoolean()) {
-                        throw new SnapshotCancelledException("the task stopped during the snapshot of " + t.display());
-                    }
-                    long now = System.currentTimeMillis();
-                    if (now - lastLog[0] >= PROGRESS_LOG_INTERVAL_MS) {
-                        lastLog[0] = now;
-                        LOG.info("Snapshot in progress: {}", progress.summary(now));
-                    }
-                }
-            });
-        } catch (IOException e) {
-            throw new UncheckedIOException(e); // the consumer here writes no file
-        }
-        progress.tableDone();
-        LOG.info("Snapshot read table {}: {} rows in {} ms{}", t.display(), rows[0],
-                System.currentTimeMillis() - started, order(t));
-    }
-
-    /** The publication's tables as of the snapshot, each described as pgoutput describes it. */
-    List<SnapshotTable> tables(Connection c) throws SQLException {
-        int major = c.getMetaData().getDatabaseMajorVersion();
-        List<SnapshotTable> tables = new ArrayList<>();
-        List<String[]> columnLists = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement("SELECT c.oid, n.nspname, c.relname, c.relreplident,"
-                + " c.relkind, c.reltuples::bigint" + (major >= 15 ? ", t.attnames, t.rowfilter" : ", NULL::name[], NULL")
+  /** The publication's tables as of the snapshot, each described as pgoutput describes it. */
+  List<SnapshotTable> tables(Connection c) throws SQLException {
+    int major = c.getMetaData().getDatabaseMajorVersion();
+    List<SnapshotTable> tables = new ArrayList<>();
+    List<String[]> columnLists = new ArrayList<>();
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT c.oid, n.nspname, c.relname, c.relreplident,"
+                + " c.relkind, c.reltuples::bigint"
+                + (major >= 15 ? ", t.attnames, t.rowfilter" : ", NULL::name[], NULL")
                 + " FROM pg_publication_tables t JOIN pg_namespace n ON n.nspname = t.schemaname"
                 + " JOIN pg_class c ON c.relnamespace = n.oid AND c.relname = t.tablename"
                 + " WHERE t.pubname = ? ORDER BY n.nspname, c.relname")) {
-            ps.setString(1, publication);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    tables.add(new SnapshotTable(rs.getLong(1), rs.getString(2), rs.getString(3),
-                            rs.getString(4).charAt(0), "p".equals(rs.getString(5)), rs.getLong(6), rs.getString(8),
-                            List.of(), List.of()));
-                    Array names = rs.getArray(7);
-                    columnLists.add(names == null ? null : (String[]) names.getArray());
-                }
-            }
+      ps.setString(1, publication);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          tables.add(
+              new SnapshotTable(
+                  rs.getLong(1),
+                  rs.getString(2),
+                  rs.getString(3),
+                  rs.getString(4).charAt(0),
+                  "p".equals(rs.getString(5)),
+                  rs.getLong(6),
+                  rs.getString(8),
+                  List.of(),
+                  List.of()));
+          Array names = rs.getArray(7);
+          columnLists.add(names == null ? null : (String[]) names.getArray());
         }
-        List<SnapshotTable> described = new ArrayList<>(tables.size());
-        for (int i = 0; i < tables.size(); i++) {
-            SnapshotTable t = tables.get(i);
-            List<SnapshotTable.Column> columns = columns(c, t, columnLists.get(i), major);
-            described.add(new SnapshotTable(t.oid(), t.schema(), t.name(), t.replicaIdentity(), t.partitioned(),
-                    t.estimatedRows(), t.rowFilter(), columns, orderKey(c, t, columns, major)));
-        }
-        return described;
+      }
     }
+    List<SnapshotTable> described = new ArrayList<>(tables.size());
+    for (int i = 0; i < tables.size(); i++) {
+      SnapshotTable t = tables.get(i);
+      List<SnapshotTable.Column> columns = columns(c, t, columnLists.get(i), major);
+      described.add(
+          new SnapshotTable(
+              t.oid(),
+              t.schema(),
+              t.name(),
+              t.replicaIdentity(),
+              t.partitioned(),
+              t.estimatedRows(),
+              t.rowFilter(),
+              columns,
+              orderKey(c, t, columns, major)));
+    }
+    return described;
+  }
 
-    private static List<SnapshotTable.Column> columns(Connection c, SnapshotTable t, String[] published, int major)
-            throws SQLException {
-        Set<String> only = published == null ? null : new HashSet<>(Arrays.asList(published));
-        List<SnapshotTable.Column> columns = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement("SELECT a.attname, a.atttypid, a.atttypmod,"
+  private static List<SnapshotTable.Column> columns(
+      Connection c, SnapshotTable t, String[] published, int major) throws SQLException {
+    Set<String> only = published == null ? null : new HashSet<>(Arrays.asList(published));
+    List<SnapshotTable.Column> columns = new ArrayList<>();
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT a.attname, a.atttypid, a.atttypmod,"
                 + " (c.relreplident = 'f' OR EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = c.oid"
                 + "   AND a.attnum = ANY (i.indkey) AND ((c.relreplident = 'd' AND i.indisprimary)"
                 + "   OR (c.relreplident = 'i' AND i.indisreplident))))"
                 + " FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid"
                 + " WHERE a.attrelid = ? AND a.attnum > 0 AND NOT a.attisdropped"
-                + (major >= 12 ? " AND a.attgenerated = ''" : "") + " ORDER BY a.attnum")) {
-            ps.setLong(1, t.oid());
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    if (only == null || only.contains(rs.getString(1))) {
-                        columns.add(new SnapshotTable.Column(rs.getString(1), rs.getLong(2), rs.getInt(3),
-                                rs.getBoolean(4)));
-                    }
-                }
-            }
+                + (major >= 12 ? " AND a.attgenerated = ''" : "")
+                + " ORDER BY a.attnum")) {
+      ps.setLong(1, t.oid());
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          if (only == null || only.contains(rs.getString(1))) {
+            columns.add(
+                new SnapshotTable.Column(
+                    rs.getString(1), rs.getLong(2), rs.getInt(3), rs.getBoolean(4)));
+          }
         }
-        return columns;
+      }
     }
+    return columns;
+  }
 
-    /**
-     * The unique key to read {@code t} in the order of: its replica identity index under REPLICA IDENTITY USING
-     * INDEX, else its primary key; in the index's column order, so the range scans use the index. Empty (read in
-     * storage order) when it has none, when a key column is not published (column list), or when the index orders
-     * by another operator class or collation than a plain ORDER BY would (the ranges would then sort the table
-     * instead of scanning the index).
-     */
-    private static List<SnapshotTable.KeyColumn> orderKey(Connection c, SnapshotTable t,
-                                                          List<SnapshotTable.Column> columns, int major)
-            throws SQLException {
-        List<SnapshotTable.KeyColumn> key = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement("SELECT a.attname, format_type(a.atttypid, NULL),"
+  /**
+   * The unique key to read {@code t} in the order of: its replica identity index under REPLICA
+   * IDENTITY USING INDEX, else its primary key; in the index's column order, so the range scans use
+   * the index. Empty (read in storage order) when it has none, when a key column is not published
+   * (column list), or when the index orders by another operator class or collation than a plain
+   * ORDER BY would (the ranges would then sort the table instead of scanning the index).
+   */
+  private static List<SnapshotTable.KeyColumn> orderKey(
+      Connection c, SnapshotTable t, List<SnapshotTable.Column> columns, int major)
+      throws SQLException {
+    List<SnapshotTable.KeyColumn> key = new ArrayList<>();
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT a.attname, format_type(a.atttypid, NULL),"
                 + " o.opcdefault AND k.coll = a.attcollation"
                 + " FROM pg_class c JOIN pg_index i ON i.indrelid = c.oid AND CASE WHEN c.relreplident = 'i'"
                 + "   THEN i.indisreplident ELSE i.indisprimary END"
@@ -284,43 +353,47 @@ public final class SnapshotReader {
                 + "   WITH ORDINALITY AS k(attnum, opclass, coll, ord)"
                 + " JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = k.attnum"
                 + " JOIN pg_opclass o ON o.oid = k.opclass"
-                + " WHERE c.oid = ? AND k.ord <= " + (major >= 11 ? "i.indnkeyatts" : "i.indnatts")
+                + " WHERE c.oid = ? AND k.ord <= "
+                + (major >= 11 ? "i.indnkeyatts" : "i.indnatts")
                 + " ORDER BY k.ord")) {
-            ps.setLong(1, t.oid());
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    int column = indexOf(columns, rs.getString(1));
-                    if (column < 0 || !rs.getBoolean(3)) {
-                        return List.of();
-                    }
-                    key.add(new SnapshotTable.KeyColumn(column, rs.getString(2)));
-                }
-            }
+      ps.setLong(1, t.oid());
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          int column = indexOf(columns, rs.getString(1));
+          if (column < 0 || !rs.getBoolean(3)) {
+            return List.of();
+          }
+          key.add(new SnapshotTable.KeyColumn(column, rs.getString(2)));
         }
-        return List.copyOf(key);
+      }
     }
+    return List.copyOf(key);
+  }
 
-    private static int indexOf(List<SnapshotTable.Column> columns, String name) {
-        for (int i = 0; i < columns.size(); i++) {
-            if (columns.get(i).name().equals(name)) {
-                return i;
-            }
-        }
-        return -1;
+  private static int indexOf(List<SnapshotTable.Column> columns, String name) {
+    for (int i = 0; i < columns.size(); i++) {
+      if (columns.get(i).name().equals(name)) {
+        return i;
+      }
     }
+    return -1;
+  }
 
-    /** How a table is read, for its log line. */
-    String order(SnapshotTable t) {
-        if (rangeRows <= 0) {
-            return ", in storage order (snapshot.key.range.rows=0)";
-        }
-        return t.orderKey().isEmpty() ? ", in storage order (no usable key)" : ", in key order";
+  /** How a table is read, for its log line. */
+  String order(SnapshotTable t) {
+    if (rangeRows <= 0) {
+      return ", in storage order (snapshot.key.range.rows=0)";
     }
+    return t.orderKey().isEmpty() ? ", in storage order (no usable key)" : ", in key order";
+  }
 
-    /** The engine closed while the snapshot was being read: not a failure, nothing of it was committed. */
-    public static final class SnapshotCancelledException extends RuntimeException {
-        SnapshotCancelledException(String message) {
-            super(message);
-        }
+  /**
+   * The engine closed while the snapshot was being read: not a failure, nothing of it was
+   * committed.
+   */
+  public static final class SnapshotCancelledException extends RuntimeException {
+    SnapshotCancelledException(String message) {
+      super(message);
     }
+  }
 }

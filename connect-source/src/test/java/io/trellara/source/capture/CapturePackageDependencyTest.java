@@ -22,10 +22,15 @@ class CapturePackageDependencyTest {
     }
     assertThat(files).isNotEmpty();
     for (Path file : files) {
-      assertThat(Files.readAllLines(file)).as(file.getFileName().toString())
+      assertThat(Files.readAllLines(file))
+          .as(file.getFileName().toString())
           .filteredOn(line -> line.startsWith("import "))
-          .noneMatch(line -> line.contains("org.apache.kafka") || line.contains("java.sql")
-              || line.contains("javax.sql") || line.contains("org.postgresql"));
+          .noneMatch(
+              line ->
+                  line.contains("org.apache.kafka")
+                      || line.contains("java.sql")
+                      || line.contains("javax.sql")
+                      || line.contains("org.postgresql"));
     }
   }
 }

@@ -23,10 +23,11 @@ import java.util.function.UnaryOperator;
 final class CaptureTestSupport {
 
   static final CaptureIdentity IDENTITY = new CaptureIdentity("pg-test", "testdb", "test-flow");
-  static final String VALID_DDL_JSON = "{\"command_tag\": \"ALTER TABLE\", \"object_type\": \"table\","
-      + " \"object_identity\": \"public.orders\", \"schema_name\": \"public\","
-      + " \"statement\": \"ALTER TABLE orders ADD COLUMN x int\", \"search_path\": \"\\\"$user\\\", public\","
-      + " \"relations\": \"\\\"public\\\".\\\"orders\\\":0\", \"temporary\": \"false\"}";
+  static final String VALID_DDL_JSON =
+      "{\"command_tag\": \"ALTER TABLE\", \"object_type\": \"table\","
+          + " \"object_identity\": \"public.orders\", \"schema_name\": \"public\","
+          + " \"statement\": \"ALTER TABLE orders ADD COLUMN x int\", \"search_path\": \"\\\"$user\\\", public\","
+          + " \"relations\": \"\\\"public\\\".\\\"orders\\\":0\", \"temporary\": \"false\"}";
 
   /** The fixtures were recorded through a FOR ALL TABLES publication. */
   static final CapturedTables ALL_TABLES = new CapturedTables(true, Set.of(), List.of());
@@ -70,7 +71,11 @@ final class CaptureTestSupport {
   static UnaryOperator<PgOutputMessage> validDdlContent() {
     return m -> {
       if (m instanceof LogicalMessage l && l.prefix().equals("trellara.ddl")) {
-        return new LogicalMessage(l.streamXid(), l.transactional(), l.lsn(), l.prefix(),
+        return new LogicalMessage(
+            l.streamXid(),
+            l.transactional(),
+            l.lsn(),
+            l.prefix(),
             VALID_DDL_JSON.getBytes(StandardCharsets.UTF_8));
       }
       return m;
@@ -105,15 +110,24 @@ final class CaptureTestSupport {
   }
 
   /**
-   * Runs a fixture through a fresh assembler. walStart of message i is i + 1 (the fixtures carry no WAL
-   * positions; small values keep begin_lsn below the commit LSN). With {@code raw} the raw bytes are passed.
+   * Runs a fixture through a fresh assembler. walStart of message i is i + 1 (the fixtures carry no
+   * WAL positions; small values keep begin_lsn below the commit LSN). With {@code raw} the raw
+   * bytes are passed.
    */
-  static EnvelopeCollector run(Fixture f, Path spillDir, long threshold, boolean raw,
+  static EnvelopeCollector run(
+      Fixture f,
+      Path spillDir,
+      long threshold,
+      boolean raw,
       UnaryOperator<PgOutputMessage> rewrite) {
     EnvelopeCollector collector = new EnvelopeCollector();
-    try (TransactionAssembler assembler = new TransactionAssembler(IDENTITY,
-        CaptureSettings.defaults(spillDir).withSpillThresholdBytes(threshold).withCapturedTables(ALL_TABLES),
-        collector)) {
+    try (TransactionAssembler assembler =
+        new TransactionAssembler(
+            IDENTITY,
+            CaptureSettings.defaults(spillDir)
+                .withSpillThresholdBytes(threshold)
+                .withCapturedTables(ALL_TABLES),
+            collector)) {
       for (int i = 0; i < f.parsed().size(); i++) {
         PgOutputMessage original = f.parsed().get(i);
         PgOutputMessage m = rewrite.apply(original);
@@ -131,10 +145,17 @@ final class CaptureTestSupport {
   }
 
   static EnvelopeCollector run(Fixture f, Path spillDir) {
-    return run(f, spillDir, CaptureSettings.DEFAULT_SPILL_THRESHOLD_BYTES, false, UnaryOperator.identity());
+    return run(
+        f,
+        spillDir,
+        CaptureSettings.DEFAULT_SPILL_THRESHOLD_BYTES,
+        false,
+        UnaryOperator.identity());
   }
 
-  /** The changes without the fields that depend on LSNs and xids (transaction_id, idempotency_key). */
+  /**
+   * The changes without the fields that depend on LSNs and xids (transaction_id, idempotency_key).
+   */
   static List<ChangeRecord> withoutTransactionFields(TransactionEnvelope e) {
     List<ChangeRecord> out = new ArrayList<>();
     for (ChangeRecord c : e.getChangesList()) {

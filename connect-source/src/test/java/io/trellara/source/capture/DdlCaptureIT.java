@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.trellara.protocol.codec.TrellaraCodec;
 import io.trellara.protocol.v1.ChangeRecord;
 import io.trellara.protocol.v1.DdlEvent;
+import io.trellara.protocol.v1.RelationId;
 import io.trellara.protocol.v1.TransactionEnvelope;
 import io.trellara.protocol.validation.ProtocolValidator;
-import io.trellara.protocol.v1.RelationId;
 import io.trellara.source.capture.CaptureTestSupport.EnvelopeCollector;
 import io.trellara.source.engine.PublishedTables;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
@@ -16,8 +16,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.SQLException;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
@@ -26,17 +26,17 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The DDL event triggers of trellara-ddl-capture.sql end to end: installed (twice: it is idempotent) on an
- * embedded PostgreSQL 17, DDL and DML in one transaction, read through a pgoutput protocol 2 replication
- * stream, assembled and built into envelopes: the DDL events of captured tables sit in order among the
- * changes, and the DDL of everything else (temporary tables, other schemas, uncaptured tables) is dropped.
+ * The DDL event triggers of trellara-ddl-capture.sql end to end: installed (twice: it is
+ * idempotent) on an embedded PostgreSQL 17, DDL and DML in one transaction, read through a pgoutput
+ * protocol 2 replication stream, assembled and built into envelopes: the DDL events of captured
+ * tables sit in order among the changes, and the DDL of everything else (temporary tables, other
+ * schemas, uncaptured tables) is dropped.
  */
 class DdlCaptureIT {
 
   private static EmbeddedPostgres postgres;
 
-  @TempDir
-  Path spill;
+  @TempDir Path spill;
 
   @BeforeAll
   static void start() throws Exception {
@@ -73,13 +73,14 @@ class DdlCaptureIT {
     }
 
     EnvelopeCollector collector = new EnvelopeCollector();
-    try (TransactionAssembler assembler = new TransactionAssembler(CaptureTestSupport.IDENTITY,
-        settings("trellara_it"), collector)) {
+    try (TransactionAssembler assembler =
+        new TransactionAssembler(CaptureTestSupport.IDENTITY, settings("trellara_it"), collector)) {
       LiveReplication.readSlot(postgres, "trellara_it", "trellara_it", 2, assembler);
       assertThat(assembler.ddlEventsDropped()).isZero();
     }
 
-    // the installation's own DDL ran before the slot existed: two envelopes, the DML+DDL one and the DROP
+    // the installation's own DDL ran before the slot existed: two envelopes, the DML+DDL one and
+    // the DROP
     assertThat(collector.envelopes).hasSize(2);
     for (TransactionEnvelope e : collector.envelopes) {
       ProtocolValidator.validateEnvelope(e);
@@ -93,16 +94,22 @@ class DdlCaptureIT {
     assertThat(create.getObjectType()).isEqualTo("table");
     assertThat(create.getObjectIdentity()).isEqualTo("public.item");
     assertThat(create.getSchemaName()).isEqualTo("public");
-    assertThat(create.getStatement()).isEqualTo("CREATE TABLE item (id integer PRIMARY KEY, name text)");
+    assertThat(create.getStatement())
+        .isEqualTo("CREATE TABLE item (id integer PRIMARY KEY, name text)");
     assertThat(create.getSearchPath()).isEqualTo("public");
     assertThat(tx.getDdlEvents(1).getCommandTag()).isEqualTo("ALTER TABLE");
     assertThat(tx.getDdlEvents(1).getObjectIdentity()).isEqualTo("public.item");
     assertThat(tx.getChanges(1).getAfter().getColumnsCount()).isEqualTo(3);
-    assertThat(Rows.definition(tx, tx.getChanges(1), "price").getTypeName()).isEqualTo("numeric(12,2)");
-    assertThat(tx.getSchemaVersionsCount()).as("the item table before and after ADD COLUMN").isEqualTo(2);
-    assertThat(tx.getChangesList()).as("two versions of one relation: each change names its own")
+    assertThat(Rows.definition(tx, tx.getChanges(1), "price").getTypeName())
+        .isEqualTo("numeric(12,2)");
+    assertThat(tx.getSchemaVersionsCount())
+        .as("the item table before and after ADD COLUMN")
+        .isEqualTo(2);
+    assertThat(tx.getChangesList())
+        .as("two versions of one relation: each change names its own")
         .extracting(ChangeRecord::getSchemaFingerprint)
-        .containsExactly(tx.getSchemaVersions(0).getFingerprint(), tx.getSchemaVersions(1).getFingerprint());
+        .containsExactly(
+            tx.getSchemaVersions(0).getFingerprint(), tx.getSchemaVersions(1).getFingerprint());
     assertThat(tx.getBeginLsn()).isNotEmpty();
 
     TransactionEnvelope drop = collector.envelopes.get(1);
@@ -111,18 +118,21 @@ class DdlCaptureIT {
     assertThat(drop.getDdlEvents(0).getCommandTag()).isEqualTo("DROP TABLE");
     assertThat(drop.getDdlEvents(0).getObjectIdentity()).isEmpty();
     assertThat(drop.getDdlEvents(0).getStatement()).isEqualTo("DROP TABLE item");
-    assertThat(List.of(create, tx.getDdlEvents(1), drop.getDdlEvents(0))).extracting(DdlEvent::getRelation)
-        .extracting(RelationId::getSchema, RelationId::getTable).containsOnly(org.assertj.core.groups.Tuple
-            .tuple("public", "item"));
-    assertThat(create.getRelation().getSourceOid()).isNotZero().isEqualTo(drop.getDdlEvents(0).getRelation()
-        .getSourceOid());
+    assertThat(List.of(create, tx.getDdlEvents(1), drop.getDdlEvents(0)))
+        .extracting(DdlEvent::getRelation)
+        .extracting(RelationId::getSchema, RelationId::getTable)
+        .containsOnly(org.assertj.core.groups.Tuple.tuple("public", "item"));
+    assertThat(create.getRelation().getSourceOid())
+        .isNotZero()
+        .isEqualTo(drop.getDdlEvents(0).getRelation().getSourceOid());
     dropSlot("trellara_it");
   }
 
   @Test
   void onlyDdlOfCapturedTablesBecomesDdlEventsWhileOtherSessionsRunUnrelatedDdl() throws Exception {
     long capturedOid;
-    try (Connection app = connect(); Connection other = connect()) {
+    try (Connection app = connect();
+        Connection other = connect()) {
       app.setAutoCommit(true);
       exec(app, installScript());
       exec(app, "CREATE SCHEMA other_schema");
@@ -135,8 +145,11 @@ class DdlCaptureIT {
 
       app.setAutoCommit(false); // the captured table receives transactions ...
       exec(app, "INSERT INTO public.captured VALUES (1, 'a')");
-      exec(other, "CREATE TEMP TABLE t_tmp(x int); DROP TABLE t_tmp;"); // ... while others run their DDL
-      exec(app, "CREATE TEMP TABLE t_own(x int)"); // in the captured transaction itself: takes no total_order
+      exec(
+          other,
+          "CREATE TEMP TABLE t_tmp(x int); DROP TABLE t_tmp;"); // ... while others run their DDL
+      exec(app, "CREATE TEMP TABLE t_own(x int)"); // in the captured transaction itself: takes no
+      // total_order
       exec(app, "INSERT INTO public.captured VALUES (2, 'b')");
       exec(other, "CREATE TABLE other_schema.x (id serial PRIMARY KEY, a text)");
       app.commit();
@@ -154,10 +167,12 @@ class DdlCaptureIT {
     }
 
     EnvelopeCollector collector = new EnvelopeCollector();
-    try (TransactionAssembler assembler = new TransactionAssembler(CaptureTestSupport.IDENTITY,
-        settings("trellara_filter"), collector)) {
+    try (TransactionAssembler assembler =
+        new TransactionAssembler(
+            CaptureTestSupport.IDENTITY, settings("trellara_filter"), collector)) {
       LiveReplication.readSlot(postgres, "trellara_filter", "trellara_filter", 2, assembler);
-      // CREATE TEMP + DROP t_tmp, CREATE TEMP t_own, CREATE TABLE x, ALTER TABLE x, CREATE INDEX, GRANT
+      // CREATE TEMP + DROP t_tmp, CREATE TEMP t_own, CREATE TABLE x, ALTER TABLE x, CREATE INDEX,
+      // GRANT
       assertThat(assembler.ddlEventsDropped()).isEqualTo(7);
     }
     assertThat(collector.envelopes).hasSize(4);
@@ -166,14 +181,25 @@ class DdlCaptureIT {
     }
     TransactionEnvelope first = collector.envelopes.get(0);
     assertThat(first.getDdlEventsCount()).isZero();
-    assertThat(first.getChangesList()).extracting(ChangeRecord::getTotalOrder).containsExactly(1L, 2L);
-    List<DdlEvent> ddl = collector.envelopes.stream().flatMap(e -> e.getDdlEventsList().stream()).toList();
-    assertThat(ddl).extracting(DdlEvent::getCommandTag).containsExactly("ALTER TABLE", "CREATE INDEX", "DROP TABLE");
-    RelationId captured = RelationId.newBuilder().setSchema("public").setTable("captured")
-        .setSourceOid((int) capturedOid).build();
+    assertThat(first.getChangesList())
+        .extracting(ChangeRecord::getTotalOrder)
+        .containsExactly(1L, 2L);
+    List<DdlEvent> ddl =
+        collector.envelopes.stream().flatMap(e -> e.getDdlEventsList().stream()).toList();
+    assertThat(ddl)
+        .extracting(DdlEvent::getCommandTag)
+        .containsExactly("ALTER TABLE", "CREATE INDEX", "DROP TABLE");
+    RelationId captured =
+        RelationId.newBuilder()
+            .setSchema("public")
+            .setTable("captured")
+            .setSourceOid((int) capturedOid)
+            .build();
     assertThat(ddl).extracting(DdlEvent::getRelation).containsOnly(captured);
     TransactionEnvelope alter = collector.envelopes.get(1);
-    assertThat(alter.getChangesList()).extracting(ChangeRecord::getTotalOrder).containsExactly(1L, 3L);
+    assertThat(alter.getChangesList())
+        .extracting(ChangeRecord::getTotalOrder)
+        .containsExactly(1L, 3L);
     assertThat(alter.getDdlEventsList()).extracting(DdlEvent::getTotalOrder).containsExactly(2L);
     dropSlot("trellara_filter");
   }
@@ -196,8 +222,11 @@ class DdlCaptureIT {
     }
 
     EnvelopeCollector collector = new EnvelopeCollector();
-    try (TransactionAssembler assembler = new TransactionAssembler(CaptureTestSupport.IDENTITY,
-        settings("trellara_quiet").withDdlCapture(false), collector)) {
+    try (TransactionAssembler assembler =
+        new TransactionAssembler(
+            CaptureTestSupport.IDENTITY,
+            settings("trellara_quiet").withDdlCapture(false),
+            collector)) {
       LiveReplication.readSlot(postgres, "trellara_quiet", "trellara_quiet", 2, assembler);
       assertThat(assembler.ddlEventsDropped()).isEqualTo(1);
     }
@@ -210,41 +239,59 @@ class DdlCaptureIT {
   }
 
   @Test
-  void eachDdlEventNamesTheTableItsObjectsBelongToEvenForSequencesConstraintsAndHostileNames() throws Exception {
+  void eachDdlEventNamesTheTableItsObjectsBelongToEvenForSequencesConstraintsAndHostileNames()
+      throws Exception {
     try (Connection c = connect()) {
       c.setAutoCommit(true);
       exec(c, installScript());
       exec(c, "CREATE SCHEMA owned_schema");
       exec(c, "CREATE PUBLICATION trellara_owned FOR TABLES IN SCHEMA owned_schema");
       exec(c, "SELECT pg_create_logical_replication_slot('trellara_owned', 'pgoutput')");
-      exec(c, "CREATE TABLE owned_schema.t (id serial PRIMARY KEY, gone int)"); // reports its sequence first
+      exec(
+          c,
+          "CREATE TABLE owned_schema.t (id serial PRIMARY KEY, gone int)"); // reports its sequence
+      // first
       exec(c, "ALTER SEQUENCE owned_schema.t_id_seq RESTART 5");
       exec(c, "ALTER TABLE owned_schema.t ADD CONSTRAINT positive CHECK (id > 0)");
-      exec(c, "ALTER TABLE owned_schema.t DROP COLUMN gone"); // sql_drop and ddl_command_end: one event
+      exec(
+          c,
+          "ALTER TABLE owned_schema.t DROP COLUMN gone"); // sql_drop and ddl_command_end: one event
       exec(c, "CREATE TABLE owned_schema.\"we,ird\"\".na:me\" (id integer PRIMARY KEY)");
       LiveReplication.markEnd(c);
     }
 
     EnvelopeCollector collector = new EnvelopeCollector();
-    try (TransactionAssembler assembler = new TransactionAssembler(CaptureTestSupport.IDENTITY,
-        settings("trellara_owned"), collector)) {
+    try (TransactionAssembler assembler =
+        new TransactionAssembler(
+            CaptureTestSupport.IDENTITY, settings("trellara_owned"), collector)) {
       LiveReplication.readSlot(postgres, "trellara_owned", "trellara_owned", 2, assembler);
       assertThat(assembler.ddlEventsDropped()).isZero();
     }
-    List<DdlEvent> ddl = collector.envelopes.stream().flatMap(e -> e.getDdlEventsList().stream()).toList();
-    assertThat(ddl).extracting(DdlEvent::getCommandTag)
-        .containsExactly("CREATE TABLE", "ALTER SEQUENCE", "ALTER TABLE", "ALTER TABLE", "CREATE TABLE");
-    assertThat(ddl).extracting(d -> d.getRelation().getSchema() + "|" + d.getRelation().getTable())
-        .containsExactly("owned_schema|t", "owned_schema|t", "owned_schema|t", "owned_schema|t",
+    List<DdlEvent> ddl =
+        collector.envelopes.stream().flatMap(e -> e.getDdlEventsList().stream()).toList();
+    assertThat(ddl)
+        .extracting(DdlEvent::getCommandTag)
+        .containsExactly(
+            "CREATE TABLE", "ALTER SEQUENCE", "ALTER TABLE", "ALTER TABLE", "CREATE TABLE");
+    assertThat(ddl)
+        .extracting(d -> d.getRelation().getSchema() + "|" + d.getRelation().getTable())
+        .containsExactly(
+            "owned_schema|t",
+            "owned_schema|t",
+            "owned_schema|t",
+            "owned_schema|t",
             "owned_schema|we,ird\".na:me");
     assertThat(ddl).allSatisfy(d -> assertThat(d.getRelation().getSourceOid()).isNotZero());
     dropSlot("trellara_owned");
   }
 
-  /** Capture settings as a task would start with: the publication's tables read before streaming. */
+  /**
+   * Capture settings as a task would start with: the publication's tables read before streaming.
+   */
   private CaptureSettings settings(String publication) throws SQLException {
     try (Connection c = connect()) {
-      return CaptureSettings.defaults(spill).withCapturedTables(PublishedTables.load(c, publication));
+      return CaptureSettings.defaults(spill)
+          .withCapturedTables(PublishedTables.load(c, publication));
     }
   }
 
@@ -255,7 +302,8 @@ class DdlCaptureIT {
   }
 
   private static long oid(Connection c, String table) throws SQLException {
-    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT '" + table + "'::regclass::oid")) {
+    try (Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT '" + table + "'::regclass::oid")) {
       rs.next();
       return rs.getLong(1);
     }

@@ -11,14 +11,18 @@ class DdlMessageParserTest {
 
   private static DdlTargets targets(String json) {
     DdlTargets t = new DdlTargets();
-    DdlMessageParser.parseInto(json.getBytes(StandardCharsets.UTF_8), 0x10, DdlEvent.newBuilder(), t);
+    DdlMessageParser.parseInto(
+        json.getBytes(StandardCharsets.UTF_8), 0x10, DdlEvent.newBuilder(), t);
     return t;
   }
 
   /** The trigger's JSON string for a relations value (backslash and quote escaped). */
   private static String json(String relations, String temporary) {
     return "{\"command_tag\":\"ALTER TABLE\",\"relations\":\""
-        + relations.replace("\\", "\\\\").replace("\"", "\\\"") + "\",\"temporary\":\"" + temporary + "\"}";
+        + relations.replace("\\", "\\\\").replace("\"", "\\\"")
+        + "\",\"temporary\":\""
+        + temporary
+        + "\"}";
   }
 
   @Test
@@ -26,17 +30,24 @@ class DdlMessageParserTest {
     DdlTargets t = targets(json("\"public\".\"orders\":16400,\"sales\".\"line\":0", "false"));
     assertThat(t.described).isTrue();
     assertThat(t.temporary).isFalse();
-    assertThat(t.relations).containsExactly(new OwningRelation("public", "orders", 16400),
-        new OwningRelation("sales", "line", 0));
+    assertThat(t.relations)
+        .containsExactly(
+            new OwningRelation("public", "orders", 16400), new OwningRelation("sales", "line", 0));
     assertThat(targets(json("\"pg_temp_3\".\"t_tmp\":16500", "true")).temporary).isTrue();
   }
 
   @Test
   void hostileNamesWithCommasDotsQuotesColonsAndBackslashesStayUnambiguous() {
-    DdlTargets t = targets(json("\"a,b\".\"c.d\":1,\"q\"\"uote\".\"x\"\":\"\"y\":2,\"back\\slash\".\"größe ✓\":4294967295",
-        "false"));
-    assertThat(t.relations).containsExactly(new OwningRelation("a,b", "c.d", 1),
-        new OwningRelation("q\"uote", "x\":\"y", 2), new OwningRelation("back\\slash", "größe ✓", 4294967295L));
+    DdlTargets t =
+        targets(
+            json(
+                "\"a,b\".\"c.d\":1,\"q\"\"uote\".\"x\"\":\"\"y\":2,\"back\\slash\".\"größe ✓\":4294967295",
+                "false"));
+    assertThat(t.relations)
+        .containsExactly(
+            new OwningRelation("a,b", "c.d", 1),
+            new OwningRelation("q\"uote", "x\":\"y", 2),
+            new OwningRelation("back\\slash", "größe ✓", 4294967295L));
   }
 
   @Test
@@ -57,24 +68,41 @@ class DdlMessageParserTest {
 
   @Test
   void refusesMalformedRelationsAndTemporaryNamingTheLsn() {
-    for (String bad : new String[] {"public.orders:1", "\"public\".\"orders\"", "\"public\".\"orders\":",
-        "\"public\".\"orders\":x", "\"public\".\"orders\":1,", "\"public\".\"orders:1", "\"p\"\"o\":1",
-        "\"public\".\"orders\":1 ", "\"public\".\"orders\":99999999999", "\"public\".\"orders\":4294967296"}) {
-      assertThatThrownBy(() -> targets(json(bad, "false"))).as(bad).isInstanceOf(CaptureException.class)
-          .hasMessageContaining("ddl_message_invalid").hasMessageContaining("0/10");
+    for (String bad :
+        new String[] {
+          "public.orders:1",
+          "\"public\".\"orders\"",
+          "\"public\".\"orders\":",
+          "\"public\".\"orders\":x",
+          "\"public\".\"orders\":1,",
+          "\"public\".\"orders:1",
+          "\"p\"\"o\":1",
+          "\"public\".\"orders\":1 ",
+          "\"public\".\"orders\":99999999999",
+          "\"public\".\"orders\":4294967296"
+        }) {
+      assertThatThrownBy(() -> targets(json(bad, "false")))
+          .as(bad)
+          .isInstanceOf(CaptureException.class)
+          .hasMessageContaining("ddl_message_invalid")
+          .hasMessageContaining("0/10");
     }
     assertThatThrownBy(() -> targets(json("", "yes"))).hasMessageContaining("temporary");
   }
 
   private static DdlEvent parse(String json) {
-    return DdlMessageParser.parseInto(json.getBytes(StandardCharsets.UTF_8), 0x10, DdlEvent.newBuilder()).build();
+    return DdlMessageParser.parseInto(
+            json.getBytes(StandardCharsets.UTF_8), 0x10, DdlEvent.newBuilder())
+        .build();
   }
 
   @Test
   void parsesTheTriggersObjectWithSpacesAroundColons() {
-    DdlEvent e = parse("{\"command_tag\" : \"CREATE TABLE\", \"object_type\" : \"table\", \"object_identity\" :"
-        + " \"public.t\", \"schema_name\" : \"public\", \"statement\" : \"CREATE TABLE t (id int)\","
-        + " \"search_path\" : \"\\\"$user\\\", public\"}");
+    DdlEvent e =
+        parse(
+            "{\"command_tag\" : \"CREATE TABLE\", \"object_type\" : \"table\", \"object_identity\" :"
+                + " \"public.t\", \"schema_name\" : \"public\", \"statement\" : \"CREATE TABLE t (id int)\","
+                + " \"search_path\" : \"\\\"$user\\\", public\"}");
     assertThat(e.getCommandTag()).isEqualTo("CREATE TABLE");
     assertThat(e.getObjectType()).isEqualTo("table");
     assertThat(e.getObjectIdentity()).isEqualTo("public.t");
@@ -85,8 +113,10 @@ class DdlMessageParserTest {
 
   @Test
   void nullValuesLeaveFieldsEmptyAndUnknownKeysAreIgnored() {
-    DdlEvent e = parse("{\"command_tag\":\"DROP TABLE\",\"object_type\":null,\"object_identity\":null,"
-        + "\"schema_name\":null,\"statement\":\"DROP TABLE t\",\"search_path\":\"public\",\"future\":\"x\"}");
+    DdlEvent e =
+        parse(
+            "{\"command_tag\":\"DROP TABLE\",\"object_type\":null,\"object_identity\":null,"
+                + "\"schema_name\":null,\"statement\":\"DROP TABLE t\",\"search_path\":\"public\",\"future\":\"x\"}");
     assertThat(e.getCommandTag()).isEqualTo("DROP TABLE");
     assertThat(e.getObjectType()).isEmpty();
     assertThat(e.getObjectIdentity()).isEmpty();
@@ -94,25 +124,41 @@ class DdlMessageParserTest {
 
   @Test
   void decodesEveryEscapeIncludingSurrogatePairs() {
-    DdlEvent e = parse("{\"command_tag\":\"COMMENT\",\"statement\":\"a\\\"b\\\\c\\/d\\b\\f\\n\\r\\t"
-        + "\\u00e9\\ud83d\\ude00\"}");
+    DdlEvent e =
+        parse(
+            "{\"command_tag\":\"COMMENT\",\"statement\":\"a\\\"b\\\\c\\/d\\b\\f\\n\\r\\t"
+                + "\\u00e9\\ud83d\\ude00\"}");
     assertThat(e.getStatement()).isEqualTo("a\"b\\c/d\b\f\n\r\té\uD83D\uDE00");
   }
 
   @Test
   void keepsNonAsciiTextFromUtf8() {
-    assertThat(parse("{\"command_tag\":\"COMMENT\",\"statement\":\"COMMENT ON TABLE t IS 'größe ✓'\"}")
-        .getStatement()).isEqualTo("COMMENT ON TABLE t IS 'größe ✓'");
+    assertThat(
+            parse("{\"command_tag\":\"COMMENT\",\"statement\":\"COMMENT ON TABLE t IS 'größe ✓'\"}")
+                .getStatement())
+        .isEqualTo("COMMENT ON TABLE t IS 'größe ✓'");
   }
 
   @Test
   void refusesMalformedContentNamingTheLsn() {
-    for (String bad : new String[] {"", "[]", "{\"command_tag\":\"X\"", "{\"command_tag\":1}",
-        "{\"command_tag\":\"X\"} trailing", "{\"command_tag\":\"X\",\"command_tag\":\"Y\"}",
-        "{\"command_tag\":\"bad \\x escape\"}", "{\"command_tag\":\"X\" \"statement\":\"s\"}",
-        "{\"command_tag\":\"\\u12\"}", "{\"command_tag\":\"tab\there\"}"}) {
-      assertThatThrownBy(() -> parse(bad)).as(bad).isInstanceOf(CaptureException.class)
-          .hasMessageContaining("ddl_message_invalid").hasMessageContaining("0/10");
+    for (String bad :
+        new String[] {
+          "",
+          "[]",
+          "{\"command_tag\":\"X\"",
+          "{\"command_tag\":1}",
+          "{\"command_tag\":\"X\"} trailing",
+          "{\"command_tag\":\"X\",\"command_tag\":\"Y\"}",
+          "{\"command_tag\":\"bad \\x escape\"}",
+          "{\"command_tag\":\"X\" \"statement\":\"s\"}",
+          "{\"command_tag\":\"\\u12\"}",
+          "{\"command_tag\":\"tab\there\"}"
+        }) {
+      assertThatThrownBy(() -> parse(bad))
+          .as(bad)
+          .isInstanceOf(CaptureException.class)
+          .hasMessageContaining("ddl_message_invalid")
+          .hasMessageContaining("0/10");
     }
   }
 

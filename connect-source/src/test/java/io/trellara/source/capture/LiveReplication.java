@@ -51,21 +51,31 @@ final class LiveReplication {
   }
 
   /** Streams a slot into the assembler (raw bytes and real WAL positions) until the end marker. */
-  static void readSlot(EmbeddedPostgres pg, String slot, String publication, int protocolVersion,
-      TransactionAssembler assembler) throws SQLException {
+  static void readSlot(
+      EmbeddedPostgres pg,
+      String slot,
+      String publication,
+      int protocolVersion,
+      TransactionAssembler assembler)
+      throws SQLException {
     Properties props = new Properties();
     PGProperty.USER.set(props, "postgres");
     PGProperty.ASSUME_MIN_SERVER_VERSION.set(props, "9.4");
     PGProperty.REPLICATION.set(props, "database");
     PGProperty.PREFER_QUERY_MODE.set(props, "simple");
-    try (Connection replication = DriverManager.getConnection(pg.getJdbcUrl("postgres", "postgres"), props)) {
-      ChainedLogicalStreamBuilder builder = replication.unwrap(PGConnection.class).getReplicationAPI()
-          .replicationStream().logical()
-          .withSlotName(slot)
-          .withSlotOption("proto_version", String.valueOf(protocolVersion))
-          .withSlotOption("messages", "true")
-          .withSlotOption("publication_names", publication)
-          .withStatusInterval(1, TimeUnit.SECONDS);
+    try (Connection replication =
+        DriverManager.getConnection(pg.getJdbcUrl("postgres", "postgres"), props)) {
+      ChainedLogicalStreamBuilder builder =
+          replication
+              .unwrap(PGConnection.class)
+              .getReplicationAPI()
+              .replicationStream()
+              .logical()
+              .withSlotName(slot)
+              .withSlotOption("proto_version", String.valueOf(protocolVersion))
+              .withSlotOption("messages", "true")
+              .withSlotOption("publication_names", publication)
+              .withStatusInterval(1, TimeUnit.SECONDS);
       if (protocolVersion >= 2) {
         builder = builder.withSlotOption("streaming", "on");
       }
@@ -79,7 +89,9 @@ final class LiveReplication {
             continue;
           }
           PgOutputMessage m = parser.parse(buffer);
-          if (m instanceof LogicalMessage l && !l.transactional() && l.prefix().equals(END_PREFIX)) {
+          if (m instanceof LogicalMessage l
+              && !l.transactional()
+              && l.prefix().equals(END_PREFIX)) {
             return;
           }
           assembler.accept(m, buffer, stream.getLastReceiveLSN().asLong());

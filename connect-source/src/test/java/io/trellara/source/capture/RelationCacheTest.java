@@ -16,18 +16,27 @@ import org.junit.jupiter.api.Test;
 class RelationCacheTest {
 
   private static Relation orders(String noteName, int noteTypmod) {
-    return new Relation(0, 16400, "public", "orders", ReplicaIdentity.DEFAULT, List.of(
-        new Relation.Column(true, "id", 23, -1),
-        new Relation.Column(false, noteName, 1043, noteTypmod)));
+    return new Relation(
+        0,
+        16400,
+        "public",
+        "orders",
+        ReplicaIdentity.DEFAULT,
+        List.of(
+            new Relation.Column(true, "id", 23, -1),
+            new Relation.Column(false, noteName, 1043, noteTypmod)));
   }
 
   @Test
   void fingerprintIsXxh3OfTheDocumentedCanonicalDescription() {
     RelationSchema s = new RelationCache().accept(orders("note", 204));
     String canonical = "trellara.schema.v1|6:public|6:orders|2|2:id,23,-1,1|4:note,1043,204,0";
-    assertThat(new String(SchemaFingerprint.canonicalDescription(s.schemaVersion()), StandardCharsets.UTF_8))
+    assertThat(
+            new String(
+                SchemaFingerprint.canonicalDescription(s.schemaVersion()), StandardCharsets.UTF_8))
         .isEqualTo(canonical);
-    assertThat(s.fingerprint()).isEqualTo(Checksums.hex(Checksums.xxh3(canonical.getBytes(StandardCharsets.UTF_8))))
+    assertThat(s.fingerprint())
+        .isEqualTo(Checksums.hex(Checksums.xxh3(canonical.getBytes(StandardCharsets.UTF_8))))
         .matches("[0-9a-f]{16}");
     assertThat(s.schemaVersion().getColumns(1).getTypeName()).isEqualTo("character varying(200)");
   }
@@ -47,14 +56,26 @@ class RelationCacheTest {
 
   @Test
   void unknownRelationFailsClosed() {
-    assertThatThrownBy(() -> new RelationCache().get(99, 0x1234)).isInstanceOf(CaptureException.class)
-        .hasMessageContaining("99").hasMessageContaining("0/1234");
+    assertThatThrownBy(() -> new RelationCache().get(99, 0x1234))
+        .isInstanceOf(CaptureException.class)
+        .hasMessageContaining("99")
+        .hasMessageContaining("0/1234");
   }
 
   @Test
   void fullReplicaIdentityHasNoKeyColumns() {
-    RelationSchema s = new RelationCache().accept(new Relation(0, 1, "public", "ledger", ReplicaIdentity.FULL,
-        List.of(new Relation.Column(true, "a", 23, -1), new Relation.Column(true, "b", 25, -1))));
+    RelationSchema s =
+        new RelationCache()
+            .accept(
+                new Relation(
+                    0,
+                    1,
+                    "public",
+                    "ledger",
+                    ReplicaIdentity.FULL,
+                    List.of(
+                        new Relation.Column(true, "a", 23, -1),
+                        new Relation.Column(true, "b", 25, -1))));
     assertThat(s.keyColumnCount()).isZero();
   }
 
@@ -62,9 +83,18 @@ class RelationCacheTest {
   void userTypesUseTheTypeMessagesName() {
     RelationCache cache = new RelationCache();
     cache.accept(new Type(0, 70000, "shop", "mood"));
-    RelationSchema s = cache.accept(new Relation(0, 2, "public", "t", ReplicaIdentity.DEFAULT, List.of(
-        new Relation.Column(true, "id", 23, -1), new Relation.Column(false, "m", 70000, -1),
-        new Relation.Column(false, "x", 80000, -1))));
+    RelationSchema s =
+        cache.accept(
+            new Relation(
+                0,
+                2,
+                "public",
+                "t",
+                ReplicaIdentity.DEFAULT,
+                List.of(
+                    new Relation.Column(true, "id", 23, -1),
+                    new Relation.Column(false, "m", 70000, -1),
+                    new Relation.Column(false, "x", 80000, -1))));
     assertThat(s.column(1).typeName()).isEqualTo("shop.mood");
     assertThat(s.column(2).typeName()).isEqualTo("oid:80000");
   }
@@ -84,7 +114,8 @@ class RelationCacheTest {
     assertThat(PgTypeNames.name(1231, (10 << 16 | 3) + 4, none)).isEqualTo("numeric(10,3)[]");
     assertThat(PgTypeNames.name(1186, -1, none)).isEqualTo("interval");
     assertThat(PgTypeNames.name(1186, (0x7FFF << 16) | 2, none)).isEqualTo("interval(2)");
-    assertThat(PgTypeNames.name(1186, ((1 << 2 | 1 << 1) << 16) | 0xFFFF, none)).isEqualTo("interval year to month");
+    assertThat(PgTypeNames.name(1186, ((1 << 2 | 1 << 1) << 16) | 0xFFFF, none))
+        .isEqualTo("interval year to month");
     assertThat(PgTypeNames.name(1560, 8, none)).isEqualTo("bit(8)");
     assertThat(PgTypeNames.name(701, -1, none)).isEqualTo("double precision");
     assertThat(PgTypeNames.name(3802, -1, none)).isEqualTo("jsonb");

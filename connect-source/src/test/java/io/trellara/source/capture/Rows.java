@@ -8,10 +8,11 @@ import io.trellara.protocol.v1.RowImage;
 import io.trellara.protocol.v1.SchemaVersion;
 import io.trellara.protocol.v1.TransactionEnvelope;
 
-/** Reads positional row images by column name, through the change's schema version, for assertions. */
+/**
+ * Reads positional row images by column name, through the change's schema version, for assertions.
+ */
 public final class Rows {
-  private Rows() {
-  }
+  private Rows() {}
 
   public static SchemaVersion schema(TransactionEnvelope e, ChangeRecord c) {
     SchemaVersion v = SchemaVersions.of(c, e.getSchemaVersionsList());
@@ -26,7 +27,8 @@ public final class Rows {
     return v.getColumns(position(v, name));
   }
 
-  public static ColumnValue column(TransactionEnvelope e, ChangeRecord c, RowImage image, String name) {
+  public static ColumnValue column(
+      TransactionEnvelope e, ChangeRecord c, RowImage image, String name) {
     return image.getColumns(position(schema(e, c), name));
   }
 

@@ -19,17 +19,17 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A live server: a transaction larger than logical_decoding_work_mem (64 kB) with a rolled-back savepoint,
- * while a concurrent streamed transaction (with its own rolled-back savepoint) aborts. Read through a
- * protocol 2 streaming slot and a protocol 1 slot, each with a 32 KiB spill budget: both yield one envelope
- * with exactly the committed changes, identical apart from the xid-dependent fields.
+ * A live server: a transaction larger than logical_decoding_work_mem (64 kB) with a rolled-back
+ * savepoint, while a concurrent streamed transaction (with its own rolled-back savepoint) aborts.
+ * Read through a protocol 2 streaming slot and a protocol 1 slot, each with a 32 KiB spill budget:
+ * both yield one envelope with exactly the committed changes, identical apart from the
+ * xid-dependent fields.
  */
 class StreamedCaptureIT {
 
   private static EmbeddedPostgres postgres;
 
-  @TempDir
-  Path spill;
+  @TempDir Path spill;
 
   @BeforeAll
   static void start() throws Exception {
@@ -45,7 +45,8 @@ class StreamedCaptureIT {
 
   @Test
   void streamedAndProtocol1CaptureYieldIdenticalCommittedChanges() throws Exception {
-    try (Connection a = LiveReplication.connect(postgres); Connection b = LiveReplication.connect(postgres)) {
+    try (Connection a = LiveReplication.connect(postgres);
+        Connection b = LiveReplication.connect(postgres)) {
       exec(a, "CREATE TABLE bulk (id integer PRIMARY KEY, batch text NOT NULL, payload text)");
       exec(a, "CREATE PUBLICATION bulk_pub FOR TABLE bulk");
       exec(a, "SELECT pg_create_logical_replication_slot('bulk_p2', 'pgoutput')");
@@ -56,7 +57,9 @@ class StreamedCaptureIT {
       exec(b, "SAVEPOINT sb1; " + insert(100_801, 101_200, "Y"));
       exec(a, "ROLLBACK TO SAVEPOINT sp1");
       exec(b, "ROLLBACK TO SAVEPOINT sb1");
-      exec(a, "UPDATE bulk SET payload = 'updated' WHERE id <= 10; DELETE FROM bulk WHERE id > 990 AND id <= 1000;");
+      exec(
+          a,
+          "UPDATE bulk SET payload = 'updated' WHERE id <= 10; DELETE FROM bulk WHERE id > 990 AND id <= 1000;");
       exec(b, insert(101_201, 101_400, "B") + " ROLLBACK;");
       exec(a, insert(1501, 3000, "A") + " COMMIT;");
       LiveReplication.markEnd(a);
@@ -82,8 +85,11 @@ class StreamedCaptureIT {
   private TransactionEnvelope capture(String slot, int protocolVersion) throws Exception {
     EnvelopeCollector collector = new EnvelopeCollector();
     long spilled;
-    try (TransactionAssembler assembler = new TransactionAssembler(CaptureTestSupport.IDENTITY,
-        CaptureSettings.defaults(spill).withSpillThresholdBytes(32 * 1024), collector)) {
+    try (TransactionAssembler assembler =
+        new TransactionAssembler(
+            CaptureTestSupport.IDENTITY,
+            CaptureSettings.defaults(spill).withSpillThresholdBytes(32 * 1024),
+            collector)) {
       LiveReplication.readSlot(postgres, slot, "bulk_pub", protocolVersion, assembler);
       assertThat(assembler.idle()).isTrue();
       assertThat(assembler.peakMemoryBytes()).isLessThanOrEqualTo(32 * 1024);
@@ -98,7 +104,15 @@ class StreamedCaptureIT {
   }
 
   private static String insert(int from, int to, String batch) {
-    return "INSERT INTO bulk SELECT g, '" + batch + "', repeat('" + batch + "', 60) || g"
-        + " FROM generate_series(" + from + ", " + to + ") g;";
+    return "INSERT INTO bulk SELECT g, '"
+        + batch
+        + "', repeat('"
+        + batch
+        + "', 60) || g"
+        + " FROM generate_series("
+        + from
+        + ", "
+        + to
+        + ") g;";
   }
 }

@@ -10,8 +10,9 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Builds pgoutput messages byte by byte (the layout the parser documents) and parses them, for synthetic
- * streams. Tuple values: null is SQL NULL ('n'), {@link #TOAST} is unchanged-TOAST ('u'), else text ('t').
+ * Builds pgoutput messages byte by byte (the layout the parser documents) and parses them, for
+ * synthetic streams. Tuple values: null is SQL NULL ('n'), {@link #TOAST} is unchanged-TOAST ('u'),
+ * else text ('t').
  */
 public final class SyntheticStream {
 
@@ -69,111 +70,131 @@ public final class SyntheticStream {
   }
 
   public static PgOutputMessage begin(long finalLsn, long xid) {
-    return message(false, out -> {
-      out.write('B');
-      out.writeLong(finalLsn);
-      out.writeLong(800_000_000_000_000L);
-      out.writeInt((int) xid);
-    });
+    return message(
+        false,
+        out -> {
+          out.write('B');
+          out.writeLong(finalLsn);
+          out.writeLong(800_000_000_000_000L);
+          out.writeInt((int) xid);
+        });
   }
 
   public static PgOutputMessage commit(long commitLsn) {
-    return message(false, out -> {
-      out.write('C');
-      out.write(0);
-      out.writeLong(commitLsn);
-      out.writeLong(commitLsn + 0x30);
-      out.writeLong(800_000_000_000_000L);
-    });
+    return message(
+        false,
+        out -> {
+          out.write('C');
+          out.write(0);
+          out.writeLong(commitLsn);
+          out.writeLong(commitLsn + 0x30);
+          out.writeLong(800_000_000_000_000L);
+        });
   }
 
   /** A relation: columns as name:typeOid[:k], e.g. "id:23:k". replicaIdentity d, n, f or i. */
-  public static PgOutputMessage relation(long xid, long oid, String table, char replicaIdentity, String... columns) {
-    return message(xid != 0, out -> {
-      out.write('R');
-      xid(out, xid);
-      out.writeInt((int) oid);
-      cstring(out, "public");
-      cstring(out, table);
-      out.write(replicaIdentity);
-      out.writeShort(columns.length);
-      for (String c : columns) {
-        String[] p = c.split(":");
-        out.write(p.length > 2 && p[2].equals("k") ? 1 : 0);
-        cstring(out, p[0]);
-        out.writeInt(Integer.parseInt(p[1]));
-        out.writeInt(-1);
-      }
-    });
+  public static PgOutputMessage relation(
+      long xid, long oid, String table, char replicaIdentity, String... columns) {
+    return message(
+        xid != 0,
+        out -> {
+          out.write('R');
+          xid(out, xid);
+          out.writeInt((int) oid);
+          cstring(out, "public");
+          cstring(out, table);
+          out.write(replicaIdentity);
+          out.writeShort(columns.length);
+          for (String c : columns) {
+            String[] p = c.split(":");
+            out.write(p.length > 2 && p[2].equals("k") ? 1 : 0);
+            cstring(out, p[0]);
+            out.writeInt(Integer.parseInt(p[1]));
+            out.writeInt(-1);
+          }
+        });
   }
 
   public static PgOutputMessage insert(long xid, long oid, String... values) {
-    return message(xid != 0, out -> {
-      out.write('I');
-      xid(out, xid);
-      out.writeInt((int) oid);
-      out.write('N');
-      tuple(out, values);
-    });
+    return message(
+        xid != 0,
+        out -> {
+          out.write('I');
+          xid(out, xid);
+          out.writeInt((int) oid);
+          out.write('N');
+          tuple(out, values);
+        });
   }
 
   /** An update; {@code oldKind} 0 (no old tuple), 'K' or 'O'. */
-  public static PgOutputMessage update(long xid, long oid, char oldKind, String[] old, String... values) {
-    return message(xid != 0, out -> {
-      out.write('U');
-      xid(out, xid);
-      out.writeInt((int) oid);
-      if (oldKind != 0) {
-        out.write(oldKind);
-        tuple(out, old);
-      }
-      out.write('N');
-      tuple(out, values);
-    });
+  public static PgOutputMessage update(
+      long xid, long oid, char oldKind, String[] old, String... values) {
+    return message(
+        xid != 0,
+        out -> {
+          out.write('U');
+          xid(out, xid);
+          out.writeInt((int) oid);
+          if (oldKind != 0) {
+            out.write(oldKind);
+            tuple(out, old);
+          }
+          out.write('N');
+          tuple(out, values);
+        });
   }
 
   public static PgOutputMessage delete(long xid, long oid, char oldKind, String... old) {
-    return message(xid != 0, out -> {
-      out.write('D');
-      xid(out, xid);
-      out.writeInt((int) oid);
-      out.write(oldKind);
-      tuple(out, old);
-    });
+    return message(
+        xid != 0,
+        out -> {
+          out.write('D');
+          xid(out, xid);
+          out.writeInt((int) oid);
+          out.write(oldKind);
+          tuple(out, old);
+        });
   }
 
   /** A TRUNCATE of the given relations (no CASCADE, no RESTART IDENTITY). */
   public static PgOutputMessage truncate(long xid, long... oids) {
-    return message(xid != 0, out -> {
-      out.write('T');
-      xid(out, xid);
-      out.writeInt(oids.length);
-      out.write(0);
-      for (long oid : oids) {
-        out.writeInt((int) oid);
-      }
-    });
+    return message(
+        xid != 0,
+        out -> {
+          out.write('T');
+          xid(out, xid);
+          out.writeInt(oids.length);
+          out.write(0);
+          for (long oid : oids) {
+            out.writeInt((int) oid);
+          }
+        });
   }
 
   public static PgOutputMessage ddl(long xid, String json) {
-    return message(xid != 0, out -> {
-      out.write('M');
-      xid(out, xid);
-      out.write(1);
-      out.writeLong(0x1000);
-      cstring(out, "trellara.ddl");
-      byte[] b = json.getBytes(StandardCharsets.UTF_8);
-      out.writeInt(b.length);
-      out.write(b);
-    });
+    return message(
+        xid != 0,
+        out -> {
+          out.write('M');
+          xid(out, xid);
+          out.write(1);
+          out.writeLong(0x1000);
+          cstring(out, "trellara.ddl");
+          byte[] b = json.getBytes(StandardCharsets.UTF_8);
+          out.writeInt(b.length);
+          out.write(b);
+        });
   }
 
   public static PgOutputMessage streamStart(long xid, boolean first) {
-    return message(false, out -> {
-      out.write('S');
-      out.writeInt((int) xid);
-      out.write(first ? 1 : 0);
-    });
+    return message(
+        false,
+        out -> {
+          out.write('S');
+          out.writeInt((int) xid);
+          out.write(first ? 1 : 0);
+        });
   }
 
   public static PgOutputMessage streamStop() {
@@ -181,21 +202,25 @@ public final class SyntheticStream {
   }
 
   public static PgOutputMessage streamCommit(long xid, long commitLsn) {
-    return message(false, out -> {
-      out.write('c');
-      out.writeInt((int) xid);
-      out.write(0);
-      out.writeLong(commitLsn);
-      out.writeLong(commitLsn + 0x30);
-      out.writeLong(800_000_000_000_000L);
-    });
+    return message(
+        false,
+        out -> {
+          out.write('c');
+          out.writeInt((int) xid);
+          out.write(0);
+          out.writeLong(commitLsn);
+          out.writeLong(commitLsn + 0x30);
+          out.writeLong(800_000_000_000_000L);
+        });
   }
 
   public static PgOutputMessage streamAbort(long xid, long subXid) {
-    return message(false, out -> {
-      out.write('A');
-      out.writeInt((int) xid);
-      out.writeInt((int) subXid);
-    });
+    return message(
+        false,
+        out -> {
+          out.write('A');
+          out.writeInt((int) xid);
+          out.writeInt((int) subXid);
+        });
   }
 }

@@ -14,152 +14,204 @@ import org.junit.jupiter.api.Test;
 
 class TrellaraSourceConfigTest {
 
-    /** A complete strict-mode config whose producer overrides admit the default 64 MiB envelope. */
-    static Map<String, String> valid() {
-        Map<String, String> c = new HashMap<>();
-        c.put("name", "unit-source");
-        c.put("database.hostname", "127.0.0.1");
-        c.put("database.dbname", "shop");
-        c.put("database.user", "u");
-        c.put("source.id", "s");
-        c.put("database.id", "d");
-        c.put("dataset.id", "ds");
-        c.put("table.include.list", "public.t");
-        c.put("kafka.bootstrap.servers", "127.0.0.1:1");
-        c.put("producer.override.max.request.size", "67125248");
-        c.put("producer.override.buffer.memory", "134217728");
-        return c;
-    }
+  /** A complete strict-mode config whose producer overrides admit the default 64 MiB envelope. */
+  static Map<String, String> valid() {
+    Map<String, String> c = new HashMap<>();
+    c.put("name", "unit-source");
+    c.put("database.hostname", "127.0.0.1");
+    c.put("database.dbname", "shop");
+    c.put("database.user", "u");
+    c.put("source.id", "s");
+    c.put("database.id", "d");
+    c.put("dataset.id", "ds");
+    c.put("table.include.list", "public.t");
+    c.put("kafka.bootstrap.servers", "127.0.0.1:1");
+    c.put("producer.override.max.request.size", "67125248");
+    c.put("producer.override.buffer.memory", "134217728");
+    return c;
+  }
 
-    static Map<String, String> with(String... kv) {
-        Map<String, String> c = valid();
-        for (int i = 0; i < kv.length; i += 2) {
-            if (kv[i + 1] == null) {
-                c.remove(kv[i]);
-            } else {
-                c.put(kv[i], kv[i + 1]);
-            }
-        }
-        return c;
+  static Map<String, String> with(String... kv) {
+    Map<String, String> c = valid();
+    for (int i = 0; i < kv.length; i += 2) {
+      if (kv[i + 1] == null) {
+        c.remove(kv[i]);
+      } else {
+        c.put(kv[i], kv[i + 1]);
+      }
     }
+    return c;
+  }
 
-    static Map<String, String> errors(Map<String, String> props) {
-        Map<String, String> m = new HashMap<>();
-        for (String[] e : new TrellaraSourceConfig(props).crossFieldErrors()) {
-            m.merge(e[0], e[1], (a, b) -> a + "\n" + b);
-        }
-        return m;
+  static Map<String, String> errors(Map<String, String> props) {
+    Map<String, String> m = new HashMap<>();
+    for (String[] e : new TrellaraSourceConfig(props).crossFieldErrors()) {
+      m.merge(e[0], e[1], (a, b) -> a + "\n" + b);
     }
+    return m;
+  }
 
-    @Test
-    void aCompleteConfigWithSizedProducerHasNoCrossFieldError() {
-        assertThat(errors(valid())).isEmpty();
-    }
+  @Test
+  void aCompleteConfigWithSizedProducerHasNoCrossFieldError() {
+    assertThat(errors(valid())).isEmpty();
+  }
 
-    @Test
-    void errorsToleranceOtherThanNoneIsRefusedBecauseASkippedRecordLosesATransaction() {
-        assertThat(errors(with("errors.tolerance", "all")).get("errors.tolerance"))
-                .contains("errors.tolerance=all is refused", "part of one", "data loss");
-        assertThat(errors(with("errors.tolerance", "none"))).isEmpty();
-        assertThat(errors(with("errors.tolerance", " NONE "))).isEmpty();
-    }
+  @Test
+  void errorsToleranceOtherThanNoneIsRefusedBecauseASkippedRecordLosesATransaction() {
+    assertThat(errors(with("errors.tolerance", "all")).get("errors.tolerance"))
+        .contains("errors.tolerance=all is refused", "part of one", "data loss");
+    assertThat(errors(with("errors.tolerance", "none"))).isEmpty();
+    assertThat(errors(with("errors.tolerance", " NONE "))).isEmpty();
+  }
 
-    @Test
-    void anyTransformIsRefusedAndAnEmptyListIsNot() {
-        assertThat(errors(with("transforms", "drop", "transforms.drop.type",
-                "org.apache.kafka.connect.transforms.Filter")).get("transforms"))
-                .contains("transforms=drop is refused", "loses or corrupts data");
-        assertThat(errors(with("transforms", " "))).isEmpty();
-    }
+  @Test
+  void anyTransformIsRefusedAndAnEmptyListIsNot() {
+    assertThat(
+            errors(
+                    with(
+                        "transforms",
+                        "drop",
+                        "transforms.drop.type",
+                        "org.apache.kafka.connect.transforms.Filter"))
+                .get("transforms"))
+        .contains("transforms=drop is refused", "loses or corrupts data");
+    assertThat(errors(with("transforms", " "))).isEmpty();
+  }
 
-    @Test
-    void kafkaProducerDefaultsCannotCarryTheDefaultEnvelopeAndTheMessageSaysWhichSettingToChange() {
-        String e = errors(with("producer.override.max.request.size", null, "producer.override.buffer.memory", null))
-                .get("dataset.strict.max_envelope_bytes");
-        assertThat(e).contains("67125248 bytes (dataset.strict.max_envelope_bytes=67108864 plus 16384",
-                "producer.override.max.request.size is not set, so Kafka's default 1048576 applies",
-                "worker-level producer.max.request.size is invisible to the connector",
-                "producer.override.buffer.memory is not set, so Kafka's default 33554432 applies",
-                "Set producer.override.buffer.memory to at least 67125248");
-    }
+  @Test
+  void kafkaProducerDefaultsCannotCarryTheDefaultEnvelopeAndTheMessageSaysWhichSettingToChange() {
+    String e =
+        errors(
+                with(
+                    "producer.override.max.request.size",
+                    null,
+                    "producer.override.buffer.memory",
+                    null))
+            .get("dataset.strict.max_envelope_bytes");
+    assertThat(e)
+        .contains(
+            "67125248 bytes (dataset.strict.max_envelope_bytes=67108864 plus 16384",
+            "producer.override.max.request.size is not set, so Kafka's default 1048576 applies",
+            "worker-level producer.max.request.size is invisible to the connector",
+            "producer.override.buffer.memory is not set, so Kafka's default 33554432 applies",
+            "Set producer.override.buffer.memory to at least 67125248");
+  }
 
-    @Test
-    void aBufferMemoryBelowTheEnvelopeCapIsRefusedEvenWithALargeRequestSize() {
-        // the 84 MB envelope under a 128 MiB cap that died on the producer's 32 MiB buffer.memory
-        String e = errors(with("dataset.strict.max_envelope_bytes", Integer.toString(128 * 1024 * 1024),
-                "producer.override.max.request.size", "268435456", "producer.override.buffer.memory", null))
-                .get("dataset.strict.max_envelope_bytes");
-        assertThat(e).contains("buffer.memory").doesNotContain("producer.override.max.request.size=");
-    }
+  @Test
+  void aBufferMemoryBelowTheEnvelopeCapIsRefusedEvenWithALargeRequestSize() {
+    // the 84 MB envelope under a 128 MiB cap that died on the producer's 32 MiB buffer.memory
+    String e =
+        errors(
+                with(
+                    "dataset.strict.max_envelope_bytes",
+                    Integer.toString(128 * 1024 * 1024),
+                    "producer.override.max.request.size",
+                    "268435456",
+                    "producer.override.buffer.memory",
+                    null))
+            .get("dataset.strict.max_envelope_bytes");
+    assertThat(e).contains("buffer.memory").doesNotContain("producer.override.max.request.size=");
+  }
 
-    @Test
-    void chunkedFlowsAreSizedByTheChunkAndFitKafkasDefaults() {
-        Map<String, String> chunked = with("dataset.strict_chunking.max_changes_per_chunk", "1000",
-                "producer.override.max.request.size", null, "producer.override.buffer.memory", null);
-        assertThat(errors(chunked)).isEmpty();
-        assertThat(new TrellaraSourceConfig(chunked).largestRecordBytes()).isEqualTo(1_000_000L + 16_384L);
-        Map<String, String> big = new HashMap<>(chunked);
-        big.put("dataset.chunk.max_bytes", "4000000");
-        assertThat(errors(big).get("dataset.chunk.max_bytes")).contains("max.request.size");
-    }
+  @Test
+  void chunkedFlowsAreSizedByTheChunkAndFitKafkasDefaults() {
+    Map<String, String> chunked =
+        with(
+            "dataset.strict_chunking.max_changes_per_chunk",
+            "1000",
+            "producer.override.max.request.size",
+            null,
+            "producer.override.buffer.memory",
+            null);
+    assertThat(errors(chunked)).isEmpty();
+    assertThat(new TrellaraSourceConfig(chunked).largestRecordBytes())
+        .isEqualTo(1_000_000L + 16_384L);
+    Map<String, String> big = new HashMap<>(chunked);
+    big.put("dataset.chunk.max_bytes", "4000000");
+    assertThat(errors(big).get("dataset.chunk.max_bytes")).contains("max.request.size");
+  }
 
-    @Test
-    void slotNamesFollowPostgresqlsRule() {
-        for (String bad : List.of("Orders", "orders-slot", "a b", "x".repeat(64), "ü")) {
-            assertThatThrownBy(() -> new TrellaraSourceConfig(with("slot.name", bad)))
-                    .isInstanceOf(ConfigException.class).hasMessageContaining("slot.name")
-                    .hasMessageContaining("lower-case letters");
-        }
-        assertThat(new TrellaraSourceConfig(with("slot.name", "orders_slot_1" + "x".repeat(50)))
-                .getString("slot.name")).hasSize(63);
+  @Test
+  void slotNamesFollowPostgresqlsRule() {
+    for (String bad : List.of("Orders", "orders-slot", "a b", "x".repeat(64), "ü")) {
+      assertThatThrownBy(() -> new TrellaraSourceConfig(with("slot.name", bad)))
+          .isInstanceOf(ConfigException.class)
+          .hasMessageContaining("slot.name")
+          .hasMessageContaining("lower-case letters");
     }
+    assertThat(
+            new TrellaraSourceConfig(with("slot.name", "orders_slot_1" + "x".repeat(50)))
+                .getString("slot.name"))
+        .hasSize(63);
+  }
 
-    @Test
-    void publicationNamesAreIdentifiersOfAtMost63BytesWithoutNul() {
-        assertThatThrownBy(() -> new TrellaraSourceConfig(with("publication.name", "ä".repeat(32))))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("64 bytes long")
-                .hasMessageContaining("at most 63 bytes");
-        assertThatThrownBy(() -> new TrellaraSourceConfig(with("publication.name", "a\0b")))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("NUL");
-        assertThat(new TrellaraSourceConfig(with("publication.name", "Shop's \"orders\", v2"))
-                .getString("publication.name")).isEqualTo("Shop's \"orders\", v2");
-    }
+  @Test
+  void publicationNamesAreIdentifiersOfAtMost63BytesWithoutNul() {
+    assertThatThrownBy(() -> new TrellaraSourceConfig(with("publication.name", "ä".repeat(32))))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("64 bytes long")
+        .hasMessageContaining("at most 63 bytes");
+    assertThatThrownBy(() -> new TrellaraSourceConfig(with("publication.name", "a\0b")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("NUL");
+    assertThat(
+            new TrellaraSourceConfig(with("publication.name", "Shop's \"orders\", v2"))
+                .getString("publication.name"))
+        .isEqualTo("Shop's \"orders\", v2");
+  }
 
-    @Test
-    void aHostWithAPathOrParametersIsRefused() {
-        assertThatThrownBy(() -> new TrellaraSourceConfig(with("database.hostname", "db/shop?sslmode=disable")))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("host name or IP address only");
-        assertThat(new TrellaraSourceConfig(with("database.hostname", "::1")).getString("database.hostname"))
-                .isEqualTo("::1");
-    }
+  @Test
+  void aHostWithAPathOrParametersIsRefused() {
+    assertThatThrownBy(
+            () -> new TrellaraSourceConfig(with("database.hostname", "db/shop?sslmode=disable")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("host name or IP address only");
+    assertThat(
+            new TrellaraSourceConfig(with("database.hostname", "::1"))
+                .getString("database.hostname"))
+        .isEqualTo("::1");
+  }
 
-    @Test
-    void theBootstrapServersAreRequiredAndAdminSettingsArePassedWithoutTheirPrefix() {
-        assertThatThrownBy(() -> new TrellaraSourceConfig(with("kafka.bootstrap.servers", null)))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("kafka.bootstrap.servers");
-        TrellaraSourceConfig c = new TrellaraSourceConfig(with("kafka.admin.security.protocol", "SSL"));
-        assertThat(c.adminConfig()).containsEntry("security.protocol", "SSL")
-                .containsEntry("bootstrap.servers", "127.0.0.1:1");
-        assertThatThrownBy(() -> new TrellaraSourceConfig(with("topic.replication.factor", "0")))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("-1");
-    }
+  @Test
+  void theBootstrapServersAreRequiredAndAdminSettingsArePassedWithoutTheirPrefix() {
+    assertThatThrownBy(() -> new TrellaraSourceConfig(with("kafka.bootstrap.servers", null)))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("kafka.bootstrap.servers");
+    TrellaraSourceConfig c = new TrellaraSourceConfig(with("kafka.admin.security.protocol", "SSL"));
+    assertThat(c.adminConfig())
+        .containsEntry("security.protocol", "SSL")
+        .containsEntry("bootstrap.servers", "127.0.0.1:1");
+    assertThatThrownBy(() -> new TrellaraSourceConfig(with("topic.replication.factor", "0")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("-1");
+  }
 
-    @Test
-    void validateReportsRefusedFrameworkSettingsOnTheirKeysEvenWhenOtherFieldsFail() {
-        Config config = new TrellaraSourceConnector().validate(with("errors.tolerance", "all", "transforms", "f",
-                "kafka.bootstrap.servers", null));
-        Map<String, ConfigValue> values = SourceSettingsMapper.byName(config);
-        assertThat(values.get("errors.tolerance").errorMessages()).singleElement().asString()
-                .contains("is refused");
-        assertThat(values.get("transforms").errorMessages()).singleElement().asString().contains("is refused");
-        assertThat(values.get("kafka.bootstrap.servers").errorMessages()).isNotEmpty();
-    }
+  @Test
+  void validateReportsRefusedFrameworkSettingsOnTheirKeysEvenWhenOtherFieldsFail() {
+    Config config =
+        new TrellaraSourceConnector()
+            .validate(
+                with(
+                    "errors.tolerance", "all", "transforms", "f", "kafka.bootstrap.servers", null));
+    Map<String, ConfigValue> values = SourceSettingsMapper.byName(config);
+    assertThat(values.get("errors.tolerance").errorMessages())
+        .singleElement()
+        .asString()
+        .contains("is refused");
+    assertThat(values.get("transforms").errorMessages())
+        .singleElement()
+        .asString()
+        .contains("is refused");
+    assertThat(values.get("kafka.bootstrap.servers").errorMessages()).isNotEmpty();
+  }
 
-    @Test
-    void connectorAndTaskRefuseToStartWithErrorsToleranceOrTransforms() {
-        assertThatThrownBy(() -> new TrellaraSourceConnector().start(with("errors.tolerance", "all")))
-                .isInstanceOf(ConnectException.class).hasMessageContaining("errors.tolerance=all is refused");
-        assertThatThrownBy(() -> new TrellaraSourceTask().start(with("transforms", "x")))
-                .isInstanceOf(ConnectException.class).hasMessageContaining("transforms=x is refused");
-    }
+  @Test
+  void connectorAndTaskRefuseToStartWithErrorsToleranceOrTransforms() {
+    assertThatThrownBy(() -> new TrellaraSourceConnector().start(with("errors.tolerance", "all")))
+        .isInstanceOf(ConnectException.class)
+        .hasMessageContaining("errors.tolerance=all is refused");
+    assertThatThrownBy(() -> new TrellaraSourceTask().start(with("transforms", "x")))
+        .isInstanceOf(ConnectException.class)
+        .hasMessageContaining("transforms=x is refused");
+  }
 }

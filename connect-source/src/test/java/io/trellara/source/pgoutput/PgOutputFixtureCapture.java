@@ -15,12 +15,14 @@ import java.util.Map;
  *   -Dexec.mainClass=io.trellara.source.pgoutput.PgOutputFixtureCapture
  * </pre>
  *
- * <p>The optional argument is the output directory; by default {@code connect-source/src/test/resources/pgoutput}
- * when run from the repository root (as above), {@code src/test/resources/pgoutput} from the module.
+ * <p>The optional argument is the output directory; by default {@code
+ * connect-source/src/test/resources/pgoutput} when run from the repository root (as above), {@code
+ * src/test/resources/pgoutput} from the module.
  *
- * <p>Writes, per scenario, {@code <name>.pgoutput} (u32 big-endian length + message bytes, per message)
- * and {@code <name>.txt} (the scenario, the slot options and one line per message: index, type byte,
- * length). LSNs, xids and timestamps differ on every capture; the tests never compare them to constants.
+ * <p>Writes, per scenario, {@code <name>.pgoutput} (u32 big-endian length + message bytes, per
+ * message) and {@code <name>.txt} (the scenario, the slot options and one line per message: index,
+ * type byte, length). LSNs, xids and timestamps differ on every capture; the tests never compare
+ * them to constants.
  */
 public final class PgOutputFixtureCapture {
 
@@ -44,21 +46,32 @@ public final class PgOutputFixtureCapture {
     return base.resolve("src/test/resources/pgoutput");
   }
 
-  private static void write(Path dir, Scenario scenario, List<byte[]> messages, String version) throws Exception {
+  private static void write(Path dir, Scenario scenario, List<byte[]> messages, String version)
+      throws Exception {
     Files.write(dir.resolve(scenario.fileName + ".pgoutput"), PgOutputFixtures.encode(messages));
     StringBuilder txt = new StringBuilder();
     txt.append("# scenario: ").append(scenario.fileName).append('\n');
-    txt.append("# server: PostgreSQL ").append(version).append(", logical_decoding_work_mem=64kB\n");
+    txt.append("# server: PostgreSQL ")
+        .append(version)
+        .append(", logical_decoding_work_mem=64kB\n");
     txt.append("# slot options: ").append(scenario.slotOptions()).append('\n');
     txt.append("# messages: ").append(messages.size()).append('\n');
     txt.append("# index type length\n");
     for (int i = 0; i < messages.size(); i++) {
-      txt.append(i).append(' ').append((char) messages.get(i)[0]).append(' ').append(messages.get(i).length)
+      txt.append(i)
+          .append(' ')
+          .append((char) messages.get(i)[0])
+          .append(' ')
+          .append(messages.get(i).length)
           .append('\n');
     }
     Files.writeString(dir.resolve(scenario.fileName + ".txt"), txt, StandardCharsets.UTF_8);
-    System.out.println(scenario.fileName + ": " + messages.size() + " messages, "
-        + compress(PgOutputFixtures.typeSequence(messages)));
+    System.out.println(
+        scenario.fileName
+            + ": "
+            + messages.size()
+            + " messages, "
+            + compress(PgOutputFixtures.typeSequence(messages)));
   }
 
   /** Run-length form of a type sequence, e.g. "B R I*3 C". */

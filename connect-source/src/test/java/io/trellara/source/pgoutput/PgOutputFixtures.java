@@ -12,8 +12,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Fixture framing: a file is a sequence of messages, each a u32 big-endian length followed by that many
- * bytes (one pgoutput message, the XLogData payload without its 25-byte header).
+ * Fixture framing: a file is a sequence of messages, each a u32 big-endian length followed by that
+ * many bytes (one pgoutput message, the XLogData payload without its 25-byte header).
  */
 final class PgOutputFixtures {
 
@@ -56,7 +56,8 @@ final class PgOutputFixtures {
     String resource = RESOURCE_DIR + name + ".pgoutput";
     try (InputStream in = PgOutputFixtures.class.getResourceAsStream(resource)) {
       if (in == null) {
-        throw new IllegalStateException("missing fixture " + resource + " (run PgOutputFixtureCapture)");
+        throw new IllegalStateException(
+            "missing fixture " + resource + " (run PgOutputFixtureCapture)");
       }
       return decode(in);
     } catch (IOException e) {

@@ -11,10 +11,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Runs the fixture capture scenarios against a live embedded PostgreSQL 17 and parses everything the
- * server sends, end to end. Checks the same expectations as the fixture tests (none of which compare LSNs,
- * xids or timestamps with captured values), and that non-streamed scenarios still produce the message
- * type sequence of their fixture, so stale fixtures show up here.
+ * Runs the fixture capture scenarios against a live embedded PostgreSQL 17 and parses everything
+ * the server sends, end to end. Checks the same expectations as the fixture tests (none of which
+ * compare LSNs, xids or timestamps with captured values), and that non-streamed scenarios still
+ * produce the message type sequence of their fixture, so stale fixtures show up here.
  */
 class PgOutputLiveCaptureIT {
 

@@ -26,8 +26,12 @@ class PgOutputPackageDependencyTest {
       assertThat(Files.readAllLines(file))
           .as(file.getFileName().toString())
           .filteredOn(line -> line.startsWith("import "))
-          .noneMatch(line -> line.contains("org.apache.kafka") || line.contains("java.sql")
-              || line.contains("javax.sql") || line.contains("org.postgresql"));
+          .noneMatch(
+              line ->
+                  line.contains("org.apache.kafka")
+                      || line.contains("java.sql")
+                      || line.contains("javax.sql")
+                      || line.contains("org.postgresql"));
     }
   }
 }

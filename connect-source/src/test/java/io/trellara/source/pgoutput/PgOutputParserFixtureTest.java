@@ -17,11 +17,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-/** The parser driven by pgoutput bytes captured from PostgreSQL 17 (see {@link PgOutputFixtureCapture}). */
+/**
+ * The parser driven by pgoutput bytes captured from PostgreSQL 17 (see {@link
+ * PgOutputFixtureCapture}).
+ */
 class PgOutputParserFixtureTest {
 
   private static List<PgOutputMessage> parse(Scenario scenario) {
-    return PgOutputFixtures.parseAll(PgOutputFixtures.load(scenario.fileName), scenario.protocolVersion);
+    return PgOutputFixtures.parseAll(
+        PgOutputFixtures.load(scenario.fileName), scenario.protocolVersion);
   }
 
   @Test
@@ -69,13 +73,24 @@ class PgOutputParserFixtureTest {
     List<PgOutputMessage> streamed = parse(Scenario.STREAMED_PROTO2);
     StreamAnalysis s = StreamAnalysis.of(streamed);
     long committed = s.commits.get(0).xid();
-    Set<Long> abortedSubxids = s.aborts.stream().filter(a -> !a.abortsTopLevelTransaction())
-        .map(StreamAbort::subtransactionXid).collect(Collectors.toSet());
-    List<TupleData> streamedRows = s.inserts.stream()
-        .filter(c -> c.topLevelXid() == committed && !abortedSubxids.contains(c.insert().streamXid()))
-        .map(c -> c.insert().newTuple()).toList();
-    List<TupleData> proto1Rows = parse(Scenario.LARGE_PROTO1).stream()
-        .filter(m -> m instanceof Insert).map(m -> ((Insert) m).newTuple()).toList();
+    Set<Long> abortedSubxids =
+        s.aborts.stream()
+            .filter(a -> !a.abortsTopLevelTransaction())
+            .map(StreamAbort::subtransactionXid)
+            .collect(Collectors.toSet());
+    List<TupleData> streamedRows =
+        s.inserts.stream()
+            .filter(
+                c ->
+                    c.topLevelXid() == committed
+                        && !abortedSubxids.contains(c.insert().streamXid()))
+            .map(c -> c.insert().newTuple())
+            .toList();
+    List<TupleData> proto1Rows =
+        parse(Scenario.LARGE_PROTO1).stream()
+            .filter(m -> m instanceof Insert)
+            .map(m -> ((Insert) m).newTuple())
+            .toList();
     assertThat(sortedById(streamedRows)).isEqualTo(sortedById(proto1Rows));
   }
 

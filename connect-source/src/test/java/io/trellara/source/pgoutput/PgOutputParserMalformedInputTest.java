@@ -12,7 +12,10 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
-/** Crafted messages: every protocol violation is a {@link PgOutputProtocolException} naming type and position. */
+/**
+ * Crafted messages: every protocol violation is a {@link PgOutputProtocolException} naming type and
+ * position.
+ */
 class PgOutputParserMalformedInputTest {
 
   private final PgOutputParser v2 = new PgOutputParser(2);
@@ -20,32 +23,40 @@ class PgOutputParserMalformedInputTest {
 
   @Test
   void rejectsUnknownMessageTypeNamingTheTypeByteAndPosition() {
-    PgOutputProtocolException e = catchThrowableOfType(PgOutputProtocolException.class,
-        () -> v2.parse(ByteBuffer.wrap(new byte[] {'Z', 0, 0, 0, 1})));
+    PgOutputProtocolException e =
+        catchThrowableOfType(
+            PgOutputProtocolException.class,
+            () -> v2.parse(ByteBuffer.wrap(new byte[] {'Z', 0, 0, 0, 1})));
     assertThat(e.messageType()).isEqualTo((byte) 'Z');
     assertThat(e.position()).isZero();
     assertThat(e.field()).isEqualTo("type");
-    assertThat(e).hasMessageContaining("unknown message type").hasMessageContaining("'Z' (0x5a)")
+    assertThat(e)
+        .hasMessageContaining("unknown message type")
+        .hasMessageContaining("'Z' (0x5a)")
         .hasMessageContaining("at byte 0 of 5");
   }
 
   @Test
   void rejectsProtocolThreeMessagesSuchAsBeginPrepare() {
     assertThatThrownBy(() -> v2.parse(ByteBuffer.wrap(new byte[] {'b', 0, 0, 0, 0, 0, 0, 0, 1})))
-        .isInstanceOf(PgOutputProtocolException.class).hasMessageContaining("unknown message type").hasMessageContaining("'b'");
+        .isInstanceOf(PgOutputProtocolException.class)
+        .hasMessageContaining("unknown message type")
+        .hasMessageContaining("'b'");
   }
 
   @Test
   void rejectsEmptyMessage() {
     assertThatThrownBy(() -> v2.parse(ByteBuffer.allocate(0)))
-        .isInstanceOf(PgOutputProtocolException.class).hasMessageContaining("empty message");
+        .isInstanceOf(PgOutputProtocolException.class)
+        .hasMessageContaining("empty message");
   }
 
   @Test
   void rejectsShortBeginWithTheFieldAndPositionWhereItEnds() {
     byte[] begin = msg('B').i64(0x16B3748L).i64(1L).build(); // xid missing
-    PgOutputProtocolException e = catchThrowableOfType(PgOutputProtocolException.class,
-        () -> v2.parse(ByteBuffer.wrap(begin)));
+    PgOutputProtocolException e =
+        catchThrowableOfType(
+            PgOutputProtocolException.class, () -> v2.parse(ByteBuffer.wrap(begin)));
     assertThat(e.messageType()).isEqualTo((byte) 'B');
     assertThat(e.field()).isEqualTo("begin.xid");
     assertThat(e.position()).isEqualTo(17);
@@ -54,11 +65,16 @@ class PgOutputParserMalformedInputTest {
 
   @Test
   void rejectsStreamMessagesUnderProtocolOne() {
-    for (byte[] stream : new byte[][] {
-        msg('S').i32(700).i8(1).build(), msg('E').build(), msg('A').i32(700).i32(700).build(),
-        msg('c').i32(700).i8(0).i64(1).i64(2).i64(3).build()}) {
-      PgOutputProtocolException e = catchThrowableOfType(PgOutputProtocolException.class,
-          () -> v1.parse(ByteBuffer.wrap(stream)));
+    for (byte[] stream :
+        new byte[][] {
+          msg('S').i32(700).i8(1).build(),
+          msg('E').build(),
+          msg('A').i32(700).i32(700).build(),
+          msg('c').i32(700).i8(0).i64(1).i64(2).i64(3).build()
+        }) {
+      PgOutputProtocolException e =
+          catchThrowableOfType(
+              PgOutputProtocolException.class, () -> v1.parse(ByteBuffer.wrap(stream)));
       assertThat(e.messageType()).isEqualTo(stream[0]);
       assertThat(e).hasMessageContaining("protocol version 1");
     }
@@ -69,7 +85,8 @@ class PgOutputParserMalformedInputTest {
     assertThat(v2.parse(ByteBuffer.wrap(msg('S').i32(700).i8(1).build())))
         .isEqualTo(new StreamStart(700, true));
     assertThat(v2.inStreamBlock()).isTrue();
-    assertThat(v2.parse(ByteBuffer.wrap(msg('E').build()))).isInstanceOf(PgOutputMessage.StreamStop.class);
+    assertThat(v2.parse(ByteBuffer.wrap(msg('E').build())))
+        .isInstanceOf(PgOutputMessage.StreamStop.class);
     assertThat(v2.inStreamBlock()).isFalse();
     StreamAbort abort = (StreamAbort) v2.parse(ByteBuffer.wrap(msg('A').i32(700).i32(701).build()));
     assertThat(abort.abortsTopLevelTransaction()).isFalse();
@@ -79,14 +96,19 @@ class PgOutputParserMalformedInputTest {
   @Test
   void rejectsStreamBlockNestingErrors() {
     assertThatThrownBy(() -> v2.parse(ByteBuffer.wrap(msg('E').build())))
-        .isInstanceOf(PgOutputProtocolException.class).hasMessageContaining("Stream Stop outside");
+        .isInstanceOf(PgOutputProtocolException.class)
+        .hasMessageContaining("Stream Stop outside");
     v2.parse(ByteBuffer.wrap(msg('S').i32(700).i8(1).build()));
     assertThatThrownBy(() -> v2.parse(ByteBuffer.wrap(msg('S').i32(701).i8(1).build())))
-        .isInstanceOf(PgOutputProtocolException.class).hasMessageContaining("Stream Start inside");
+        .isInstanceOf(PgOutputProtocolException.class)
+        .hasMessageContaining("Stream Start inside");
     assertThatThrownBy(() -> v2.parse(ByteBuffer.wrap(msg('B').i64(1).i64(1).i32(5).build())))
-        .isInstanceOf(PgOutputProtocolException.class).hasMessageContaining("inside a stream block");
-    assertThatThrownBy(() -> v2.parse(ByteBuffer.wrap(msg('c').i32(700).i8(0).i64(1).i64(2).i64(3).build())))
-        .isInstanceOf(PgOutputProtocolException.class).hasMessageContaining("inside a stream block");
+        .isInstanceOf(PgOutputProtocolException.class)
+        .hasMessageContaining("inside a stream block");
+    assertThatThrownBy(
+            () -> v2.parse(ByteBuffer.wrap(msg('c').i32(700).i8(0).i64(1).i64(2).i64(3).build())))
+        .isInstanceOf(PgOutputProtocolException.class)
+        .hasMessageContaining("inside a stream block");
     assertThat(v2.inStreamBlock()).as("failed messages leave the state unchanged").isTrue();
   }
 
@@ -109,14 +131,16 @@ class PgOutputParserMalformedInputTest {
   void rejectsStreamedChangeWithInvalidXid() {
     byte[] streamed = msg('I').i32(0).i32(16390).i8('N').i16(0).build();
     assertThatThrownBy(() -> v2.parse(ByteBuffer.wrap(streamed), true))
-        .isInstanceOf(PgOutputProtocolException.class).hasMessageContaining("invalid xid 0");
+        .isInstanceOf(PgOutputProtocolException.class)
+        .hasMessageContaining("invalid xid 0");
   }
 
   @Test
   void rejectsUnknownTupleColumnKindNamingTheField() {
     byte[] insert = msg('I').i32(16390).i8('N').i16(2).i8('n').i8('x').build();
-    PgOutputProtocolException e = catchThrowableOfType(PgOutputProtocolException.class,
-        () -> v2.parse(ByteBuffer.wrap(insert)));
+    PgOutputProtocolException e =
+        catchThrowableOfType(
+            PgOutputProtocolException.class, () -> v2.parse(ByteBuffer.wrap(insert)));
     assertThat(e.field()).isEqualTo("insert.new_tuple.kind");
     assertThat(e.position()).isEqualTo(9);
     assertThat(e).hasMessageContaining("'x'");
@@ -126,66 +150,89 @@ class PgOutputParserMalformedInputTest {
   void rejectsMissingNewTupleMarker() {
     byte[] insert = msg('I').i32(16390).i8('K').i16(0).build();
     assertThatThrownBy(() -> v2.parse(ByteBuffer.wrap(insert)))
-        .isInstanceOf(PgOutputProtocolException.class).hasMessageContaining("insert.new_tuple_marker");
+        .isInstanceOf(PgOutputProtocolException.class)
+        .hasMessageContaining("insert.new_tuple_marker");
     byte[] update = msg('U').i32(16390).i8('X').i16(0).build();
     assertThatThrownBy(() -> v2.parse(ByteBuffer.wrap(update)))
-        .isInstanceOf(PgOutputProtocolException.class).hasMessageContaining("update.tuple_marker");
+        .isInstanceOf(PgOutputProtocolException.class)
+        .hasMessageContaining("update.tuple_marker");
     byte[] delete = msg('D').i32(16390).i8('N').i16(0).build();
     assertThatThrownBy(() -> v2.parse(ByteBuffer.wrap(delete)))
-        .isInstanceOf(PgOutputProtocolException.class).hasMessageContaining("delete.tuple_marker");
+        .isInstanceOf(PgOutputProtocolException.class)
+        .hasMessageContaining("delete.tuple_marker");
   }
 
   @Test
   void rejectsNegativeAndOverlongLengths() {
     byte[] negativeValue = msg('I').i32(1).i8('N').i16(1).i8('t').i32(-1).build();
     assertThatThrownBy(() -> v2.parse(ByteBuffer.wrap(negativeValue)))
-        .isInstanceOf(PgOutputProtocolException.class).hasMessageContaining("negative value length");
-    byte[] overlongValue = msg('I').i32(1).i8('N').i16(1).i8('t').i32(Integer.MAX_VALUE).raw("abc").build();
+        .isInstanceOf(PgOutputProtocolException.class)
+        .hasMessageContaining("negative value length");
+    byte[] overlongValue =
+        msg('I').i32(1).i8('N').i16(1).i8('t').i32(Integer.MAX_VALUE).raw("abc").build();
     assertThatThrownBy(() -> v2.parse(ByteBuffer.wrap(overlongValue)))
-        .isInstanceOf(PgOutputProtocolException.class).hasMessageContaining("too short");
+        .isInstanceOf(PgOutputProtocolException.class)
+        .hasMessageContaining("too short");
     byte[] negativeContent = msg('M').i8(1).i64(5).raw("p\0").i32(-5).build();
     assertThatThrownBy(() -> v2.parse(ByteBuffer.wrap(negativeContent)))
-        .isInstanceOf(PgOutputProtocolException.class).hasMessageContaining("negative content length");
+        .isInstanceOf(PgOutputProtocolException.class)
+        .hasMessageContaining("negative content length");
     byte[] hugeTruncate = msg('T').i32(Integer.MAX_VALUE).i8(0).i32(16390).build();
     assertThatThrownBy(() -> v2.parse(ByteBuffer.wrap(hugeTruncate)))
-        .isInstanceOf(PgOutputProtocolException.class).hasMessageContaining("truncate.relation_oids");
+        .isInstanceOf(PgOutputProtocolException.class)
+        .hasMessageContaining("truncate.relation_oids");
     byte[] manyColumns = msg('I').i32(1).i8('N').i16(0xFFFF).i8('n').build();
     assertThatThrownBy(() -> v2.parse(ByteBuffer.wrap(manyColumns)))
-        .isInstanceOf(PgOutputProtocolException.class).hasMessageContaining("insert.new_tuple.columns");
+        .isInstanceOf(PgOutputProtocolException.class)
+        .hasMessageContaining("insert.new_tuple.columns");
   }
 
   @Test
   void rejectsRelationWithUnknownReplicaIdentityOrUnterminatedName() {
     byte[] badIdentity = msg('R').i32(16390).raw("public\0t\0").i8('z').i16(0).build();
-    PgOutputProtocolException e = catchThrowableOfType(PgOutputProtocolException.class,
-        () -> v2.parse(ByteBuffer.wrap(badIdentity)));
+    PgOutputProtocolException e =
+        catchThrowableOfType(
+            PgOutputProtocolException.class, () -> v2.parse(ByteBuffer.wrap(badIdentity)));
     assertThat(e.field()).isEqualTo("relation.replica_identity");
     assertThat(e.position()).isEqualTo(14);
     byte[] unterminated = msg('R').i32(16390).raw("public").build();
     assertThatThrownBy(() -> v2.parse(ByteBuffer.wrap(unterminated)))
-        .isInstanceOf(PgOutputProtocolException.class).hasMessageContaining("without terminating NUL")
+        .isInstanceOf(PgOutputProtocolException.class)
+        .hasMessageContaining("without terminating NUL")
         .hasMessageContaining("relation.namespace");
   }
 
   @Test
   void readsFromPositionToLimitOfAnOffsetHeapBufferAndOfADirectBuffer() {
-    byte[] message = msg('R').i32(16390).raw("public\0account\0").i8('d').i16(1)
-        .i8(1).raw("id\0").i32(20).i32(-1).build();
-    byte[] framed = new byte[25 + message.length + 3]; // like pgjdbc: 25-byte XLogData header before
+    byte[] message =
+        msg('R')
+            .i32(16390)
+            .raw("public\0account\0")
+            .i8('d')
+            .i16(1)
+            .i8(1)
+            .raw("id\0")
+            .i32(20)
+            .i32(-1)
+            .build();
+    byte[] framed =
+        new byte[25 + message.length + 3]; // like pgjdbc: 25-byte XLogData header before
     System.arraycopy(message, 0, framed, 25, message.length);
     ByteBuffer heap = ByteBuffer.wrap(framed, 25, message.length);
     ByteBuffer direct = ByteBuffer.allocateDirect(message.length + 4);
     direct.position(4);
     direct.put(message).flip().position(4);
     PgOutputMessage fromHeap = v2.parse(heap);
-    PgOutputMessage fromSlice = v2.parse(ByteBuffer.wrap(framed, 20, message.length + 5).slice().position(5));
+    PgOutputMessage fromSlice =
+        v2.parse(ByteBuffer.wrap(framed, 20, message.length + 5).slice().position(5));
     PgOutputMessage fromDirect = v2.parse(direct);
     assertThat(fromHeap).isEqualTo(fromDirect).isEqualTo(fromSlice);
     assertThat(heap.position()).isEqualTo(25);
     assertThat(direct.position()).isEqualTo(4);
     PgOutputMessage.Relation r = (PgOutputMessage.Relation) fromHeap;
     assertThat(r.name()).isEqualTo("account");
-    assertThat(r.columns()).containsExactly(new PgOutputMessage.Relation.Column(true, "id", 20, -1));
+    assertThat(r.columns())
+        .containsExactly(new PgOutputMessage.Relation.Column(true, "id", 20, -1));
   }
 
   @Test

@@ -14,54 +14,75 @@ import net.jqwik.api.Provide;
 import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.Size;
 
-/** Whatever bytes arrive, the parser returns a message or throws {@link PgOutputProtocolException}. */
+/**
+ * Whatever bytes arrive, the parser returns a message or throws {@link PgOutputProtocolException}.
+ */
 class PgOutputParserPropertiesTest {
 
-  private static final byte[] KNOWN_TYPES = "BCORYIUDTMSEcA".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+  private static final byte[] KNOWN_TYPES =
+      "BCORYIUDTMSEcA".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
   private static final List<byte[]> FIXTURE_MESSAGES = loadSmallFixtures();
 
   @Property(tries = 3000)
-  void randomBytesParseOrFailWithTheTypedException(@ForAll @Size(max = 300) byte[] bytes,
-      @ForAll @IntRange(min = 1, max = 2) int version, @ForAll boolean inStreamBlock) {
-    parsesOrFailsTyped(bytes, version, inStreamBlock);
-  }
-
-  @Property(tries = 3000)
-  void randomBodiesOfKnownTypesParseOrFailWithTheTypedException(@ForAll("knownTypeMessages") byte[] bytes,
-      @ForAll @IntRange(min = 1, max = 2) int version, @ForAll boolean inStreamBlock) {
-    parsesOrFailsTyped(bytes, version, inStreamBlock);
-  }
-
-  @Property(tries = 3000)
-  void mutatedFixtureMessagesParseOrFailWithTheTypedException(@ForAll("mutatedFixtureMessages") byte[] bytes,
+  void randomBytesParseOrFailWithTheTypedException(
+      @ForAll @Size(max = 300) byte[] bytes,
+      @ForAll @IntRange(min = 1, max = 2) int version,
       @ForAll boolean inStreamBlock) {
+    parsesOrFailsTyped(bytes, version, inStreamBlock);
+  }
+
+  @Property(tries = 3000)
+  void randomBodiesOfKnownTypesParseOrFailWithTheTypedException(
+      @ForAll("knownTypeMessages") byte[] bytes,
+      @ForAll @IntRange(min = 1, max = 2) int version,
+      @ForAll boolean inStreamBlock) {
+    parsesOrFailsTyped(bytes, version, inStreamBlock);
+  }
+
+  @Property(tries = 3000)
+  void mutatedFixtureMessagesParseOrFailWithTheTypedException(
+      @ForAll("mutatedFixtureMessages") byte[] bytes, @ForAll boolean inStreamBlock) {
     parsesOrFailsTyped(bytes, 2, inStreamBlock);
   }
 
   @Provide
   Arbitrary<byte[]> knownTypeMessages() {
-    return Arbitraries.of(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13).flatMap(t ->
-        Arbitraries.bytes().array(byte[].class).ofMaxSize(120).map(body -> {
-          byte[] m = new byte[body.length + 1];
-          m[0] = KNOWN_TYPES[t];
-          System.arraycopy(body, 0, m, 1, body.length);
-          return m;
-        }));
+    return Arbitraries.of(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13)
+        .flatMap(
+            t ->
+                Arbitraries.bytes()
+                    .array(byte[].class)
+                    .ofMaxSize(120)
+                    .map(
+                        body -> {
+                          byte[] m = new byte[body.length + 1];
+                          m[0] = KNOWN_TYPES[t];
+                          System.arraycopy(body, 0, m, 1, body.length);
+                          return m;
+                        }));
   }
 
   @Provide
   Arbitrary<byte[]> mutatedFixtureMessages() {
-    return Arbitraries.integers().between(0, FIXTURE_MESSAGES.size() - 1).flatMap(i -> {
-      byte[] original = FIXTURE_MESSAGES.get(i);
-      return Arbitraries.integers().between(1, Math.max(1, original.length - 1)).flatMap(at ->
-          Arbitraries.bytes().map(b -> {
-            byte[] m = original.clone();
-            if (at < m.length) {
-              m[at] = b;
-            }
-            return m;
-          }));
-    });
+    return Arbitraries.integers()
+        .between(0, FIXTURE_MESSAGES.size() - 1)
+        .flatMap(
+            i -> {
+              byte[] original = FIXTURE_MESSAGES.get(i);
+              return Arbitraries.integers()
+                  .between(1, Math.max(1, original.length - 1))
+                  .flatMap(
+                      at ->
+                          Arbitraries.bytes()
+                              .map(
+                                  b -> {
+                                    byte[] m = original.clone();
+                                    if (at < m.length) {
+                                      m[at] = b;
+                                    }
+                                    return m;
+                                  }));
+            });
   }
 
   private static void parsesOrFailsTyped(byte[] bytes, int version, boolean inStreamBlock) {

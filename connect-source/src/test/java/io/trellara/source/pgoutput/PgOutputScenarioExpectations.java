@@ -34,9 +34,10 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
 /**
- * What each capture scenario must decode to. Shared by the fixture tests (captured bytes) and the live
- * integration test (bytes from a running server), so nothing here compares LSNs, xids or timestamps with
- * constants: only their relations (begin final LSN = commit LSN, xids consistent across a stream ...).
+ * What each capture scenario must decode to. Shared by the fixture tests (captured bytes) and the
+ * live integration test (bytes from a running server), so nothing here compares LSNs, xids or
+ * timestamps with constants: only their relations (begin final LSN = commit LSN, xids consistent
+ * across a stream ...).
  */
 final class PgOutputScenarioExpectations {
 
@@ -78,19 +79,26 @@ final class PgOutputScenarioExpectations {
   static void multiTableDml(List<PgOutputMessage> m) {
     assertThat(types(m)).isEqualTo("BRIIRIUDRTC");
     assertTransactionFrame((Begin) m.get(0), (Commit) m.get(10));
-    assertThat(m).filteredOn(x -> x instanceof Streamable).allSatisfy(x -> assertThat(((Streamable) x).streamed()).isFalse());
+    assertThat(m)
+        .filteredOn(x -> x instanceof Streamable)
+        .allSatisfy(x -> assertThat(((Streamable) x).streamed()).isFalse());
 
     Relation account = (Relation) m.get(1);
     assertThat(account.namespace()).isEqualTo("public");
     assertThat(account.name()).isEqualTo("account");
     assertThat(account.replicaIdentity()).isEqualTo(ReplicaIdentity.DEFAULT);
-    assertThat(account.columns()).extracting(Relation.Column::name)
-        .containsExactly("id", "owner", "balance", "opened_at", "photo", "attrs", "tags", "ext_id", "active");
-    assertThat(account.columns()).extracting(Relation.Column::key)
+    assertThat(account.columns())
+        .extracting(Relation.Column::name)
+        .containsExactly(
+            "id", "owner", "balance", "opened_at", "photo", "attrs", "tags", "ext_id", "active");
+    assertThat(account.columns())
+        .extracting(Relation.Column::key)
         .containsExactly(true, false, false, false, false, false, false, false, false);
-    assertThat(account.columns()).extracting(Relation.Column::typeOid)
+    assertThat(account.columns())
+        .extracting(Relation.Column::typeOid)
         .containsExactly(INT8, TEXT, NUMERIC, TIMESTAMPTZ, BYTEA, JSONB, TEXT_ARRAY, UUID, BOOL);
-    assertThat(account.columns().get(2).typeModifier()).isEqualTo(((12 << 16) | 2) + 4); // numeric(12,2)
+    assertThat(account.columns().get(2).typeModifier())
+        .isEqualTo(((12 << 16) | 2) + 4); // numeric(12,2)
     assertThat(account.columns().get(0).typeModifier()).isEqualTo(-1);
 
     Insert alice = (Insert) m.get(2);
@@ -101,7 +109,8 @@ final class PgOutputScenarioExpectations {
     assertThat(row.textValue(0)).isEqualTo("1");
     assertThat(row.textValue(1)).isEqualTo("alice");
     assertThat(row.textValue(2)).isEqualTo("1234.50");
-    assertThat(timestamptz(row.textValue(3))).isEqualTo(Instant.parse("2026-11-29T12:34:56.789012Z"));
+    assertThat(timestamptz(row.textValue(3)))
+        .isEqualTo(Instant.parse("2026-11-29T12:34:56.789012Z"));
     assertThat(row.textValue(4)).isEqualTo("\\x00ff10");
     assertThat(row.textValue(5)).isEqualTo("{\"n\": [1, 2], \"tier\": \"gold\"}");
     assertThat(row.textValue(6)).isEqualTo("{red,\"with space\",NULL}");
@@ -116,7 +125,8 @@ final class PgOutputScenarioExpectations {
 
     Relation orders = (Relation) m.get(4);
     assertThat(orders.name()).isEqualTo("orders");
-    assertThat(orders.columns()).extracting(Relation.Column::typeOid)
+    assertThat(orders.columns())
+        .extracting(Relation.Column::typeOid)
         .containsExactly(INT4, INT8, NUMERIC, VARCHAR, TIMESTAMPTZ);
     assertThat(orders.columns().get(3).typeModifier()).isEqualTo(200 + 4); // varchar(200)
     assertThat(orders.columns().get(2).typeModifier()).isEqualTo(-1);
@@ -197,8 +207,10 @@ final class PgOutputScenarioExpectations {
   }
 
   /** The committed rows of the big workload: ids 1..1000 and 1501..3000 of batch A. */
-  static final Set<Integer> BIG_WORKLOAD_COMMITTED_IDS = IntStream.concat(
-      IntStream.rangeClosed(1, 1000), IntStream.rangeClosed(1501, 3000)).boxed().collect(Collectors.toSet());
+  static final Set<Integer> BIG_WORKLOAD_COMMITTED_IDS =
+      IntStream.concat(IntStream.rangeClosed(1, 1000), IntStream.rangeClosed(1501, 3000))
+          .boxed()
+          .collect(Collectors.toSet());
 
   static void streamedProto2(List<PgOutputMessage> m) {
     assertThat(types(m)).doesNotContain("B", "C").contains("S", "E", "A", "c");
@@ -210,44 +222,66 @@ final class PgOutputScenarioExpectations {
     assertThat(s.topLevelXids).contains(committed);
     long aborted = s.topLevelXids.stream().filter(x -> x != committed).findFirst().orElseThrow();
 
-    List<StreamAbort> topAborts = s.aborts.stream().filter(StreamAbort::abortsTopLevelTransaction).toList();
-    List<StreamAbort> subAborts = s.aborts.stream().filter(a -> !a.abortsTopLevelTransaction()).toList();
+    List<StreamAbort> topAborts =
+        s.aborts.stream().filter(StreamAbort::abortsTopLevelTransaction).toList();
+    List<StreamAbort> subAborts =
+        s.aborts.stream().filter(a -> !a.abortsTopLevelTransaction()).toList();
     assertThat(topAborts).extracting(StreamAbort::xid).containsExactly(aborted);
-    assertThat(subAborts).extracting(StreamAbort::xid).containsExactlyInAnyOrder(committed, aborted);
+    assertThat(subAborts)
+        .extracting(StreamAbort::xid)
+        .containsExactlyInAnyOrder(committed, aborted);
 
-    // every row of the rolled-back savepoints carries the aborted subtransaction's xid, and only those do
-    Set<Long> abortedSubxids = subAborts.stream().map(StreamAbort::subtransactionXid).collect(Collectors.toSet());
+    // every row of the rolled-back savepoints carries the aborted subtransaction's xid, and only
+    // those do
+    Set<Long> abortedSubxids =
+        subAborts.stream().map(StreamAbort::subtransactionXid).collect(Collectors.toSet());
     for (StreamedChange c : s.inserts) {
       String batch = c.insert.newTuple().textValue(1);
       assertThat(abortedSubxids.contains(c.insert.streamXid()))
-          .as("row %s of batch %s with xid %d", c.insert.newTuple().textValue(0), batch, c.insert.streamXid())
+          .as(
+              "row %s of batch %s with xid %d",
+              c.insert.newTuple().textValue(0), batch, c.insert.streamXid())
           .isEqualTo(batch.endsWith("-rolled-back"));
       assertThat(batch.startsWith("A")).isEqualTo(c.topLevelXid == committed);
     }
-    assertThat(s.inserts).anySatisfy(c -> assertThat(c.insert.newTuple().textValue(1)).isEqualTo("A-rolled-back"));
-    assertThat(s.inserts).anySatisfy(c -> assertThat(c.insert.newTuple().textValue(1)).isEqualTo("B-rolled-back"));
+    assertThat(s.inserts)
+        .anySatisfy(c -> assertThat(c.insert.newTuple().textValue(1)).isEqualTo("A-rolled-back"));
+    assertThat(s.inserts)
+        .anySatisfy(c -> assertThat(c.insert.newTuple().textValue(1)).isEqualTo("B-rolled-back"));
 
     // what commits: exactly the rows outside rolled-back savepoints of the committed transaction
-    List<Insert> committedRows = s.inserts.stream()
-        .filter(c -> c.topLevelXid == committed && !abortedSubxids.contains(c.insert.streamXid()))
-        .map(c -> c.insert).toList();
+    List<Insert> committedRows =
+        s.inserts.stream()
+            .filter(
+                c -> c.topLevelXid == committed && !abortedSubxids.contains(c.insert.streamXid()))
+            .map(c -> c.insert)
+            .toList();
     assertThat(committedRows).hasSize(2500);
     assertThat(ids(committedRows)).isEqualTo(BIG_WORKLOAD_COMMITTED_IDS);
 
-    // the transactional message and the truncate travel inside the committed transaction's stream blocks
-    assertThat(s.streamedOthers).filteredOn(c -> c.message instanceof LogicalMessage).singleElement()
-        .satisfies(c -> {
-          LogicalMessage msg = (LogicalMessage) c.message;
-          assertThat(c.topLevelXid).isEqualTo(committed);
-          assertThat(msg.streamed()).isTrue();
-          assertThat(msg.transactional()).isTrue();
-          assertThat(msg.prefix()).isEqualTo("trellara.ddl");
-          assertThat(new String(msg.content(), StandardCharsets.UTF_8)).isEqualTo("{\"command\":\"streamed marker\"}");
-        });
-    assertThat(s.streamedOthers).filteredOn(c -> c.message instanceof Truncate).singleElement()
+    // the transactional message and the truncate travel inside the committed transaction's stream
+    // blocks
+    assertThat(s.streamedOthers)
+        .filteredOn(c -> c.message instanceof LogicalMessage)
+        .singleElement()
+        .satisfies(
+            c -> {
+              LogicalMessage msg = (LogicalMessage) c.message;
+              assertThat(c.topLevelXid).isEqualTo(committed);
+              assertThat(msg.streamed()).isTrue();
+              assertThat(msg.transactional()).isTrue();
+              assertThat(msg.prefix()).isEqualTo("trellara.ddl");
+              assertThat(new String(msg.content(), StandardCharsets.UTF_8))
+                  .isEqualTo("{\"command\":\"streamed marker\"}");
+            });
+    assertThat(s.streamedOthers)
+        .filteredOn(c -> c.message instanceof Truncate)
+        .singleElement()
         .satisfies(c -> assertThat(c.topLevelXid).isEqualTo(committed));
-    assertThat(s.streamedOthers).filteredOn(c -> c.message instanceof Relation)
-        .extracting(c -> ((Relation) c.message).name()).contains("bulk_item", "scratch");
+    assertThat(s.streamedOthers)
+        .filteredOn(c -> c.message instanceof Relation)
+        .extracting(c -> ((Relation) c.message).name())
+        .contains("bulk_item", "scratch");
 
     StreamCommit commit = s.commits.get(0);
     assertThat(commit.endLsn()).isGreaterThan(commit.commitLsn());
@@ -257,7 +291,9 @@ final class PgOutputScenarioExpectations {
   static void largeProto1(List<PgOutputMessage> m) {
     assertThat(PgOutputFixtureCapture.compress(types(m))).isEqualTo("B R I*1000 M R T I*1500 C");
     assertTransactionFrame((Begin) m.get(0), (Commit) m.get(m.size() - 1));
-    assertThat(m).filteredOn(x -> x instanceof Streamable).allSatisfy(x -> assertThat(((Streamable) x).streamXid()).isZero());
+    assertThat(m)
+        .filteredOn(x -> x instanceof Streamable)
+        .allSatisfy(x -> assertThat(((Streamable) x).streamXid()).isZero());
     List<Insert> rows = m.stream().filter(x -> x instanceof Insert).map(x -> (Insert) x).toList();
     assertThat(ids(rows)).isEqualTo(BIG_WORKLOAD_COMMITTED_IDS);
     assertThat(rows).allSatisfy(r -> assertThat(r.newTuple().textValue(1)).isEqualTo("A"));
@@ -266,7 +302,8 @@ final class PgOutputScenarioExpectations {
     assertThat(ddl.streamed()).isFalse();
     assertThat(ddl.prefix()).isEqualTo("trellara.ddl");
     assertThat(((Relation) m.get(1003)).name()).isEqualTo("scratch");
-    assertThat(((Truncate) m.get(1004)).relationOids()).containsExactly(((Relation) m.get(1003)).relationOid());
+    assertThat(((Truncate) m.get(1004)).relationOids())
+        .containsExactly(((Relation) m.get(1003)).relationOid());
   }
 
   static void logicalMessages(List<PgOutputMessage> m) {
@@ -287,7 +324,8 @@ final class PgOutputScenarioExpectations {
     LogicalMessage audit = (LogicalMessage) m.get(6);
     assertThat(audit.transactional()).isFalse();
     assertThat(audit.prefix()).isEqualTo("trellara.audit");
-    assertThat(new String(audit.content(), StandardCharsets.UTF_8)).isEqualTo("non-transactional hello");
+    assertThat(new String(audit.content(), StandardCharsets.UTF_8))
+        .isEqualTo("non-transactional hello");
     assertThat(audit.lsn()).isGreaterThan(commit.commitLsn());
     LogicalMessage bin = (LogicalMessage) m.get(7);
     assertThat(bin.transactional()).isFalse();
@@ -316,8 +354,10 @@ final class PgOutputScenarioExpectations {
     assertThat(typesByName.get("int4").typeOid()).isNotEqualTo(INT4);
     Relation moodLog = (Relation) m.get(4);
     assertThat(moodLog.name()).isEqualTo("mood_log");
-    assertThat(moodLog.columns()).extracting(Relation.Column::typeOid).containsExactly(
-        INT4, typesByName.get("mood").typeOid(), typesByName.get("int4").typeOid());
+    assertThat(moodLog.columns())
+        .extracting(Relation.Column::typeOid)
+        .containsExactly(
+            INT4, typesByName.get("mood").typeOid(), typesByName.get("int4").typeOid());
     assertThat(texts(((Insert) m.get(5)).newTuple())).containsExactly("1", "happy", "7");
     assertThat(texts(((Insert) m.get(8)).newTuple())).containsExactly("2", "sad", "1");
     assertThat(kinds(((Insert) m.get(9)).newTuple())).isEqualTo("tnn");
@@ -385,7 +425,9 @@ final class PgOutputScenarioExpectations {
 
   record StreamedOther(long topLevelXid, PgOutputMessage message) {}
 
-  /** Walks a protocol-2 stream: block structure, top-level xids, streamed changes per top-level xid. */
+  /**
+   * Walks a protocol-2 stream: block structure, top-level xids, streamed changes per top-level xid.
+   */
   static final class StreamAnalysis {
     final Set<Long> topLevelXids = new LinkedHashSet<>();
     final List<StreamCommit> commits = new ArrayList<>();
@@ -401,7 +443,9 @@ final class PgOutputScenarioExpectations {
         if (msg instanceof StreamStart start) {
           assertThat(block).as("nested Stream Start").isNull();
           block = start.xid();
-          assertThat(start.firstSegment()).as("first segment flag of %d", start.xid()).isEqualTo(seen.add(start.xid()));
+          assertThat(start.firstSegment())
+              .as("first segment flag of %d", start.xid())
+              .isEqualTo(seen.add(start.xid()));
           if (start.firstSegment()) {
             s.topLevelXids.add(start.xid());
           }

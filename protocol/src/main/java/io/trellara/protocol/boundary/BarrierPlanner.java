@@ -23,239 +23,305 @@ import java.util.Objects;
 import java.util.function.Consumer;
 
 /**
- * Plans the commit barrier of one transaction while its events stream through: events are added in total
- * order to a lane, a lane's chunk is encoded and handed out as soon as it is full (by events or by bytes), and
- * {@link #finish()} flushes what is left and returns the manifest and commit marker. Memory holds at most one
- * open chunk per lane, whatever the size of the transaction.
+ * Plans the commit barrier of one transaction while its events stream through: events are added in
+ * total order to a lane, a lane's chunk is encoded and handed out as soon as it is full (by events
+ * or by bytes), and {@link #finish()} flushes what is left and returns the manifest and commit
+ * marker. Memory holds at most one open chunk per lane, whatever the size of the transaction.
  *
  * <ul>
- *   <li>Strict chunked transaction order: one lane; every chunk gets the next chunk index as its partition_id
- *       (a chunk index, not an ownership partition) and chunk_sequence 0.</li>
- *   <li>Partitioned scale mode: lane = ownership partition = partition_id; a lane that fills more than one
- *       chunk numbers them with chunk_sequence 0, 1, 2...</li>
+ *   <li>Strict chunked transaction order: one lane; every chunk gets the next chunk index as its
+ *       partition_id (a chunk index, not an ownership partition) and chunk_sequence 0.
+ *   <li>Partitioned scale mode: lane = ownership partition = partition_id; a lane that fills more
+ *       than one chunk numbers them with chunk_sequence 0, 1, 2...
  * </ul>
  *
  * <p>An empty barrier (no event) is rejected at planning time: it is never published.
  */
 public final class BarrierPlanner {
 
-    /** What every chunk, the manifest and the marker repeat. */
-    public record TransactionHeader(int protocolVersion, String sourceId, String databaseId, String datasetId,
-                                    String transactionId, String beginLsn, String commitLsn, long commitTimestampMs) {
-        public TransactionHeader {
-            Objects.requireNonNull(transactionId, "transactionId");
-            Objects.requireNonNull(commitLsn, "commitLsn");
-            beginLsn = beginLsn == null ? "" : beginLsn;
-        }
-
-        String eventKey() {
-            return sourceId + ':' + commitLsn + ':' + transactionId;
-        }
+  /** What every chunk, the manifest and the marker repeat. */
+  public record TransactionHeader(
+      int protocolVersion,
+      String sourceId,
+      String databaseId,
+      String datasetId,
+      String transactionId,
+      String beginLsn,
+      String commitLsn,
+      long commitTimestampMs) {
+    public TransactionHeader {
+      Objects.requireNonNull(transactionId, "transactionId");
+      Objects.requireNonNull(commitLsn, "commitLsn");
+      beginLsn = beginLsn == null ? "" : beginLsn;
     }
 
-    /** One encoded chunk, ready to publish, with where it goes. */
-    public record PlannedChunk(EncodedMessage message, int partitionId, int chunkSequence, long eventCount,
-                               long ddlEventCount) {
-        public long checksum() {
-            return message.checksum();
-        }
+    String eventKey() {
+      return sourceId + ':' + commitLsn + ':' + transactionId;
     }
+  }
 
-    /** The closing pair, in publication order after every chunk. */
-    public record Closing(EncodedMessage manifest, EncodedMessage commitMarker, TransactionManifest manifestMessage) {
+  /** One encoded chunk, ready to publish, with where it goes. */
+  public record PlannedChunk(
+      EncodedMessage message,
+      int partitionId,
+      int chunkSequence,
+      long eventCount,
+      long ddlEventCount) {
+    public long checksum() {
+      return message.checksum();
     }
+  }
 
-    /** Chunk field framing and identity fields, generously. */
-    private static final int CHUNK_FIXED_BYTES = 512;
+  /** The closing pair, in publication order after every chunk. */
+  public record Closing(
+      EncodedMessage manifest, EncodedMessage commitMarker, TransactionManifest manifestMessage) {}
 
-    private final TransactionHeader header;
-    private final ManifestBoundaryMode mode;
-    private final int partitionCount;
-    private final int maxEventsPerChunk;
-    private final long maxChunkBytes;
-    private final Consumer<PlannedChunk> out;
-    private final Lane[] lanes;
-    private final TransactionManifest.Builder manifest;
-    private final Map<RelationId, long[]> affected = new LinkedHashMap<>();
-    private int nextChunkIndex;
-    private long events;
-    private long ddlEvents;
-    private boolean finished;
+  /** Chunk field framing and identity fields, generously. */
+  private static final int CHUNK_FIXED_BYTES = 512;
 
-    private BarrierPlanner(TransactionHeader header, ManifestBoundaryMode mode, int partitionCount,
-                           int maxEventsPerChunk, long maxChunkBytes, Consumer<PlannedChunk> out) {
-        if (maxEventsPerChunk <= 0 || maxChunkBytes <= 0) {
-            throw new IllegalArgumentException("chunk limits must be positive");
-        }
-        this.header = header;
-        this.mode = mode;
-        this.partitionCount = partitionCount;
-        this.maxEventsPerChunk = maxEventsPerChunk;
-        this.maxChunkBytes = maxChunkBytes;
-        this.out = Objects.requireNonNull(out, "out");
-        this.lanes = new Lane[Math.max(1, partitionCount)];
-        this.manifest = TransactionManifest.newBuilder()
-                .setProtocolVersion(header.protocolVersion())
-                .setSourceId(header.sourceId()).setDatabaseId(header.databaseId()).setDatasetId(header.datasetId())
-                .setTransactionId(header.transactionId()).setSourceCommitLsn(header.commitLsn())
-                .setSourceCommitTimestampMs(header.commitTimestampMs())
-                .setBoundaryMode(mode).setPartitionCount(partitionCount);
+  private final TransactionHeader header;
+  private final ManifestBoundaryMode mode;
+  private final int partitionCount;
+  private final int maxEventsPerChunk;
+  private final long maxChunkBytes;
+  private final Consumer<PlannedChunk> out;
+  private final Lane[] lanes;
+  private final TransactionManifest.Builder manifest;
+  private final Map<RelationId, long[]> affected = new LinkedHashMap<>();
+  private int nextChunkIndex;
+  private long events;
+  private long ddlEvents;
+  private boolean finished;
+
+  private BarrierPlanner(
+      TransactionHeader header,
+      ManifestBoundaryMode mode,
+      int partitionCount,
+      int maxEventsPerChunk,
+      long maxChunkBytes,
+      Consumer<PlannedChunk> out) {
+    if (maxEventsPerChunk <= 0 || maxChunkBytes <= 0) {
+      throw new IllegalArgumentException("chunk limits must be positive");
     }
+    this.header = header;
+    this.mode = mode;
+    this.partitionCount = partitionCount;
+    this.maxEventsPerChunk = maxEventsPerChunk;
+    this.maxChunkBytes = maxChunkBytes;
+    this.out = Objects.requireNonNull(out, "out");
+    this.lanes = new Lane[Math.max(1, partitionCount)];
+    this.manifest =
+        TransactionManifest.newBuilder()
+            .setProtocolVersion(header.protocolVersion())
+            .setSourceId(header.sourceId())
+            .setDatabaseId(header.databaseId())
+            .setDatasetId(header.datasetId())
+            .setTransactionId(header.transactionId())
+            .setSourceCommitLsn(header.commitLsn())
+            .setSourceCommitTimestampMs(header.commitTimestampMs())
+            .setBoundaryMode(mode)
+            .setPartitionCount(partitionCount);
+  }
 
-    /** Strict chunked transaction order: every chunk on the strict topic, partition_id = chunk index. */
-    public static BarrierPlanner strictChunked(TransactionHeader header, int maxEventsPerChunk, long maxChunkBytes,
-                                               Consumer<PlannedChunk> out) {
-        return new BarrierPlanner(header, ManifestBoundaryMode.STRICT_CHUNKED_TRANSACTION_ORDER, 0,
-                maxEventsPerChunk, maxChunkBytes, out);
+  /**
+   * Strict chunked transaction order: every chunk on the strict topic, partition_id = chunk index.
+   */
+  public static BarrierPlanner strictChunked(
+      TransactionHeader header,
+      int maxEventsPerChunk,
+      long maxChunkBytes,
+      Consumer<PlannedChunk> out) {
+    return new BarrierPlanner(
+        header,
+        ManifestBoundaryMode.STRICT_CHUNKED_TRANSACTION_ORDER,
+        0,
+        maxEventsPerChunk,
+        maxChunkBytes,
+        out);
+  }
+
+  /** Partitioned scale mode over {@code partitionCount} lanes of the partitioned topic. */
+  public static BarrierPlanner partitioned(
+      TransactionHeader header,
+      int partitionCount,
+      int maxEventsPerChunk,
+      long maxChunkBytes,
+      Consumer<PlannedChunk> out) {
+    if (partitionCount <= 0) {
+      throw new IllegalArgumentException("partitionCount must be positive");
     }
+    return new BarrierPlanner(
+        header,
+        ManifestBoundaryMode.PARTITIONED_SCALE_MODE,
+        partitionCount,
+        maxEventsPerChunk,
+        maxChunkBytes,
+        out);
+  }
 
-    /** Partitioned scale mode over {@code partitionCount} lanes of the partitioned topic. */
-    public static BarrierPlanner partitioned(TransactionHeader header, int partitionCount, int maxEventsPerChunk,
-                                             long maxChunkBytes, Consumer<PlannedChunk> out) {
-        if (partitionCount <= 0) {
-            throw new IllegalArgumentException("partitionCount must be positive");
-        }
-        return new BarrierPlanner(header, ManifestBoundaryMode.PARTITIONED_SCALE_MODE, partitionCount,
-                maxEventsPerChunk, maxChunkBytes, out);
+  /**
+   * Adds a change, in total order, to {@code lane} (ignored in strict chunked order), with the
+   * schema version of every relation it references (the chunk carries each version it needs once).
+   */
+  public void addChange(int lane, ChangeRecord change, SchemaVersion... referenced) {
+    Lane l = lane(lane);
+    for (SchemaVersion s : referenced) {
+      l.reference(s);
     }
+    l.chunk.addChanges(change);
+    long[] count = affected.computeIfAbsent(change.getRelation(), r -> new long[1]);
+    count[0]++;
+    l.added(change.getTotalOrder(), change.getSerializedSize());
+  }
 
-    /**
-     * Adds a change, in total order, to {@code lane} (ignored in strict chunked order), with the schema version
-     * of every relation it references (the chunk carries each version it needs once).
-     */
-    public void addChange(int lane, ChangeRecord change, SchemaVersion... referenced) {
-        Lane l = lane(lane);
-        for (SchemaVersion s : referenced) {
-            l.reference(s);
-        }
-        l.chunk.addChanges(change);
-        long[] count = affected.computeIfAbsent(change.getRelation(), r -> new long[1]);
-        count[0]++;
-        l.added(change.getTotalOrder(), change.getSerializedSize());
+  /** Adds a DDL event, in total order, to {@code lane} (ignored in strict chunked order). */
+  public void addDdl(int lane, DdlEvent ddl) {
+    Lane l = lane(lane);
+    l.chunk.addDdlEvents(ddl);
+    l.ddl++;
+    ddlEvents++;
+    l.added(ddl.getTotalOrder(), ddl.getSerializedSize());
+  }
+
+  public long events() {
+    return events;
+  }
+
+  /**
+   * Flushes every open chunk and returns the encoded manifest and commit marker.
+   *
+   * @throws ProtocolViolationException (EMPTY_BARRIER) when nothing was added
+   */
+  public Closing finish() {
+    if (finished) {
+      throw new IllegalStateException("barrier already finished");
     }
-
-    /** Adds a DDL event, in total order, to {@code lane} (ignored in strict chunked order). */
-    public void addDdl(int lane, DdlEvent ddl) {
-        Lane l = lane(lane);
-        l.chunk.addDdlEvents(ddl);
-        l.ddl++;
-        ddlEvents++;
-        l.added(ddl.getTotalOrder(), ddl.getSerializedSize());
+    finished = true;
+    for (Lane l : lanes) {
+      if (l != null) {
+        l.flush();
+      }
     }
-
-    public long events() {
-        return events;
+    if (events == 0 || manifest.getPartitionsCount() == 0) {
+      throw new ProtocolViolationException(
+          EMPTY_BARRIER,
+          "partitions",
+          header.eventKey(),
+          "a transaction without events has no barrier; the relay publishes nothing for it");
     }
-
-    /**
-     * Flushes every open chunk and returns the encoded manifest and commit marker.
-     *
-     * @throws ProtocolViolationException (EMPTY_BARRIER) when nothing was added
-     */
-    public Closing finish() {
-        if (finished) {
-            throw new IllegalStateException("barrier already finished");
-        }
-        finished = true;
-        for (Lane l : lanes) {
-            if (l != null) {
-                l.flush();
-            }
-        }
-        if (events == 0 || manifest.getPartitionsCount() == 0) {
-            throw new ProtocolViolationException(EMPTY_BARRIER, "partitions", header.eventKey(),
-                    "a transaction without events has no barrier; the relay publishes nothing for it");
-        }
-        affected.forEach((relation, count) -> manifest.addAffectedTables(
+    affected.forEach(
+        (relation, count) ->
+            manifest.addAffectedTables(
                 AffectedTable.newBuilder().setRelation(relation).setEventCount(count[0])));
-        manifest.setGlobalEventCount(events).setDdlEventCount(ddlEvents);
-        EncodedMessage encodedManifest = TrellaraCodec.encode(manifest.build());
-        TransactionManifest m = manifest.setChecksum(encodedManifest.checksum()).build();
-        TransactionCommitMarker marker = TransactionCommitMarker.newBuilder()
-                .setProtocolVersion(header.protocolVersion())
-                .setSourceId(header.sourceId()).setDatabaseId(header.databaseId()).setDatasetId(header.datasetId())
-                .setTransactionId(header.transactionId()).setSourceCommitLsn(header.commitLsn())
-                .setSourceCommitTimestampMs(header.commitTimestampMs()).setGlobalEventCount(events)
-                .setParticipatingPartitionCount(BarrierVerifier.participatingPartitions(m))
-                .setManifestChecksum(encodedManifest.checksum()).build();
-        return new Closing(encodedManifest, TrellaraCodec.encode(marker), m);
+    manifest.setGlobalEventCount(events).setDdlEventCount(ddlEvents);
+    EncodedMessage encodedManifest = TrellaraCodec.encode(manifest.build());
+    TransactionManifest m = manifest.setChecksum(encodedManifest.checksum()).build();
+    TransactionCommitMarker marker =
+        TransactionCommitMarker.newBuilder()
+            .setProtocolVersion(header.protocolVersion())
+            .setSourceId(header.sourceId())
+            .setDatabaseId(header.databaseId())
+            .setDatasetId(header.datasetId())
+            .setTransactionId(header.transactionId())
+            .setSourceCommitLsn(header.commitLsn())
+            .setSourceCommitTimestampMs(header.commitTimestampMs())
+            .setGlobalEventCount(events)
+            .setParticipatingPartitionCount(BarrierVerifier.participatingPartitions(m))
+            .setManifestChecksum(encodedManifest.checksum())
+            .build();
+    return new Closing(encodedManifest, TrellaraCodec.encode(marker), m);
+  }
+
+  private Lane lane(int lane) {
+    if (finished) {
+      throw new IllegalStateException("barrier already finished");
+    }
+    int index = mode == ManifestBoundaryMode.STRICT_CHUNKED_TRANSACTION_ORDER ? 0 : lane;
+    if (index < 0 || index >= lanes.length) {
+      throw new IllegalArgumentException("lane " + lane + " outside 0.." + (lanes.length - 1));
+    }
+    Lane l = lanes[index];
+    if (l == null) {
+      l = lanes[index] = new Lane(index);
+    }
+    return l;
+  }
+
+  /** One lane's open chunk. */
+  private final class Lane {
+    final int partition;
+    final PartitionChunk.Builder chunk = PartitionChunk.newBuilder();
+    final Map<SchemaVersion, Boolean> schemas =
+        new IdentityHashMap<>(4); // a chunk names few relations
+    int sequence;
+    int count;
+    int ddl;
+    long bytes;
+    long first;
+    long last;
+
+    Lane(int partition) {
+      this.partition = partition;
     }
 
-    private Lane lane(int lane) {
-        if (finished) {
-            throw new IllegalStateException("barrier already finished");
-        }
-        int index = mode == ManifestBoundaryMode.STRICT_CHUNKED_TRANSACTION_ORDER ? 0 : lane;
-        if (index < 0 || index >= lanes.length) {
-            throw new IllegalArgumentException("lane " + lane + " outside 0.." + (lanes.length - 1));
-        }
-        Lane l = lanes[index];
-        if (l == null) {
-            l = lanes[index] = new Lane(index);
-        }
-        return l;
+    void reference(SchemaVersion s) {
+      if (schemas.putIfAbsent(s, Boolean.TRUE) == null) {
+        chunk.addSchemaVersions(s);
+        bytes += s.getSerializedSize() + 6;
+      }
     }
 
-    /** One lane's open chunk. */
-    private final class Lane {
-        final int partition;
-        final PartitionChunk.Builder chunk = PartitionChunk.newBuilder();
-        final Map<SchemaVersion, Boolean> schemas = new IdentityHashMap<>(4); // a chunk names few relations
-        int sequence;
-        int count;
-        int ddl;
-        long bytes;
-        long first;
-        long last;
-
-        Lane(int partition) {
-            this.partition = partition;
-        }
-
-        void reference(SchemaVersion s) {
-            if (schemas.putIfAbsent(s, Boolean.TRUE) == null) {
-                chunk.addSchemaVersions(s);
-                bytes += s.getSerializedSize() + 6;
-            }
-        }
-
-        void added(long totalOrder, int serializedSize) {
-            if (count == 0) {
-                first = totalOrder;
-            }
-            last = totalOrder;
-            count++;
-            events++;
-            bytes += serializedSize + 6;
-            if (count >= maxEventsPerChunk || bytes + CHUNK_FIXED_BYTES >= maxChunkBytes) {
-                flush();
-            }
-        }
-
-        void flush() {
-            if (count == 0) {
-                return;
-            }
-            int partitionId = mode == ManifestBoundaryMode.STRICT_CHUNKED_TRANSACTION_ORDER ? nextChunkIndex++
-                    : partition;
-            int chunkSequence = mode == ManifestBoundaryMode.STRICT_CHUNKED_TRANSACTION_ORDER ? 0 : sequence++;
-            chunk.setProtocolVersion(header.protocolVersion())
-                    .setSourceId(header.sourceId()).setDatabaseId(header.databaseId())
-                    .setDatasetId(header.datasetId()).setTransactionId(header.transactionId())
-                    .setCommitLsn(header.commitLsn()).setBeginLsn(header.beginLsn())
-                    .setCommitTimestampMs(header.commitTimestampMs()).setBoundaryMode(mode)
-                    .setPartitionId(partitionId).setChunkSequence(chunkSequence);
-            EncodedMessage encoded = TrellaraCodec.encode(chunk.build());
-            manifest.addPartitions(ManifestPartition.newBuilder().setId(partitionId).setChunkSequence(chunkSequence)
-                    .setEventCount(count).setFirstTotalOrder(first).setLastTotalOrder(last)
-                    .setChecksum(encoded.checksum()));
-            PlannedChunk planned = new PlannedChunk(encoded, partitionId, chunkSequence, count, ddl);
-            chunk.clear();
-            schemas.clear();
-            count = 0;
-            ddl = 0;
-            bytes = 0;
-            out.accept(planned);
-        }
+    void added(long totalOrder, int serializedSize) {
+      if (count == 0) {
+        first = totalOrder;
+      }
+      last = totalOrder;
+      count++;
+      events++;
+      bytes += serializedSize + 6;
+      if (count >= maxEventsPerChunk || bytes + CHUNK_FIXED_BYTES >= maxChunkBytes) {
+        flush();
+      }
     }
+
+    void flush() {
+      if (count == 0) {
+        return;
+      }
+      int partitionId =
+          mode == ManifestBoundaryMode.STRICT_CHUNKED_TRANSACTION_ORDER
+              ? nextChunkIndex++
+              : partition;
+      int chunkSequence =
+          mode == ManifestBoundaryMode.STRICT_CHUNKED_TRANSACTION_ORDER ? 0 : sequence++;
+      chunk
+          .setProtocolVersion(header.protocolVersion())
+          .setSourceId(header.sourceId())
+          .setDatabaseId(header.databaseId())
+          .setDatasetId(header.datasetId())
+          .setTransactionId(header.transactionId())
+          .setCommitLsn(header.commitLsn())
+          .setBeginLsn(header.beginLsn())
+          .setCommitTimestampMs(header.commitTimestampMs())
+          .setBoundaryMode(mode)
+          .setPartitionId(partitionId)
+          .setChunkSequence(chunkSequence);
+      EncodedMessage encoded = TrellaraCodec.encode(chunk.build());
+      manifest.addPartitions(
+          ManifestPartition.newBuilder()
+              .setId(partitionId)
+              .setChunkSequence(chunkSequence)
+              .setEventCount(count)
+              .setFirstTotalOrder(first)
+              .setLastTotalOrder(last)
+              .setChecksum(encoded.checksum()));
+      PlannedChunk planned = new PlannedChunk(encoded, partitionId, chunkSequence, count, ddl);
+      chunk.clear();
+      schemas.clear();
+      count = 0;
+      ddl = 0;
+      bytes = 0;
+      out.accept(planned);
+    }
+  }
 }

@@ -8,28 +8,34 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * One conformance vector: messages in stream order and the verdict a correct consumer reaches: accept (no rule), or
- * reject for exactly the rules listed.
+ * One conformance vector: messages in stream order and the verdict a correct consumer reaches:
+ * accept (no rule), or reject for exactly the rules listed.
  */
-public record Vector(String name, Set<ProtocolRule> rules, String description, List<Part> messages) {
+public record Vector(
+    String name, Set<ProtocolRule> rules, String description, List<Part> messages) {
 
-    /** A message of a vector: its kind and its exact bytes. */
-    public record Part(MessageKind kind, byte[] bytes) {
-        TransactionVerifier.Received received() {
-            return new TransactionVerifier.Received(kind, bytes);
-        }
+  /** A message of a vector: its kind and its exact bytes. */
+  public record Part(MessageKind kind, byte[] bytes) {
+    TransactionVerifier.Received received() {
+      return new TransactionVerifier.Received(kind, bytes);
     }
+  }
 
-    /** A vector breaking {@code rule} and {@code more}. */
-    public Vector(String name, ProtocolRule rule, String description, List<Part> messages, ProtocolRule... more) {
-        this(name, EnumSet.of(rule, more), description, messages);
-    }
+  /** A vector breaking {@code rule} and {@code more}. */
+  public Vector(
+      String name,
+      ProtocolRule rule,
+      String description,
+      List<Part> messages,
+      ProtocolRule... more) {
+    this(name, EnumSet.of(rule, more), description, messages);
+  }
 
-    public static Vector accept(String name, String description, List<Part> messages) {
-        return new Vector(name, EnumSet.noneOf(ProtocolRule.class), description, messages);
-    }
+  public static Vector accept(String name, String description, List<Part> messages) {
+    return new Vector(name, EnumSet.noneOf(ProtocolRule.class), description, messages);
+  }
 
-    public boolean valid() {
-        return rules.isEmpty();
-    }
+  public boolean valid() {
+    return rules.isEmpty();
+  }
 }

@@ -13,69 +13,79 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 
-/** What a correct consumer does with a vector: decode every message, then check the barrier if there is one. */
+/**
+ * What a correct consumer does with a vector: decode every message, then check the barrier if there
+ * is one.
+ */
 final class VectorJudge {
-    private VectorJudge() {
-    }
+  private VectorJudge() {}
 
-    /** Every rule the vector breaks (empty: accepted): what a vector's {@code rules} must list exactly. */
-    static Set<ProtocolRule> rulesBroken(Vector v) {
-        return TransactionVerifier.verify(v.messages().stream().map(Vector.Part::received).toList()).rules();
-    }
+  /**
+   * Every rule the vector breaks (empty: accepted): what a vector's {@code rules} must list
+   * exactly.
+   */
+  static Set<ProtocolRule> rulesBroken(Vector v) {
+    return TransactionVerifier.verify(v.messages().stream().map(Vector.Part::received).toList())
+        .rules();
+  }
 
-    /** A consumer that stops at the first broken rule: null when accepted, otherwise the rule it stopped at. */
-    static ProtocolRule judge(Vector v) {
-        try {
-            TransactionManifest manifest = null;
-            TransactionCommitMarker marker = null;
-            List<PartitionChunk> chunks = new ArrayList<>();
-            for (Vector.Part p : v.messages()) {
-                var message = TrellaraCodec.decode(p.kind(), p.bytes());
-                if (message instanceof TransactionManifest m) {
-                    manifest = m;
-                } else if (message instanceof TransactionCommitMarker k) {
-                    marker = k;
-                } else if (message instanceof PartitionChunk c) {
-                    chunks.add(c);
-                }
-            }
-            if (manifest != null && marker != null) {
-                BarrierVerifier.verify(manifest, marker, chunks);
-            }
-            return null;
-        } catch (ProtocolViolationException e) {
-            return e.rule();
+  /**
+   * A consumer that stops at the first broken rule: null when accepted, otherwise the rule it
+   * stopped at.
+   */
+  static ProtocolRule judge(Vector v) {
+    try {
+      TransactionManifest manifest = null;
+      TransactionCommitMarker marker = null;
+      List<PartitionChunk> chunks = new ArrayList<>();
+      for (Vector.Part p : v.messages()) {
+        var message = TrellaraCodec.decode(p.kind(), p.bytes());
+        if (message instanceof TransactionManifest m) {
+          manifest = m;
+        } else if (message instanceof TransactionCommitMarker k) {
+          marker = k;
+        } else if (message instanceof PartitionChunk c) {
+          chunks.add(c);
         }
+      }
+      if (manifest != null && marker != null) {
+        BarrierVerifier.verify(manifest, marker, chunks);
+      }
+      return null;
+    } catch (ProtocolViolationException e) {
+      return e.rule();
     }
+  }
 
-    /**
-     * The same verdict reached as a streaming consumer does: each chunk passed as it is decoded (before the
-     * manifest is known), then the manifest, then the marker.
-     */
-    static ProtocolRule judgeStreaming(Vector v) {
-        try {
-            StreamingBarrierVerifier streaming = null;
-            TransactionManifest manifest = null;
-            for (Vector.Part p : v.messages()) {
-                var message = TrellaraCodec.decode(p.kind(), p.bytes());
-                if (message instanceof PartitionChunk c) {
-                    if (streaming == null) {
-                        streaming = new StreamingBarrierVerifier(c);
-                    }
-                    streaming.chunk(c);
-                } else if (message instanceof TransactionManifest m) {
-                    manifest = m;
-                } else if (message instanceof TransactionCommitMarker k && manifest != null) {
-                    BarrierVerifier.verifyMarker(manifest, k); // the marker binds the manifest before it is trusted
-                    if (streaming != null) {
-                        streaming.manifest(manifest);
-                        streaming.marker(k);
-                    }
-                }
-            }
-            return null;
-        } catch (ProtocolViolationException e) {
-            return e.rule();
+  /**
+   * The same verdict reached as a streaming consumer does: each chunk passed as it is decoded
+   * (before the manifest is known), then the manifest, then the marker.
+   */
+  static ProtocolRule judgeStreaming(Vector v) {
+    try {
+      StreamingBarrierVerifier streaming = null;
+      TransactionManifest manifest = null;
+      for (Vector.Part p : v.messages()) {
+        var message = TrellaraCodec.decode(p.kind(), p.bytes());
+        if (message instanceof PartitionChunk c) {
+          if (streaming == null) {
+            streaming = new StreamingBarrierVerifier(c);
+          }
+          streaming.chunk(c);
+        } else if (message instanceof TransactionManifest m) {
+          manifest = m;
+        } else if (message instanceof TransactionCommitMarker k && manifest != null) {
+          BarrierVerifier.verifyMarker(
+              manifest, k); // the marker binds the manifest before it is trusted
+          if (streaming != null) {
+            streaming.manifest(manifest);
+            streaming.marker(k);
+          }
         }
+      }
+      return null;
+    } catch (ProtocolViolationException e) {
+      return e.rule();
     }
+  }
 }

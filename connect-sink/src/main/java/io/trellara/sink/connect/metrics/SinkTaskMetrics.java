@@ -1,9 +1,8 @@
 package io.trellara.sink.connect.metrics;
 
-import io.trellara.protocol.BoundaryVocabulary;
 import io.trellara.connect.common.RateWindow;
 import io.trellara.connect.common.TaskMBeans;
-
+import io.trellara.protocol.BoundaryVocabulary;
 import io.trellara.protocol.TransactionBoundaryKey;
 import io.trellara.protocol.v1.TransactionEnvelope;
 import io.trellara.protocol.v1.TransactionManifest;
@@ -22,240 +21,253 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The sink task's metrics: the applier's counters, commit-to-applied latency measured when the applier
- * returns (its target commits are done by then), the barrier gauges of the task's pipeline, and a ticker thread
- * feeding the rate window once a second.
+ * The sink task's metrics: the applier's counters, commit-to-applied latency measured when the
+ * applier returns (its target commits are done by then), the barrier gauges of the task's pipeline,
+ * and a ticker thread feeding the rate window once a second.
  */
-public final class SinkTaskMetrics implements SinkTaskMetricsMXBean, AutoCloseable, ApplyPipeline.Listener {
-    public static final String TYPE = "sink-task";
-    static final int RATE_WINDOW_SECONDS = 60;
-    static final int LATENCY_WINDOW = 1024;
-    private static final Logger LOG = LoggerFactory.getLogger(SinkTaskMetrics.class);
+public final class SinkTaskMetrics
+    implements SinkTaskMetricsMXBean, AutoCloseable, ApplyPipeline.Listener {
+  public static final String TYPE = "sink-task";
+  static final int RATE_WINDOW_SECONDS = 60;
+  static final int LATENCY_WINDOW = 1024;
+  private static final Logger LOG = LoggerFactory.getLogger(SinkTaskMetrics.class);
 
-    private final ApplyMetrics apply;
-    private volatile ApplyPipeline pipeline;
-    private final ObjectName name;
-    private final RateWindow appliedRate = new RateWindow(RATE_WINDOW_SECONDS);
-    private final LatencyWindow latency = new LatencyWindow(LATENCY_WINDOW);
-    private volatile String lastCommitLsn;
-    private volatile long lastCommitTimestampMs = -1;
-    private ScheduledExecutorService ticker;
+  private final ApplyMetrics apply;
+  private volatile ApplyPipeline pipeline;
+  private final ObjectName name;
+  private final RateWindow appliedRate = new RateWindow(RATE_WINDOW_SECONDS);
+  private final LatencyWindow latency = new LatencyWindow(LATENCY_WINDOW);
+  private volatile String lastCommitLsn;
+  private volatile long lastCommitTimestampMs = -1;
+  private ScheduledExecutorService ticker;
 
-    public SinkTaskMetrics(String connector, String task, ApplyMetrics apply) {
-        this.apply = apply;
-        this.name = TaskMBeans.name(TYPE, connector, task);
+  public SinkTaskMetrics(String connector, String task, ApplyMetrics apply) {
+    this.apply = apply;
+    this.name = TaskMBeans.name(TYPE, connector, task);
+  }
+
+  public ObjectName objectName() {
+    return name;
+  }
+
+  /** The pipeline whose barrier gauges this bean reports. */
+  public SinkTaskMetrics pipeline(ApplyPipeline p) {
+    this.pipeline = p;
+    return this;
+  }
+
+  /**
+   * Registers the MXBean and starts the ticker; a JMX failure is logged, never fatal to the task.
+   */
+  public SinkTaskMetrics start() {
+    ticker =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t =
+                  new Thread(
+                      r,
+                      "trellara-metrics-"
+                          + name.getKeyProperty("connector")
+                          + "-"
+                          + name.getKeyProperty("task"));
+              t.setDaemon(true);
+              return t;
+            });
+    ticker.scheduleAtFixedRate(
+        () -> appliedRate.tick(System.nanoTime(), apply.transactionsApplied()),
+        0,
+        1,
+        TimeUnit.SECONDS);
+    try {
+      TaskMBeans.register(name, this);
+    } catch (JMException | RuntimeException e) {
+      LOG.warn("Cannot register the JMX metrics bean {}: {}", name, e.toString());
     }
+    return this;
+  }
 
-    public ObjectName objectName() {
-        return name;
-    }
+  /**
+   * After the applier returned: the latency of every transaction of {@code batch} it applied
+   * (duplicates excluded). {@code result.applied()} is an in-order subsequence of the batch's keys.
+   */
+  @Override
+  public void envelopesApplied(List<SourceTransaction> batch, ApplyResult result) {
+    applied(batch, result);
+  }
 
-    /** The pipeline whose barrier gauges this bean reports. */
-    public SinkTaskMetrics pipeline(ApplyPipeline p) {
-        this.pipeline = p;
-        return this;
+  /** After a barrier's target commit: its latency (duplicates excluded). */
+  @Override
+  public void barrierApplied(TransactionManifest m, BarrierResult result) {
+    if (result.duplicate()) {
+      return;
     }
+    latency.record(Math.max(0, System.currentTimeMillis() - m.getSourceCommitTimestampMs()));
+    lastCommitLsn = m.getSourceCommitLsn();
+    lastCommitTimestampMs = m.getSourceCommitTimestampMs();
+  }
 
-    /** Registers the MXBean and starts the ticker; a JMX failure is logged, never fatal to the task. */
-    public SinkTaskMetrics start() {
-        ticker = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "trellara-metrics-" + name.getKeyProperty("connector") + "-"
-                    + name.getKeyProperty("task"));
-            t.setDaemon(true);
-            return t;
-        });
-        ticker.scheduleAtFixedRate(() -> appliedRate.tick(System.nanoTime(), apply.transactionsApplied()),
-                0, 1, TimeUnit.SECONDS);
-        try {
-            TaskMBeans.register(name, this);
-        } catch (JMException | RuntimeException e) {
-            LOG.warn("Cannot register the JMX metrics bean {}: {}", name, e.toString());
-        }
-        return this;
+  public void applied(List<SourceTransaction> batch, ApplyResult result) {
+    List<TransactionBoundaryKey> applied = result.applied();
+    if (applied.isEmpty()) {
+      return;
     }
+    long now = System.currentTimeMillis();
+    int next = 0;
+    for (int i = 0; i < batch.size() && next < applied.size(); i++) {
+      SourceTransaction t = batch.get(i);
+      if (t.key().equals(applied.get(next))) {
+        next++;
+        TransactionEnvelope e = t.envelope();
+        latency.record(Math.max(0, now - e.getCommitTimestampMs()));
+        lastCommitLsn = e.getCommitLsn();
+        lastCommitTimestampMs = e.getCommitTimestampMs();
+      }
+    }
+  }
 
-    /**
-     * After the applier returned: the latency of every transaction of {@code batch} it applied (duplicates
-     * excluded). {@code result.applied()} is an in-order subsequence of the batch's keys.
-     */
-    @Override
-    public void envelopesApplied(List<SourceTransaction> batch, ApplyResult result) {
-        applied(batch, result);
+  @Override
+  public void close() {
+    try {
+      TaskMBeans.unregister(name, this);
+    } catch (JMException | RuntimeException e) {
+      LOG.warn("Cannot unregister the JMX metrics bean {}: {}", name, e.toString());
     }
+    if (ticker != null) {
+      ticker.shutdownNow();
+    }
+  }
 
-    /** After a barrier's target commit: its latency (duplicates excluded). */
-    @Override
-    public void barrierApplied(TransactionManifest m, BarrierResult result) {
-        if (result.duplicate()) {
-            return;
-        }
-        latency.record(Math.max(0, System.currentTimeMillis() - m.getSourceCommitTimestampMs()));
-        lastCommitLsn = m.getSourceCommitLsn();
-        lastCommitTimestampMs = m.getSourceCommitTimestampMs();
-    }
+  @Override
+  public String getBoundaryMode() {
+    ApplyPipeline p = pipeline;
+    return p == null ? BoundaryVocabulary.STRICT : p.boundaryMode();
+  }
 
-    public void applied(List<SourceTransaction> batch, ApplyResult result) {
-        List<TransactionBoundaryKey> applied = result.applied();
-        if (applied.isEmpty()) {
-            return;
-        }
-        long now = System.currentTimeMillis();
-        int next = 0;
-        for (int i = 0; i < batch.size() && next < applied.size(); i++) {
-            SourceTransaction t = batch.get(i);
-            if (t.key().equals(applied.get(next))) {
-                next++;
-                TransactionEnvelope e = t.envelope();
-                latency.record(Math.max(0, now - e.getCommitTimestampMs()));
-                lastCommitLsn = e.getCommitLsn();
-                lastCommitTimestampMs = e.getCommitTimestampMs();
-            }
-        }
-    }
+  @Override
+  public long getTransactionsApplied() {
+    return apply.transactionsApplied();
+  }
 
-    @Override
-    public void close() {
-        try {
-            TaskMBeans.unregister(name, this);
-        } catch (JMException | RuntimeException e) {
-            LOG.warn("Cannot unregister the JMX metrics bean {}: {}", name, e.toString());
-        }
-        if (ticker != null) {
-            ticker.shutdownNow();
-        }
-    }
+  @Override
+  public double getTransactionsAppliedPerSecond() {
+    return appliedRate.rate(System.nanoTime(), apply.transactionsApplied());
+  }
 
-    @Override
-    public String getBoundaryMode() {
-        ApplyPipeline p = pipeline;
-        return p == null ? BoundaryVocabulary.STRICT : p.boundaryMode();
-    }
+  @Override
+  public long getDuplicatesSkipped() {
+    return apply.duplicatesSkipped();
+  }
 
-    @Override
-    public long getTransactionsApplied() {
-        return apply.transactionsApplied();
-    }
+  @Override
+  public long getRowsInserted() {
+    return apply.rowsInserted();
+  }
 
-    @Override
-    public double getTransactionsAppliedPerSecond() {
-        return appliedRate.rate(System.nanoTime(), apply.transactionsApplied());
-    }
+  @Override
+  public long getRowsUpdated() {
+    return apply.rowsUpdated();
+  }
 
-    @Override
-    public long getDuplicatesSkipped() {
-        return apply.duplicatesSkipped();
-    }
+  @Override
+  public long getRowsDeleted() {
+    return apply.rowsDeleted();
+  }
 
-    @Override
-    public long getRowsInserted() {
-        return apply.rowsInserted();
-    }
+  @Override
+  public long getTruncates() {
+    return apply.truncates();
+  }
 
-    @Override
-    public long getRowsUpdated() {
-        return apply.rowsUpdated();
-    }
+  @Override
+  public long getDdlReplayed() {
+    return apply.ddlReplayed();
+  }
 
-    @Override
-    public long getRowsDeleted() {
-        return apply.rowsDeleted();
-    }
+  @Override
+  public long getDdlSkipped() {
+    return apply.ddlSkipped();
+  }
 
-    @Override
-    public long getTruncates() {
-        return apply.truncates();
-    }
+  @Override
+  public long getMissingRowsIgnored() {
+    return apply.missingRowsIgnored();
+  }
 
-    @Override
-    public long getDdlReplayed() {
-        return apply.ddlReplayed();
-    }
+  @Override
+  public long getTargetCommits() {
+    return apply.targetCommits();
+  }
 
-    @Override
-    public long getDdlSkipped() {
-        return apply.ddlSkipped();
-    }
+  @Override
+  public long getRetries() {
+    return apply.retries();
+  }
 
-    @Override
-    public long getMissingRowsIgnored() {
-        return apply.missingRowsIgnored();
-    }
+  @Override
+  public long getGroupsSplit() {
+    return apply.groupsSplit();
+  }
 
-    @Override
-    public long getTargetCommits() {
-        return apply.targetCommits();
-    }
+  @Override
+  public long getTransactionsWaitingAtBarrier() {
+    ApplyPipeline p = pipeline;
+    return p == null ? 0 : p.transactionsWaitingAtBarrier();
+  }
 
-    @Override
-    public long getRetries() {
-        return apply.retries();
-    }
+  @Override
+  public long getBufferedLanes() {
+    ApplyPipeline p = pipeline;
+    return p == null ? 0 : p.waitingLanes();
+  }
 
-    @Override
-    public long getGroupsSplit() {
-        return apply.groupsSplit();
-    }
+  @Override
+  public long getBufferedBytes() {
+    ApplyPipeline p = pipeline;
+    return p == null ? 0 : p.queuedBytes();
+  }
 
-    @Override
-    public long getTransactionsWaitingAtBarrier() {
-        ApplyPipeline p = pipeline;
-        return p == null ? 0 : p.transactionsWaitingAtBarrier();
-    }
+  @Override
+  public long getBarriersApplied() {
+    return apply.barriersApplied();
+  }
 
-    @Override
-    public long getBufferedLanes() {
-        ApplyPipeline p = pipeline;
-        return p == null ? 0 : p.waitingLanes();
-    }
+  @Override
+  public long getChunksStaged() {
+    return apply.chunksStaged();
+  }
 
-    @Override
-    public long getBufferedBytes() {
-        ApplyPipeline p = pipeline;
-        return p == null ? 0 : p.queuedBytes();
-    }
+  @Override
+  public long getStagedBytes() {
+    return apply.stagedBytes();
+  }
 
-    @Override
-    public long getBarriersApplied() {
-        return apply.barriersApplied();
-    }
+  @Override
+  public long getCommitToAppliedLatencyMs() {
+    return latency.last();
+  }
 
-    @Override
-    public long getChunksStaged() {
-        return apply.chunksStaged();
-    }
+  @Override
+  public long getCommitToAppliedLatencyP50Ms() {
+    return latency.percentile(50);
+  }
 
-    @Override
-    public long getStagedBytes() {
-        return apply.stagedBytes();
-    }
+  @Override
+  public long getCommitToAppliedLatencyP99Ms() {
+    return latency.percentile(99);
+  }
 
-    @Override
-    public long getCommitToAppliedLatencyMs() {
-        return latency.last();
-    }
+  @Override
+  public int getCommitToAppliedLatencySamples() {
+    return latency.size();
+  }
 
-    @Override
-    public long getCommitToAppliedLatencyP50Ms() {
-        return latency.percentile(50);
-    }
+  @Override
+  public String getLastAppliedCommitLsn() {
+    return lastCommitLsn;
+  }
 
-    @Override
-    public long getCommitToAppliedLatencyP99Ms() {
-        return latency.percentile(99);
-    }
-
-    @Override
-    public int getCommitToAppliedLatencySamples() {
-        return latency.size();
-    }
-
-    @Override
-    public String getLastAppliedCommitLsn() {
-        return lastCommitLsn;
-    }
-
-    @Override
-    public long getLastAppliedCommitTimestampMs() {
-        return lastCommitTimestampMs;
-    }
+  @Override
+  public long getLastAppliedCommitTimestampMs() {
+    return lastCommitTimestampMs;
+  }
 }

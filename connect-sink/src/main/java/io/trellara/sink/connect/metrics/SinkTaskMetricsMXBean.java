@@ -1,84 +1,91 @@
 package io.trellara.sink.connect.metrics;
 
 /**
- * JMX view of one sink task: {@code io.trellara:type=sink-task,connector=<name>,task=<id>}. Totals count since
- * the task started. Rates are per second over the last {@value SinkTaskMetrics#RATE_WINDOW_SECONDS} seconds.
- * Latencies are in milliseconds over the last {@value SinkTaskMetrics#LATENCY_WINDOW} applied transactions;
- * -1 means "none yet".
+ * JMX view of one sink task: {@code io.trellara:type=sink-task,connector=<name>,task=<id>}. Totals
+ * count since the task started. Rates are per second over the last {@value
+ * SinkTaskMetrics#RATE_WINDOW_SECONDS} seconds. Latencies are in milliseconds over the last {@value
+ * SinkTaskMetrics#LATENCY_WINDOW} applied transactions; -1 means "none yet".
  */
 public interface SinkTaskMetricsMXBean {
 
-    /**
-     * The boundary mode of the last transaction applied, in the wire vocabulary: "strict_transaction_order"
-     * (envelopes; also before anything is applied), "strict_chunked_transaction_order" or "partitioned_scale_mode".
-     */
-    String getBoundaryMode();
+  /**
+   * The boundary mode of the last transaction applied, in the wire vocabulary:
+   * "strict_transaction_order" (envelopes; also before anything is applied),
+   * "strict_chunked_transaction_order" or "partitioned_scale_mode".
+   */
+  String getBoundaryMode();
 
-    /** Source transactions applied to the target (committed there). */
-    long getTransactionsApplied();
+  /** Source transactions applied to the target (committed there). */
+  long getTransactionsApplied();
 
-    double getTransactionsAppliedPerSecond();
+  double getTransactionsAppliedPerSecond();
 
-    /** Source transactions found already applied (dedup table) and skipped. */
-    long getDuplicatesSkipped();
+  /** Source transactions found already applied (dedup table) and skipped. */
+  long getDuplicatesSkipped();
 
-    long getRowsInserted();
+  long getRowsInserted();
 
-    long getRowsUpdated();
+  long getRowsUpdated();
 
-    long getRowsDeleted();
+  long getRowsDeleted();
 
-    long getTruncates();
+  long getTruncates();
 
-    long getDdlReplayed();
+  long getDdlReplayed();
 
-    long getDdlSkipped();
+  long getDdlSkipped();
 
-    long getMissingRowsIgnored();
+  long getMissingRowsIgnored();
 
-    /** Target transactions committed (one per group of source transactions). */
-    long getTargetCommits();
+  /** Target transactions committed (one per group of source transactions). */
+  long getTargetCommits();
 
-    /** Attempts repeated after a transient failure. */
-    long getRetries();
+  /** Attempts repeated after a transient failure. */
+  long getRetries();
 
-    /** Groups the target refused, applied again one source transaction per target transaction. */
-    long getGroupsSplit();
+  /** Groups the target refused, applied again one source transaction per target transaction. */
+  long getGroupsSplit();
 
-    /**
-     * Transactions waiting at a barrier: barriers queued until every listed chunk is staged, and manifests
-     * waiting for their commit marker. Always 0 in strict mode.
-     */
-    long getTransactionsWaitingAtBarrier();
+  /**
+   * Transactions waiting at a barrier: barriers queued until every listed chunk is staged, and
+   * manifests waiting for their commit marker. Always 0 in strict mode.
+   */
+  long getTransactionsWaitingAtBarrier();
 
-    /** Lanes whose chunks the barrier at the head of a queue still lacks (as of its last check); 0 when none waits. */
-    long getBufferedLanes();
+  /**
+   * Lanes whose chunks the barrier at the head of a queue still lacks (as of its last check); 0
+   * when none waits.
+   */
+  long getBufferedLanes();
 
-    /** Bytes of records (envelopes, manifests) held in memory behind a waiting barrier. */
-    long getBufferedBytes();
+  /** Bytes of records (envelopes, manifests) held in memory behind a waiting barrier. */
+  long getBufferedBytes();
 
-    /** Chunked or partitioned transactions applied through their barrier (included in TransactionsApplied). */
-    long getBarriersApplied();
+  /**
+   * Chunked or partitioned transactions applied through their barrier (included in
+   * TransactionsApplied).
+   */
+  long getBarriersApplied();
 
-    /** Chunks this task staged in the target (trellara_sink.staged_chunks); replays excluded. */
-    long getChunksStaged();
+  /** Chunks this task staged in the target (trellara_sink.staged_chunks); replays excluded. */
+  long getChunksStaged();
 
-    /** Encoded bytes of the chunks this task staged. */
-    long getStagedBytes();
+  /** Encoded bytes of the chunks this task staged. */
+  long getStagedBytes();
 
-    /** Source commit timestamp to target commit, of the last applied transaction. */
-    long getCommitToAppliedLatencyMs();
+  /** Source commit timestamp to target commit, of the last applied transaction. */
+  long getCommitToAppliedLatencyMs();
 
-    long getCommitToAppliedLatencyP50Ms();
+  long getCommitToAppliedLatencyP50Ms();
 
-    long getCommitToAppliedLatencyP99Ms();
+  long getCommitToAppliedLatencyP99Ms();
 
-    /** How many transactions the latency percentiles are computed over. */
-    int getCommitToAppliedLatencySamples();
+  /** How many transactions the latency percentiles are computed over. */
+  int getCommitToAppliedLatencySamples();
 
-    /** Commit LSN of the last applied transaction, e.g. "0/1A2B3C8"; null none yet. */
-    String getLastAppliedCommitLsn();
+  /** Commit LSN of the last applied transaction, e.g. "0/1A2B3C8"; null none yet. */
+  String getLastAppliedCommitLsn();
 
-    /** Source commit timestamp of the last applied transaction (epoch ms); -1 none yet. */
-    long getLastAppliedCommitTimestampMs();
+  /** Source commit timestamp of the last applied transaction (epoch ms); -1 none yet. */
+  long getLastAppliedCommitTimestampMs();
 }

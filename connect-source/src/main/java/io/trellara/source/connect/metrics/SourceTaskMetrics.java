@@ -2,7 +2,6 @@ package io.trellara.source.connect.metrics;
 
 import io.trellara.connect.common.RateWindow;
 import io.trellara.connect.common.TaskMBeans;
-
 import io.trellara.protocol.Lsn;
 import io.trellara.source.engine.CaptureEngine;
 import io.trellara.source.engine.CaptureMetrics;
@@ -17,318 +16,328 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The source task's metrics: the engine's counters, what the task published and Kafka acknowledged, and the
- * slot's lag sampled every {@value #LAG_SAMPLE_SECONDS} s on one small daemon thread that also feeds the rate
- * windows once a second. The task's hot path only sets a few volatile fields and bumps LongAdders.
+ * The source task's metrics: the engine's counters, what the task published and Kafka acknowledged,
+ * and the slot's lag sampled every {@value #LAG_SAMPLE_SECONDS} s on one small daemon thread that
+ * also feeds the rate windows once a second. The task's hot path only sets a few volatile fields
+ * and bumps LongAdders.
  */
 public final class SourceTaskMetrics implements SourceTaskMetricsMXBean, AutoCloseable {
-    public static final String TYPE = "source-task";
-    static final int RATE_WINDOW_SECONDS = 60;
-    static final int LAG_SAMPLE_SECONDS = 5;
-    private static final Logger LOG = LoggerFactory.getLogger(SourceTaskMetrics.class);
+  public static final String TYPE = "source-task";
+  static final int RATE_WINDOW_SECONDS = 60;
+  static final int LAG_SAMPLE_SECONDS = 5;
+  private static final Logger LOG = LoggerFactory.getLogger(SourceTaskMetrics.class);
 
-    private final CaptureEngine engine;
-    private final CaptureMetrics capture;
-    private final SlotLagSampler lag;
-    private final ObjectName name;
-    private final RateWindow transactionRate = new RateWindow(RATE_WINDOW_SECONDS);
-    private final RateWindow eventRate = new RateWindow(RATE_WINDOW_SECONDS);
-    private final LongAdder published = new LongAdder();
-    private final LongAdder acknowledged = new LongAdder();
-    private volatile long lastPublishedCommitMs = -1;
-    private volatile long lastAcknowledgedCommitMs = -1;
-    private ScheduledExecutorService ticker;
+  private final CaptureEngine engine;
+  private final CaptureMetrics capture;
+  private final SlotLagSampler lag;
+  private final ObjectName name;
+  private final RateWindow transactionRate = new RateWindow(RATE_WINDOW_SECONDS);
+  private final RateWindow eventRate = new RateWindow(RATE_WINDOW_SECONDS);
+  private final LongAdder published = new LongAdder();
+  private final LongAdder acknowledged = new LongAdder();
+  private volatile long lastPublishedCommitMs = -1;
+  private volatile long lastAcknowledgedCommitMs = -1;
+  private ScheduledExecutorService ticker;
 
-    public SourceTaskMetrics(String connector, String task, CaptureEngine engine) {
-        this.engine = engine;
-        this.capture = engine.metrics();
-        this.lag = new SlotLagSampler(engine.settings().endpoint(), engine.settings().slotName());
-        this.name = TaskMBeans.name(TYPE, connector, task);
+  public SourceTaskMetrics(String connector, String task, CaptureEngine engine) {
+    this.engine = engine;
+    this.capture = engine.metrics();
+    this.lag = new SlotLagSampler(engine.settings().endpoint(), engine.settings().slotName());
+    this.name = TaskMBeans.name(TYPE, connector, task);
+  }
+
+  public ObjectName objectName() {
+    return name;
+  }
+
+  /**
+   * Registers the MXBean and starts the ticker; a JMX failure is logged, never fatal to the task.
+   */
+  public SourceTaskMetrics start() {
+    ticker =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t =
+                  new Thread(
+                      r,
+                      "trellara-metrics-"
+                          + name.getKeyProperty("connector")
+                          + "-"
+                          + name.getKeyProperty("task"));
+              t.setDaemon(true);
+              return t;
+            });
+    ticker.scheduleAtFixedRate(this::tick, 0, 1, TimeUnit.SECONDS);
+    ticker.scheduleWithFixedDelay(lag::sample, 0, LAG_SAMPLE_SECONDS, TimeUnit.SECONDS);
+    try {
+      TaskMBeans.register(name, this);
+    } catch (JMException | RuntimeException e) {
+      LOG.warn("Cannot register the JMX metrics bean {}: {}", name, e.toString());
     }
+    return this;
+  }
 
-    public ObjectName objectName() {
-        return name;
-    }
+  private void tick() {
+    long now = System.nanoTime();
+    transactionRate.tick(now, capture.transactions());
+    eventRate.tick(now, capture.events());
+  }
 
-    /** Registers the MXBean and starts the ticker; a JMX failure is logged, never fatal to the task. */
-    public SourceTaskMetrics start() {
-        ticker = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "trellara-metrics-" + name.getKeyProperty("connector") + "-"
-                    + name.getKeyProperty("task"));
-            t.setDaemon(true);
-            return t;
-        });
-        ticker.scheduleAtFixedRate(this::tick, 0, 1, TimeUnit.SECONDS);
-        ticker.scheduleWithFixedDelay(lag::sample, 0, LAG_SAMPLE_SECONDS, TimeUnit.SECONDS);
-        try {
-            TaskMBeans.register(name, this);
-        } catch (JMException | RuntimeException e) {
-            LOG.warn("Cannot register the JMX metrics bean {}: {}", name, e.toString());
-        }
-        return this;
-    }
+  /** A transaction was handed to Connect by poll(). */
+  public void published(long commitTimestampMs) {
+    published.increment();
+    lastPublishedCommitMs = commitTimestampMs;
+  }
 
-    private void tick() {
-        long now = System.nanoTime();
-        transactionRate.tick(now, capture.transactions());
-        eventRate.tick(now, capture.events());
+  /** Kafka acknowledged a transaction's record. */
+  public void acknowledged(long commitTimestampMs) {
+    acknowledged.increment();
+    if (commitTimestampMs > lastAcknowledgedCommitMs) {
+      lastAcknowledgedCommitMs = commitTimestampMs;
     }
+  }
 
-    /** A transaction was handed to Connect by poll(). */
-    public void published(long commitTimestampMs) {
-        published.increment();
-        lastPublishedCommitMs = commitTimestampMs;
+  @Override
+  public void close() {
+    try {
+      TaskMBeans.unregister(name, this);
+    } catch (JMException | RuntimeException e) {
+      LOG.warn("Cannot unregister the JMX metrics bean {}: {}", name, e.toString());
     }
+    if (ticker != null) {
+      ticker.shutdownNow();
+    }
+    lag.close();
+  }
 
-    /** Kafka acknowledged a transaction's record. */
-    public void acknowledged(long commitTimestampMs) {
-        acknowledged.increment();
-        if (commitTimestampMs > lastAcknowledgedCommitMs) {
-            lastAcknowledgedCommitMs = commitTimestampMs;
-        }
-    }
+  @Override
+  public long getTransactionsCaptured() {
+    return capture.transactions();
+  }
 
-    @Override
-    public void close() {
-        try {
-            TaskMBeans.unregister(name, this);
-        } catch (JMException | RuntimeException e) {
-            LOG.warn("Cannot unregister the JMX metrics bean {}: {}", name, e.toString());
-        }
-        if (ticker != null) {
-            ticker.shutdownNow();
-        }
-        lag.close();
-    }
+  @Override
+  public long getEventsCaptured() {
+    return capture.events();
+  }
 
-    @Override
-    public long getTransactionsCaptured() {
-        return capture.transactions();
-    }
+  @Override
+  public double getTransactionsCapturedPerSecond() {
+    return transactionRate.rate(System.nanoTime(), capture.transactions());
+  }
 
-    @Override
-    public long getEventsCaptured() {
-        return capture.events();
-    }
+  @Override
+  public double getEventsCapturedPerSecond() {
+    return eventRate.rate(System.nanoTime(), capture.events());
+  }
 
-    @Override
-    public double getTransactionsCapturedPerSecond() {
-        return transactionRate.rate(System.nanoTime(), capture.transactions());
-    }
+  @Override
+  public long getTransactionsPublished() {
+    return published.sum();
+  }
 
-    @Override
-    public double getEventsCapturedPerSecond() {
-        return eventRate.rate(System.nanoTime(), capture.events());
-    }
+  @Override
+  public long getTransactionsAcknowledged() {
+    return acknowledged.sum();
+  }
 
-    @Override
-    public long getTransactionsPublished() {
-        return published.sum();
-    }
+  @Override
+  public int getRecordsQueued() {
+    return engine.queuedRecords();
+  }
 
-    @Override
-    public long getTransactionsAcknowledged() {
-        return acknowledged.sum();
-    }
+  @Override
+  public long getBytesQueued() {
+    return engine.queuedBytes();
+  }
 
-    @Override
-    public int getRecordsQueued() {
-        return engine.queuedRecords();
-    }
+  @Override
+  public long getPgOutputMessages() {
+    return capture.messages();
+  }
 
-    @Override
-    public long getBytesQueued() {
-        return engine.queuedBytes();
-    }
+  @Override
+  public long getReplicationLagBytes() {
+    SlotLagSampler.Sample s = lag.last();
+    return s == null ? -1 : s.lagBytes();
+  }
 
-    @Override
-    public long getPgOutputMessages() {
-        return capture.messages();
-    }
+  @Override
+  public String getCurrentWalLsn() {
+    SlotLagSampler.Sample s = lag.last();
+    return s == null ? null : s.currentWalLsn();
+  }
 
-    @Override
-    public long getReplicationLagBytes() {
-        SlotLagSampler.Sample s = lag.last();
-        return s == null ? -1 : s.lagBytes();
-    }
+  @Override
+  public String getSlotConfirmedFlushLsn() {
+    SlotLagSampler.Sample s = lag.last();
+    return s == null ? null : s.confirmedFlushLsn();
+  }
 
-    @Override
-    public String getCurrentWalLsn() {
-        SlotLagSampler.Sample s = lag.last();
-        return s == null ? null : s.currentWalLsn();
-    }
+  @Override
+  public String getSlotWalStatus() {
+    SlotLagSampler.Sample s = lag.last();
+    return s == null ? null : s.walStatus();
+  }
 
-    @Override
-    public String getSlotConfirmedFlushLsn() {
-        SlotLagSampler.Sample s = lag.last();
-        return s == null ? null : s.confirmedFlushLsn();
-    }
+  @Override
+  public long getSlotSafeWalBytes() {
+    SlotLagSampler.Sample s = lag.last();
+    return s == null ? -1 : s.safeWalBytes();
+  }
 
-    @Override
-    public String getSlotWalStatus() {
-        SlotLagSampler.Sample s = lag.last();
-        return s == null ? null : s.walStatus();
-    }
+  @Override
+  public long getReplicationLagSampledAtMs() {
+    SlotLagSampler.Sample s = lag.last();
+    return s == null ? -1 : s.sampledAtMs();
+  }
 
-    @Override
-    public long getSlotSafeWalBytes() {
-        SlotLagSampler.Sample s = lag.last();
-        return s == null ? -1 : s.safeWalBytes();
-    }
+  @Override
+  public String getReplicationLagError() {
+    return lag.lastError();
+  }
 
-    @Override
-    public long getReplicationLagSampledAtMs() {
-        SlotLagSampler.Sample s = lag.last();
-        return s == null ? -1 : s.sampledAtMs();
-    }
+  @Override
+  public long getPublishedLagMs() {
+    return since(lastPublishedCommitMs);
+  }
 
-    @Override
-    public String getReplicationLagError() {
-        return lag.lastError();
-    }
+  @Override
+  public long getAcknowledgedLagMs() {
+    return since(lastAcknowledgedCommitMs);
+  }
 
-    @Override
-    public long getPublishedLagMs() {
-        return since(lastPublishedCommitMs);
-    }
+  private static long since(long commitMs) {
+    return commitMs < 0 ? -1 : Math.max(0, System.currentTimeMillis() - commitMs);
+  }
 
-    @Override
-    public long getAcknowledgedLagMs() {
-        return since(lastAcknowledgedCommitMs);
-    }
+  @Override
+  public long getLastPublishedCommitTimestampMs() {
+    return lastPublishedCommitMs;
+  }
 
-    private static long since(long commitMs) {
-        return commitMs < 0 ? -1 : Math.max(0, System.currentTimeMillis() - commitMs);
-    }
+  @Override
+  public long getLastAcknowledgedCommitTimestampMs() {
+    return lastAcknowledgedCommitMs;
+  }
 
-    @Override
-    public long getLastPublishedCommitTimestampMs() {
-        return lastPublishedCommitMs;
-    }
+  @Override
+  public long getInFlightTransactions() {
+    return capture.inFlightTransactions();
+  }
 
-    @Override
-    public long getLastAcknowledgedCommitTimestampMs() {
-        return lastAcknowledgedCommitMs;
-    }
+  @Override
+  public long getMemoryBytes() {
+    return capture.memoryBytes();
+  }
 
-    @Override
-    public long getInFlightTransactions() {
-        return capture.inFlightTransactions();
-    }
+  @Override
+  public long getSpilledTransactions() {
+    return capture.spilledTransactions();
+  }
 
-    @Override
-    public long getMemoryBytes() {
-        return capture.memoryBytes();
-    }
+  @Override
+  public long getSpilledBytes() {
+    return capture.spilledBytes();
+  }
 
-    @Override
-    public long getSpilledTransactions() {
-        return capture.spilledTransactions();
-    }
+  @Override
+  public long getDdlEventsDropped() {
+    return capture.ddlEventsDropped();
+  }
 
-    @Override
-    public long getSpilledBytes() {
-        return capture.spilledBytes();
-    }
+  @Override
+  public String getBoundaryMode() {
+    return engine.settings().boundary().wireMode();
+  }
 
-    @Override
-    public long getDdlEventsDropped() {
-        return capture.ddlEventsDropped();
-    }
+  @Override
+  public String getLastAcknowledgedLsn() {
+    return Lsn.format(engine.acknowledgedLsn());
+  }
 
-    @Override
-    public String getBoundaryMode() {
-        return engine.settings().boundary().wireMode();
-    }
+  @Override
+  public long getLastAcknowledgedLsnValue() {
+    return engine.acknowledgedLsn();
+  }
 
-    @Override
-    public String getLastAcknowledgedLsn() {
-        return Lsn.format(engine.acknowledgedLsn());
-    }
+  @Override
+  public String getReportedFlushLsn() {
+    return Lsn.format(capture.confirmedFlushLsn());
+  }
 
-    @Override
-    public long getLastAcknowledgedLsnValue() {
-        return engine.acknowledgedLsn();
-    }
+  @Override
+  public long getReconnects() {
+    return capture.reconnects();
+  }
 
-    @Override
-    public String getReportedFlushLsn() {
-        return Lsn.format(capture.confirmedFlushLsn());
-    }
+  @Override
+  public String getLastReplicationError() {
+    return capture.lastReplicationError();
+  }
 
-    @Override
-    public long getReconnects() {
-        return capture.reconnects();
-    }
+  @Override
+  public long getDisconnectedMillis() {
+    return capture.disconnectedMillis(System.currentTimeMillis());
+  }
 
-    @Override
-    public String getLastReplicationError() {
-        return capture.lastReplicationError();
-    }
+  @Override
+  public long getHeartbeatsSent() {
+    return capture.heartbeatsSent();
+  }
 
-    @Override
-    public long getDisconnectedMillis() {
-        return capture.disconnectedMillis(System.currentTimeMillis());
-    }
+  @Override
+  public long getHeartbeatsReceived() {
+    return capture.heartbeatsReceived();
+  }
 
-    @Override
-    public long getHeartbeatsSent() {
-        return capture.heartbeatsSent();
-    }
+  @Override
+  public String getLastHeartbeatLsn() {
+    long lsn = capture.lastHeartbeatSentLsn();
+    return lsn == 0 ? null : Lsn.format(lsn);
+  }
 
-    @Override
-    public long getHeartbeatsReceived() {
-        return capture.heartbeatsReceived();
-    }
+  @Override
+  public String getLastHeartbeatError() {
+    return capture.lastHeartbeatError();
+  }
 
-    @Override
-    public String getLastHeartbeatLsn() {
-        long lsn = capture.lastHeartbeatSentLsn();
-        return lsn == 0 ? null : Lsn.format(lsn);
-    }
+  @Override
+  public String getSnapshotState() {
+    return engine.snapshotProgress().state().name();
+  }
 
-    @Override
-    public String getLastHeartbeatError() {
-        return capture.lastHeartbeatError();
-    }
+  @Override
+  public long getSnapshotTablesTotal() {
+    return engine.snapshotProgress().tablesTotal();
+  }
 
-    @Override
-    public String getSnapshotState() {
-        return engine.snapshotProgress().state().name();
-    }
+  @Override
+  public long getSnapshotTablesDone() {
+    return engine.snapshotProgress().tablesDone();
+  }
 
-    @Override
-    public long getSnapshotTablesTotal() {
-        return engine.snapshotProgress().tablesTotal();
-    }
+  @Override
+  public long getSnapshotRows() {
+    return engine.snapshotProgress().rows();
+  }
 
-    @Override
-    public long getSnapshotTablesDone() {
-        return engine.snapshotProgress().tablesDone();
-    }
+  @Override
+  public long getSnapshotBytes() {
+    return engine.snapshotProgress().bytes();
+  }
 
-    @Override
-    public long getSnapshotRows() {
-        return engine.snapshotProgress().rows();
-    }
+  @Override
+  public double getSnapshotRowsPerSecond() {
+    return engine.snapshotProgress().rowsPerSecond(System.currentTimeMillis());
+  }
 
-    @Override
-    public long getSnapshotBytes() {
-        return engine.snapshotProgress().bytes();
-    }
+  @Override
+  public long getSnapshotEtaSeconds() {
+    return engine.snapshotProgress().etaSeconds(System.currentTimeMillis());
+  }
 
-    @Override
-    public double getSnapshotRowsPerSecond() {
-        return engine.snapshotProgress().rowsPerSecond(System.currentTimeMillis());
-    }
-
-    @Override
-    public long getSnapshotEtaSeconds() {
-        return engine.snapshotProgress().etaSeconds(System.currentTimeMillis());
-    }
-
-    @Override
-    public String getSnapshotCurrentTable() {
-        return engine.snapshotProgress().currentTable();
-    }
+  @Override
+  public String getSnapshotCurrentTable() {
+    return engine.snapshotProgress().currentTable();
+  }
 }

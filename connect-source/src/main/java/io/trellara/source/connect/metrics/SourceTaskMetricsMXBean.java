@@ -1,137 +1,160 @@
 package io.trellara.source.connect.metrics;
 
 /**
- * JMX view of one source task: {@code io.trellara:type=source-task,connector=<name>,task=<id>}. Totals count
- * since the task started. Rates are per second over the last {@value SourceTaskMetrics#RATE_WINDOW_SECONDS}
- * seconds. Times are epoch milliseconds or durations in milliseconds; -1 means "not known yet".
+ * JMX view of one source task: {@code io.trellara:type=source-task,connector=<name>,task=<id>}.
+ * Totals count since the task started. Rates are per second over the last {@value
+ * SourceTaskMetrics#RATE_WINDOW_SECONDS} seconds. Times are epoch milliseconds or durations in
+ * milliseconds; -1 means "not known yet".
  */
 public interface SourceTaskMetricsMXBean {
 
-    /** Committed transactions the capture engine assembled and handed to the publisher. */
-    long getTransactionsCaptured();
+  /** Committed transactions the capture engine assembled and handed to the publisher. */
+  long getTransactionsCaptured();
 
-    /** Changes plus DDL events of the captured transactions. */
-    long getEventsCaptured();
+  /** Changes plus DDL events of the captured transactions. */
+  long getEventsCaptured();
 
-    double getTransactionsCapturedPerSecond();
+  double getTransactionsCapturedPerSecond();
 
-    double getEventsCapturedPerSecond();
+  double getEventsCapturedPerSecond();
 
-    /** Transactions returned from poll() to Connect (on their way to Kafka). */
-    long getTransactionsPublished();
+  /** Transactions returned from poll() to Connect (on their way to Kafka). */
+  long getTransactionsPublished();
 
-    /** Transactions Kafka acknowledged (commitRecord with metadata). */
-    long getTransactionsAcknowledged();
+  /** Transactions Kafka acknowledged (commitRecord with metadata). */
+  long getTransactionsAcknowledged();
 
-    /** Records (envelopes, chunks, manifests, markers) waiting in the engine's queue for poll(). */
-    int getRecordsQueued();
+  /** Records (envelopes, chunks, manifests, markers) waiting in the engine's queue for poll(). */
+  int getRecordsQueued();
 
-    /** Bytes of the records waiting for the publisher (bounded by capture.queue.max.bytes). */
-    long getBytesQueued();
+  /** Bytes of the records waiting for the publisher (bounded by capture.queue.max.bytes). */
+  long getBytesQueued();
 
-    /** pgoutput messages received from the replication stream. */
-    long getPgOutputMessages();
+  /** pgoutput messages received from the replication stream. */
+  long getPgOutputMessages();
 
-    /** pg_current_wal_lsn() minus the slot's confirmed_flush_lsn, sampled every few seconds; -1 unknown. */
-    long getReplicationLagBytes();
+  /**
+   * pg_current_wal_lsn() minus the slot's confirmed_flush_lsn, sampled every few seconds; -1
+   * unknown.
+   */
+  long getReplicationLagBytes();
 
-    /** The server's WAL position at the last lag sample, e.g. "0/1A2B3C8"; null unknown. */
-    String getCurrentWalLsn();
+  /** The server's WAL position at the last lag sample, e.g. "0/1A2B3C8"; null unknown. */
+  String getCurrentWalLsn();
 
-    /** The slot's confirmed_flush_lsn at the last lag sample; null unknown. */
-    String getSlotConfirmedFlushLsn();
+  /** The slot's confirmed_flush_lsn at the last lag sample; null unknown. */
+  String getSlotConfirmedFlushLsn();
 
-    /** The slot's wal_status at the last sample (reserved, extended, unreserved, lost); null unknown. */
-    String getSlotWalStatus();
+  /**
+   * The slot's wal_status at the last sample (reserved, extended, unreserved, lost); null unknown.
+   */
+  String getSlotWalStatus();
 
-    /** WAL that may still be written before max_slot_wal_keep_size invalidates the slot; -1 no limit or unknown. */
-    long getSlotSafeWalBytes();
+  /**
+   * WAL that may still be written before max_slot_wal_keep_size invalidates the slot; -1 no limit
+   * or unknown.
+   */
+  long getSlotSafeWalBytes();
 
-    /** When the last successful lag sample was taken; -1 never. */
-    long getReplicationLagSampledAtMs();
+  /** When the last successful lag sample was taken; -1 never. */
+  long getReplicationLagSampledAtMs();
 
-    /** Why the last lag sample failed; null when it succeeded. */
-    String getReplicationLagError();
+  /** Why the last lag sample failed; null when it succeeded. */
+  String getReplicationLagError();
 
-    /** Now minus the source commit timestamp of the last transaction handed to Connect; -1 none yet. */
-    long getPublishedLagMs();
+  /**
+   * Now minus the source commit timestamp of the last transaction handed to Connect; -1 none yet.
+   */
+  long getPublishedLagMs();
 
-    /** Now minus the source commit timestamp of the last transaction Kafka acknowledged; -1 none yet. */
-    long getAcknowledgedLagMs();
+  /**
+   * Now minus the source commit timestamp of the last transaction Kafka acknowledged; -1 none yet.
+   */
+  long getAcknowledgedLagMs();
 
-    long getLastPublishedCommitTimestampMs();
+  long getLastPublishedCommitTimestampMs();
 
-    long getLastAcknowledgedCommitTimestampMs();
+  long getLastAcknowledgedCommitTimestampMs();
 
-    /** Streamed or open transactions the assembler holds (not yet committed or aborted). */
-    long getInFlightTransactions();
+  /** Streamed or open transactions the assembler holds (not yet committed or aborted). */
+  long getInFlightTransactions();
 
-    /** Bytes of buffered changes held in memory by the assembler. */
-    long getMemoryBytes();
+  /** Bytes of buffered changes held in memory by the assembler. */
+  long getMemoryBytes();
 
-    /** Transactions moved to a spill file since the task started. */
-    long getSpilledTransactions();
+  /** Transactions moved to a spill file since the task started. */
+  long getSpilledTransactions();
 
-    /** Bytes of changes written to spill files since the task started. */
-    long getSpilledBytes();
+  /** Bytes of changes written to spill files since the task started. */
+  long getSpilledBytes();
 
-    /**
-     * DDL statements the database's (shared, database-wide) event trigger reported that this task did not
-     * publish: no captured relation, only temporary objects, or ddl.capture.enabled=false.
-     */
-    long getDdlEventsDropped();
+  /**
+   * DDL statements the database's (shared, database-wide) event trigger reported that this task did
+   * not publish: no captured relation, only temporary objects, or ddl.capture.enabled=false.
+   */
+  long getDdlEventsDropped();
 
-    /** How transactions are published, in the wire vocabulary: strict_transaction_order,
-     *  strict_chunked_transaction_order or partitioned_scale_mode. */
-    String getBoundaryMode();
+  /**
+   * How transactions are published, in the wire vocabulary: strict_transaction_order,
+   * strict_chunked_transaction_order or partitioned_scale_mode.
+   */
+  String getBoundaryMode();
 
-    /** End LSN of the last transaction Kafka acknowledged (what PostgreSQL may discard WAL up to). */
-    String getLastAcknowledgedLsn();
+  /** End LSN of the last transaction Kafka acknowledged (what PostgreSQL may discard WAL up to). */
+  String getLastAcknowledgedLsn();
 
-    /** The same as a number (for graphs). */
-    long getLastAcknowledgedLsnValue();
+  /** The same as a number (for graphs). */
+  long getLastAcknowledgedLsnValue();
 
-    /** The last position reported to PostgreSQL as flushed (acknowledged, or idle position). */
-    String getReportedFlushLsn();
+  /** The last position reported to PostgreSQL as flushed (acknowledged, or idle position). */
+  String getReportedFlushLsn();
 
-    /** Times the task regained its replication connection after losing it (server restart, network drop...). */
-    long getReconnects();
+  /**
+   * Times the task regained its replication connection after losing it (server restart, network
+   * drop...).
+   */
+  long getReconnects();
 
-    /** The last loss of the replication connection (exception and message); null when none yet. */
-    String getLastReplicationError();
+  /** The last loss of the replication connection (exception and message); null when none yet. */
+  String getLastReplicationError();
 
-    /** 0 while connected; while reconnecting (or after giving up), milliseconds since the connection was lost. */
-    long getDisconnectedMillis();
+  /**
+   * 0 while connected; while reconnecting (or after giving up), milliseconds since the connection
+   * was lost.
+   */
+  long getDisconnectedMillis();
 
-    /** Heartbeat messages written on the source database (heartbeat.interval.ms > 0). */
-    long getHeartbeatsSent();
+  /** Heartbeat messages written on the source database (heartbeat.interval.ms > 0). */
+  long getHeartbeatsSent();
 
-    /** Heartbeat messages that came back through the slot (never published): the whole path is alive. */
-    long getHeartbeatsReceived();
+  /**
+   * Heartbeat messages that came back through the slot (never published): the whole path is alive.
+   */
+  long getHeartbeatsReceived();
 
-    /** WAL position of the last heartbeat written; null none yet. */
-    String getLastHeartbeatLsn();
+  /** WAL position of the last heartbeat written; null none yet. */
+  String getLastHeartbeatLsn();
 
-    /** Why the last heartbeat could not be written; null when it was. */
-    String getLastHeartbeatError();
+  /** Why the last heartbeat could not be written; null when it was. */
+  String getLastHeartbeatError();
 
-    /** The initial snapshot: NOT_NEEDED (none this run), RUNNING, COMPLETED or FAILED. */
-    String getSnapshotState();
+  /** The initial snapshot: NOT_NEEDED (none this run), RUNNING, COMPLETED or FAILED. */
+  String getSnapshotState();
 
-    long getSnapshotTablesTotal();
+  long getSnapshotTablesTotal();
 
-    long getSnapshotTablesDone();
+  long getSnapshotTablesDone();
 
-    /** Rows and bytes (COPY text) the snapshot has read. */
-    long getSnapshotRows();
+  /** Rows and bytes (COPY text) the snapshot has read. */
+  long getSnapshotRows();
 
-    long getSnapshotBytes();
+  long getSnapshotBytes();
 
-    double getSnapshotRowsPerSecond();
+  double getSnapshotRowsPerSecond();
 
-    /** Estimated seconds left, from the tables' pg_class.reltuples; -1 unknown. */
-    long getSnapshotEtaSeconds();
+  /** Estimated seconds left, from the tables' pg_class.reltuples; -1 unknown. */
+  long getSnapshotEtaSeconds();
 
-    /** The table the snapshot is reading; empty when none. */
-    String getSnapshotCurrentTable();
+  /** The table the snapshot is reading; empty when none. */
+  String getSnapshotCurrentTable();
 }
