@@ -8,7 +8,7 @@ import io.trellara.protocol.v1.TransactionCommitMarker;
 import io.trellara.protocol.v1.TransactionEnvelope;
 import io.trellara.protocol.v1.TransactionManifest;
 import io.trellara.sink.engine.ApplyPipeline;
-import io.trellara.sink.engine.TopicPartitionKey;
+import io.trellara.sink.port.TopicPartitionKey;
 import java.nio.charset.StandardCharsets;
 import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.header.Header;

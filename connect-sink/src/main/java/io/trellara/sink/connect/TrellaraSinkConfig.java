@@ -1,15 +1,15 @@
 package io.trellara.sink.connect;
 
 import io.trellara.connect.common.ConfigRecommenders;
-import io.trellara.sink.engine.ApplyOptions;
-import io.trellara.sink.engine.DdlPolicy;
-import io.trellara.sink.engine.DropColumnsPolicy;
-import io.trellara.sink.engine.InsertConflictPolicy;
-import io.trellara.sink.engine.MissingRowPolicy;
-import io.trellara.sink.engine.SchemaEvolutionMode;
-import io.trellara.sink.engine.SnapshotApplyMode;
-import io.trellara.sink.engine.SnapshotTargetPolicy;
-import io.trellara.sink.target.RelationMapper;
+import io.trellara.sink.postgres.ApplyOptions;
+import io.trellara.sink.postgres.DdlPolicy;
+import io.trellara.sink.postgres.DropColumnsPolicy;
+import io.trellara.sink.postgres.InsertConflictPolicy;
+import io.trellara.sink.postgres.MissingRowPolicy;
+import io.trellara.sink.postgres.SchemaEvolutionMode;
+import io.trellara.sink.postgres.SnapshotApplyMode;
+import io.trellara.sink.postgres.SnapshotTargetPolicy;
+import io.trellara.sink.postgres.schema.RelationMapper;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;

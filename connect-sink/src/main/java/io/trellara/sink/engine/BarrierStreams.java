@@ -6,6 +6,11 @@ import io.trellara.protocol.v1.PartitionChunk;
 import io.trellara.protocol.v1.TransactionCommitMarker;
 import io.trellara.protocol.v1.TransactionManifest;
 import io.trellara.protocol.validation.ProtocolViolationException;
+import io.trellara.sink.port.ApplyException;
+import io.trellara.sink.port.BarrierResult;
+import io.trellara.sink.port.Target;
+import io.trellara.sink.port.TargetStream;
+import io.trellara.sink.postgres.ApplyOptions;
 import java.util.Map;
 
 /**

@@ -1,5 +1,6 @@
 package io.trellara.sink.engine;
 
+import io.trellara.sink.port.TopicPartitionKey;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;

@@ -3,6 +3,10 @@ package io.trellara.sink.engine;
 import io.trellara.protocol.v1.TransactionCommitMarker;
 import io.trellara.protocol.v1.TransactionEnvelope;
 import io.trellara.protocol.v1.TransactionManifest;
+import io.trellara.sink.port.BarrierState;
+import io.trellara.sink.port.FlowKey;
+import io.trellara.sink.port.TargetStream;
+import io.trellara.sink.port.TopicPartitionKey;
 import java.util.ArrayDeque;
 import java.util.Iterator;
 

@@ -1,5 +1,10 @@
 package io.trellara.sink.engine;
 
+import io.trellara.sink.port.ApplyException;
+import io.trellara.sink.port.FlushedPositions;
+import io.trellara.sink.port.Target;
+import io.trellara.sink.port.TargetProgressLost;
+import io.trellara.sink.port.TopicPartitionKey;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashSet;

@@ -1,5 +1,8 @@
 package io.trellara.sink.engine;
 
+import io.trellara.sink.port.StagedLane;
+import io.trellara.sink.port.Target;
+import io.trellara.sink.port.TopicPartitionKey;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;

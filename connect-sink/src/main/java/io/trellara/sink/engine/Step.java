@@ -6,6 +6,7 @@ import io.trellara.protocol.v1.PartitionChunk;
 import io.trellara.protocol.v1.TransactionCommitMarker;
 import io.trellara.protocol.v1.TransactionEnvelope;
 import io.trellara.protocol.v1.TransactionManifest;
+import io.trellara.sink.port.ApplyException;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -8,8 +8,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.trellara.protocol.MessageKind;
 import io.trellara.protocol.v1.TransactionEnvelope;
-import io.trellara.sink.target.Barriers;
-import io.trellara.sink.target.Transfers;
+import io.trellara.sink.postgres.Barriers;
+import io.trellara.sink.postgres.Transfers;
 import io.trellara.testplatform.ConnectorConfigs;
 import io.trellara.testplatform.ConnectorStatus;
 import io.trellara.testplatform.EitherPlatform;

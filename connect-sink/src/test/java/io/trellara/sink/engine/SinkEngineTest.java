@@ -1,17 +1,19 @@
 package io.trellara.sink.engine;
 
-import static io.trellara.sink.target.Feed.concat;
-import static io.trellara.sink.target.Tx.key;
-import static io.trellara.sink.target.Tx.tx;
-import static io.trellara.sink.target.Tx.val;
+import static io.trellara.sink.postgres.Feed.concat;
+import static io.trellara.sink.postgres.Tx.key;
+import static io.trellara.sink.postgres.Tx.tx;
+import static io.trellara.sink.postgres.Tx.val;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.trellara.protocol.codec.TrellaraCodec;
 import io.trellara.protocol.v1.ChangeRecord;
 import io.trellara.protocol.v1.TransactionEnvelope;
-import io.trellara.sink.target.Barriers;
-import io.trellara.sink.target.Feed;
-import io.trellara.sink.target.Tx;
+import io.trellara.sink.port.ApplyException;
+import io.trellara.sink.port.TopicPartitionKey;
+import io.trellara.sink.postgres.Barriers;
+import io.trellara.sink.postgres.Feed;
+import io.trellara.sink.postgres.Tx;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;

@@ -53,9 +53,9 @@ class MetricsWindowsTest {
   void aStoppingPredecessorDoesNotUnregisterItsSuccessor() throws Exception {
     ObjectName name = TaskMBeans.name("sink-task", "restarted", "0");
     SinkTaskMetrics first =
-        new SinkTaskMetrics("restarted", "0", new io.trellara.sink.engine.ApplyMetrics());
+        new SinkTaskMetrics("restarted", "0", new io.trellara.sink.postgres.ApplyMetrics());
     SinkTaskMetrics second =
-        new SinkTaskMetrics("restarted", "0", new io.trellara.sink.engine.ApplyMetrics());
+        new SinkTaskMetrics("restarted", "0", new io.trellara.sink.postgres.ApplyMetrics());
     first.start();
     second.start();
     first.close();

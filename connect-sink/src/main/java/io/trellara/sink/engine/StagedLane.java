@@ -1,4 +1,0 @@
-package io.trellara.sink.engine;
-
-/** One lane (partition_id) of one flow, as staged chunks name it. */
-public record StagedLane(String sourceId, String datasetId, long partitionId) {}

@@ -1,0 +1,132 @@
+package io.trellara.sink.port;
+
+/**
+ * Apply stopped: nothing of the target transaction in progress was committed. The message names
+ * what a person needs to act: the reason, the target relation, the event key and the SQLSTATE (when
+ * the database refused).
+ */
+public class ApplyException extends RuntimeException {
+  /** Why apply stopped, for programmatic handling and metrics. */
+  public enum Reason {
+    /** The database refused a statement (see {@link #sqlState()}). */
+    DATABASE_ERROR,
+    /**
+     * Transient database failures persisted for longer than the retry time ({@code
+     * retry.max.duration.ms}).
+     */
+    RETRIES_EXHAUSTED,
+    /** An update or delete matched no target row: the target diverged from the source. */
+    ROW_NOT_FOUND,
+    /** An update or delete carries no usable key column. */
+    MISSING_KEY_COLUMN,
+    /** The relation is not on the allowlist or its name cannot be used safely. */
+    RELATION_REFUSED,
+    /** The target table does not exist and creating it is not enabled (or impossible). */
+    MISSING_TARGET_TABLE,
+    /** The DDL policy is {@code fail}. */
+    DDL_REFUSED,
+    /** The row image cannot be applied as it is (e.g. an insert with an unchanged-TOAST column). */
+    UNSUPPORTED_CHANGE,
+    /**
+     * The boundary messages of the strict topic are out of sequence: a manifest not followed by its
+     * commit marker, a commit marker without its manifest, a partitioned chunk on another Kafka
+     * partition than its lane. The transaction cannot be proven complete, so nothing of it is
+     * applied.
+     */
+    BARRIER_SEQUENCE,
+    /**
+     * A transaction not recorded as applied arrived with a commit LSN at or below the newest
+     * applied for its flow: strict order is broken (a forged or re-ordered record, or another
+     * source history).
+     */
+    OUT_OF_ORDER,
+    /** The key columns of a change do not match the target table's primary key by name. */
+    KEY_COLUMNS_MISMATCH,
+    /** An update or delete matched more than one target row. */
+    MULTIPLE_ROWS_MATCHED,
+    /**
+     * A schema change of a captured relation cannot be derived safely (a rename, a key change, a
+     * type).
+     */
+    SCHEMA_CHANGE_REFUSED,
+    /**
+     * A source's initial snapshot would load a target table that holds rows
+     * (snapshot.target.nonempty=fail).
+     */
+    SNAPSHOT_TARGET_NOT_EMPTY,
+    /**
+     * snapshot.apply=per_table: rows of a snapshot table follow another table's after that table
+     * was committed, so the table cannot be made whole in one target transaction.
+     */
+    SNAPSHOT_TABLE_INTERLEAVED,
+    /**
+     * The first record Kafka delivered for a partition lies beyond the position the target's
+     * progress records: the records between are no longer in the topic (retention, deleted records,
+     * a re-created topic).
+     */
+    PROGRESS_GAP,
+    /**
+     * Another task has claimed a partition this task applied (Kafka assigned it elsewhere while
+     * this task was busy past {@code max.poll.interval.ms}, or a second deployment of the sink
+     * writes the same target): the target transaction is rolled back, and this task stops applying
+     * the partition.
+     */
+    FENCED
+  }
+
+  private final Reason reason;
+  private final String relation;
+  private final String eventKey;
+  private final String sqlState;
+
+  public ApplyException(
+      Reason reason,
+      String relation,
+      String eventKey,
+      String sqlState,
+      String detail,
+      Throwable cause) {
+    super(message(reason, relation, eventKey, sqlState, detail), cause);
+    this.reason = reason;
+    this.relation = relation;
+    this.eventKey = eventKey;
+    this.sqlState = sqlState;
+  }
+
+  public ApplyException(Reason reason, String relation, String eventKey, String detail) {
+    this(reason, relation, eventKey, null, detail, null);
+  }
+
+  private static String message(
+      Reason reason, String relation, String eventKey, String sqlState, String detail) {
+    StringBuilder b = new StringBuilder(160).append(reason).append(": ").append(detail);
+    if (relation != null) {
+      b.append(" [relation ").append(relation).append(']');
+    }
+    if (eventKey != null) {
+      b.append(" [event ").append(eventKey).append(']');
+    }
+    if (sqlState != null) {
+      b.append(" [SQLSTATE ").append(sqlState).append(']');
+    }
+    return b.toString();
+  }
+
+  public Reason reason() {
+    return reason;
+  }
+
+  /** The target relation as quoted SQL, or null when the failure is not about one relation. */
+  public String relation() {
+    return relation;
+  }
+
+  /** {@code {source_id}:{commit_lsn}:{transaction_id}:{total_order}} (or a range), or null. */
+  public String eventKey() {
+    return eventKey;
+  }
+
+  public String sqlState() {
+    return sqlState;
+  }
+}

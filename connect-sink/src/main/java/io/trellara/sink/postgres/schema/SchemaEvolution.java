@@ -1,0 +1,287 @@
+package io.trellara.sink.postgres.schema;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.trellara.protocol.v1.ColumnDefinition;
+import io.trellara.protocol.v1.RelationId;
+import io.trellara.protocol.v1.SchemaVersion;
+import io.trellara.sink.port.ApplyException;
+import io.trellara.sink.postgres.ApplyOptions;
+import io.trellara.sink.postgres.DdlPolicy;
+import io.trellara.sink.postgres.DropColumnsPolicy;
+import io.trellara.sink.postgres.SchemaEvolutionMode;
+import io.trellara.sink.postgres.session.TargetSession;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Structured schema evolution: the sink derives a captured table's schema changes from the column
+ * definitions on the wire ({@code schema_versions}), never from statement text. The schema version
+ * each source relation was last applied with is kept in {@code trellara_sink.relation_schemas},
+ * written in the same target transaction as the rows, so a restart continues from what the target
+ * really has.
+ *
+ * <p>When a relation's fingerprint changes, the difference between the recorded version and the new
+ * one is made on the target, each step only if the target does not already have it (so a change an
+ * operator made by hand, or a replayed DDL, is not made twice):
+ *
+ * <ul>
+ *   <li>a column the new version adds: {@code ADD COLUMN} (nullable, the target's spelling of the
+ *       wire type);
+ *   <li>a column it no longer has: kept (default) or dropped ({@code
+ *       schema.evolution.drop.columns});
+ *   <li>a column whose type changed: {@code ALTER COLUMN ... TYPE} to the target's spelling of the
+ *       new type.
+ * </ul>
+ *
+ * What cannot be derived safely stops apply naming the relation and the change: a changed key, a
+ * type the target does not know, and a column dropped and another added in one step while dropping
+ * is enabled (it may be a rename, which must never become a drop and an add). Renames themselves
+ * are recognised at their DDL event (see {@link DdlApplier}).
+ */
+public final class SchemaEvolution {
+  private static final org.slf4j.Logger LOG =
+      org.slf4j.LoggerFactory.getLogger(SchemaEvolution.class);
+  private static final String LOAD =
+      """
+            SELECT fingerprint, definition FROM trellara_sink.relation_schemas
+             WHERE sink_name = ? AND source_id = ? AND dataset_id = ? AND source_schema = ? AND source_table = ?""";
+  private static final String STORE =
+      """
+            INSERT INTO trellara_sink.relation_schemas (sink_name, source_id, dataset_id, source_schema,
+                source_table, fingerprint, definition)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (sink_name, source_id, dataset_id, source_schema, source_table)
+            DO UPDATE SET fingerprint = EXCLUDED.fingerprint, definition = EXCLUDED.definition,
+                          updated_at = pg_catalog.now()""";
+
+  private final TargetSession session;
+  private final TargetTables tables;
+  private final ApplyOptions options;
+
+  /** Target tables altered, for the metrics. */
+  public long changes;
+
+  public SchemaEvolution(TargetSession session, TargetTables tables, ApplyOptions options) {
+    this.session = session;
+    this.tables = tables;
+    this.options = options;
+  }
+
+  /**
+   * Makes {@code target} ready for rows of {@code version} (of the flow {@code sourceId}/{@code
+   * datasetId}) and returns the table as the target has it then.
+   */
+  public TargetTable prepare(
+      QualifiedName target,
+      SchemaVersion version,
+      String sourceId,
+      String datasetId,
+      String eventKey)
+      throws SQLException {
+    TargetTable table = tables.ensure(target, version, eventKey);
+    if (version == null) {
+      return table;
+    }
+    RelationId source = version.getRelation();
+    SchemaVersion recorded = load(sourceId, datasetId, source);
+    if (recorded != null && recorded.getFingerprint().equals(version.getFingerprint())) {
+      return table;
+    }
+    // under replay the captured statements change the schema at their place; evolution only keeps
+    // its record
+    List<String> actions =
+        options.ddlPolicy() == DdlPolicy.REPLAY
+            ? List.of()
+            : recorded == null
+                ? added(table, version, eventKey)
+                : derive(table, recorded, version, eventKey);
+    if (!actions.isEmpty()) {
+      if (options.schemaEvolution() == SchemaEvolutionMode.NONE) {
+        throw refused(
+            target,
+            eventKey,
+            "the target needs "
+                + String.join(", ", actions)
+                + " for schema version "
+                + version.getFingerprint()
+                + " and schema evolution is off; make"
+                + " the change on the target yourself, or turn schema evolution on");
+      }
+      LOG.info(
+          "Schema evolution of {} for schema version {} of {}.{} (event {}): {}",
+          target.quoted(),
+          version.getFingerprint(),
+          source.getSchema(),
+          source.getTable(),
+          eventKey,
+          actions);
+      tables.alter(target, String.join(", ", actions));
+      table = tables.describe(target);
+      changes++;
+    }
+    store(sourceId, datasetId, version);
+    return table;
+  }
+
+  /**
+   * First sight of a relation: only what the target lacks is added (nothing is dropped or retyped).
+   */
+  private List<String> added(TargetTable table, SchemaVersion version, String eventKey)
+      throws SQLException {
+    List<String> actions = new ArrayList<>();
+    for (ColumnDefinition c : version.getColumnsList()) {
+      if (!table.hasColumn(c.getName())) {
+        actions.add(addColumn(table, c, eventKey));
+      }
+    }
+    return actions;
+  }
+
+  private List<String> derive(
+      TargetTable table, SchemaVersion from, SchemaVersion to, String eventKey)
+      throws SQLException {
+    Map<String, ColumnDefinition> before = byName(from);
+    Map<String, ColumnDefinition> after = byName(to);
+    if (!keys(before).equals(keys(after))) {
+      throw refused(
+          table.name(),
+          eventKey,
+          "the key of "
+              + to.getRelation().getSchema()
+              + '.'
+              + to.getRelation().getTable()
+              + " changed from "
+              + keys(before)
+              + " to "
+              + keys(after)
+              + "; a key change cannot be derived safely: change the target's primary key yourself, then"
+              + " restart the task");
+    }
+    List<String> dropped = new ArrayList<>();
+    for (String name : before.keySet()) {
+      if (!after.containsKey(name)) {
+        dropped.add(name);
+      }
+    }
+    List<String> actions = new ArrayList<>();
+    List<String> addedNames = new ArrayList<>();
+    for (ColumnDefinition c : to.getColumnsList()) {
+      ColumnDefinition old = before.get(c.getName());
+      if (!table.hasColumn(c.getName())) {
+        actions.add(addColumn(table, c, eventKey));
+        addedNames.add(c.getName());
+      } else if (old != null
+          && (!old.getTypeName().equals(c.getTypeName())
+              || old.getTypeModifier() != c.getTypeModifier())) {
+        String type = type(table, c, eventKey);
+        if (!type.equals(table.columns().get(c.getName()))) {
+          actions.add("ALTER COLUMN " + Identifiers.quote(c.getName()) + " TYPE " + type);
+        }
+      }
+    }
+    if (options.dropColumns() == DropColumnsPolicy.DROP) {
+      List<String> present = dropped.stream().filter(table::hasColumn).toList();
+      if (!present.isEmpty() && !addedNames.isEmpty()) {
+        throw refused(
+            table.name(),
+            eventKey,
+            "columns "
+                + present
+                + " disappeared and "
+                + addedNames
+                + " appeared in one schema change: that may be a rename, which dropping would destroy;"
+                + " make the change on the target yourself, then restart the task");
+      }
+      for (String name : present) {
+        actions.add("DROP COLUMN IF EXISTS " + Identifiers.quote(name));
+      }
+    }
+    return actions;
+  }
+
+  private String addColumn(TargetTable table, ColumnDefinition c, String eventKey)
+      throws SQLException {
+    return "ADD COLUMN IF NOT EXISTS "
+        + Identifiers.quote(c.getName())
+        + ' '
+        + type(table, c, eventKey);
+  }
+
+  private String type(TargetTable table, ColumnDefinition c, String eventKey) throws SQLException {
+    String type = tables.targetType(c);
+    if (type == null) {
+      throw refused(
+          table.name(),
+          eventKey,
+          "column \""
+              + c.getName()
+              + "\" has type '"
+              + c.getTypeName()
+              + "', which the target does not know; create the type on the target, or add the column"
+              + " yourself");
+    }
+    return type;
+  }
+
+  private static Map<String, ColumnDefinition> byName(SchemaVersion v) {
+    Map<String, ColumnDefinition> out = new LinkedHashMap<>();
+    for (ColumnDefinition c : v.getColumnsList()) {
+      out.put(c.getName(), c);
+    }
+    return out;
+  }
+
+  private static List<String> keys(Map<String, ColumnDefinition> columns) {
+    return columns.values().stream()
+        .filter(ColumnDefinition::getKey)
+        .map(ColumnDefinition::getName)
+        .toList();
+  }
+
+  private SchemaVersion load(String sourceId, String datasetId, RelationId source)
+      throws SQLException {
+    PreparedStatement ps = session.prepare(LOAD);
+    ps.setString(1, options.sinkName());
+    ps.setString(2, sourceId);
+    ps.setString(3, datasetId);
+    ps.setString(4, source.getSchema());
+    ps.setString(5, source.getTable());
+    try (ResultSet rs = ps.executeQuery()) {
+      if (!rs.next()) {
+        return null;
+      }
+      try {
+        return SchemaVersion.parseFrom(rs.getBytes(2));
+      } catch (InvalidProtocolBufferException e) {
+        throw new SQLException(
+            "trellara_sink.relation_schemas holds an unreadable definition for "
+                + source.getSchema()
+                + '.'
+                + source.getTable(),
+            e);
+      }
+    }
+  }
+
+  private void store(String sourceId, String datasetId, SchemaVersion version) throws SQLException {
+    PreparedStatement ps = session.prepare(STORE);
+    ps.setString(1, options.sinkName());
+    ps.setString(2, sourceId);
+    ps.setString(3, datasetId);
+    ps.setString(4, version.getRelation().getSchema());
+    ps.setString(5, version.getRelation().getTable());
+    ps.setString(6, version.getFingerprint());
+    ps.setBytes(7, version.toByteArray());
+    ps.executeUpdate();
+  }
+
+  private static ApplyException refused(QualifiedName target, String eventKey, String detail) {
+    return new ApplyException(
+        ApplyException.Reason.SCHEMA_CHANGE_REFUSED, target.quoted(), eventKey, detail);
+  }
+}

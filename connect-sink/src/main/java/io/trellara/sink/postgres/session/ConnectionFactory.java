@@ -1,0 +1,13 @@
+package io.trellara.sink.postgres.session;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+
+/**
+ * Port through which the applier obtains target connections. Each call returns a new connection;
+ * the applier owns it (session settings, auto-commit off, close).
+ */
+@FunctionalInterface
+public interface ConnectionFactory {
+  Connection open() throws SQLException;
+}
