@@ -58,6 +58,7 @@ public final class TrellaraSinkConfig extends AbstractConfig {
 
   public static final String RETRY_DURATION_MS = "retry.max.duration.ms";
   public static final String BARRIER_MAX_WAIT_MS = "barrier.max.wait.ms";
+  public static final String APPLY_STALL_TIMEOUT_MS = "apply.stall.timeout.ms";
   public static final String STAGING_LANE_MAX_BYTES = "staging.lane.max.bytes";
   public static final String LANES_HOLD_MAX_BYTES = "lanes.hold.max.bytes";
   public static final String RETRY_BACKOFF_MS = "retry.backoff.initial.ms";
@@ -376,17 +377,34 @@ public final class TrellaraSinkConfig extends AbstractConfig {
     d.define(
         BARRIER_MAX_WAIT_MS,
         Type.LONG,
-        0L,
-        ConfigDef.Range.atLeast(0),
+        600_000L,
+        ConfigDef.Range.atLeast(1),
         Importance.LOW,
         "How long a chunked or partitioned transaction may wait at its commit barrier for chunks of other"
-            + " lanes before the task stops, naming the missing lanes (MISSING_CHUNK). 0: wait as long as"
-            + " it takes (a lane that is merely slow never fails the barrier; one whose chunk was lost and"
-            + " that carries no later transaction makes it wait forever).",
+            + " lanes without one of them arriving before the task stops, naming the missing lanes"
+            + " (MISSING_CHUNK): a chunk lost to retention, or a lane that carries no later transaction, is"
+            + " never waited for forever. A lane that is merely slow keeps the barrier alive as long as its"
+            + " chunks keep arriving.",
         GROUP_APPLY,
         ++o,
         Width.SHORT,
         "Max barrier wait (ms)");
+    d.define(
+        APPLY_STALL_TIMEOUT_MS,
+        Type.LONG,
+        300_000L,
+        ConfigDef.Range.atLeast(1_000),
+        Importance.LOW,
+        "How long a target statement, a COPY or a lock wait may go without progress. Past it the watchdog"
+            + " cancels the statement on the target (a server-side cancel), rolls the transaction back so"
+            + " its locks are released, and the task fails with STALLED, naming the statement, the table,"
+            + " the event key and what it waited for (the lock holder's pid when it is a lock). A statement"
+            + " the target is still working on (not waiting for a lock) is given more time. Seconds since"
+            + " the last progress of each stage are in JMX (StageSecondsSinceProgress).",
+        GROUP_APPLY,
+        ++o,
+        Width.SHORT,
+        "Stall timeout (ms)");
     d.define(
         STAGING_LANE_MAX_BYTES,
         Type.LONG,
@@ -512,6 +530,7 @@ public final class TrellaraSinkConfig extends AbstractConfig {
         .createMissingTables(getBoolean(CREATE_TABLES))
         .copyThreshold(getInt(COPY_THRESHOLD))
         .maxRetryDuration(Duration.ofMillis(getLong(RETRY_DURATION_MS)))
+        .stallTimeout(Duration.ofMillis(getLong(APPLY_STALL_TIMEOUT_MS)))
         .initialBackoff(Duration.ofMillis(getLong(RETRY_BACKOFF_MS)))
         .maxBackoff(Duration.ofMillis(getLong(RETRY_BACKOFF_MAX_MS)))
         .snapshotTarget(

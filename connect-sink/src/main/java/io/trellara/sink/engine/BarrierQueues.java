@@ -324,9 +324,11 @@ final class BarrierQueues {
       PartitionQueues.BarrierItem b,
       BarrierState.Verdict v,
       long now) {
-    if (b.waitingSince == 0) {
-      b.waitingSince = now;
+    if (b.waitingSince == 0 || v.absent().size() < b.absentChunks) {
+      b.waitingSince = now; // waiting starts, or a chunk it lacked arrived: progress
+      b.waitLogged = false;
     }
+    b.absentChunks = v.absent().size();
     long waited = now - b.waitingSince;
     if (!b.waitLogged && waited >= ApplyPipeline.WAIT_LOG_NANOS) {
       b.waitLogged = true;

@@ -203,6 +203,9 @@ final class PartitionQueues {
 
     boolean waitLogged;
 
+    /** How many listed chunks it lacked at its last check (fewer now: progress). */
+    int absentChunks = Integer.MAX_VALUE;
+
     BarrierItem(
         TransactionManifest manifest,
         long manifestOffset,

@@ -1,5 +1,7 @@
 package io.trellara.sink.port;
 
+import io.trellara.connect.common.retry.FailureAction;
+
 /**
  * Apply stopped: nothing of the target transaction in progress was committed. The message names
  * what a person needs to act: the reason, the target relation, the event key and the SQLSTATE (when
@@ -9,69 +11,98 @@ public class ApplyException extends RuntimeException {
   /** Why apply stopped, for programmatic handling and metrics. */
   public enum Reason {
     /** The database refused a statement (see {@link #sqlState()}). */
-    DATABASE_ERROR,
+    DATABASE_ERROR(FailureAction.FAIL, true),
     /**
      * Transient database failures persisted for longer than the retry time ({@code
      * retry.max.duration.ms}).
      */
-    RETRIES_EXHAUSTED,
+    RETRIES_EXHAUSTED(FailureAction.FAIL, false),
     /** An update or delete matched no target row: the target diverged from the source. */
-    ROW_NOT_FOUND,
+    ROW_NOT_FOUND(FailureAction.FAIL, true),
     /** An update or delete carries no usable key column. */
-    MISSING_KEY_COLUMN,
+    MISSING_KEY_COLUMN(FailureAction.FAIL, false),
     /** The relation is not on the allowlist or its name cannot be used safely. */
-    RELATION_REFUSED,
+    RELATION_REFUSED(FailureAction.FAIL, false),
     /** The target table does not exist and creating it is not enabled (or impossible). */
-    MISSING_TARGET_TABLE,
+    MISSING_TARGET_TABLE(FailureAction.FAIL, false),
     /** The DDL policy is {@code fail}. */
-    DDL_REFUSED,
+    DDL_REFUSED(FailureAction.FAIL, false),
     /** The row image cannot be applied as it is (e.g. an insert with an unchanged-TOAST column). */
-    UNSUPPORTED_CHANGE,
+    UNSUPPORTED_CHANGE(FailureAction.FAIL, false),
     /**
      * The boundary messages of the strict topic are out of sequence: a manifest not followed by its
      * commit marker, a commit marker without its manifest, a partitioned chunk on another Kafka
      * partition than its lane. The transaction cannot be proven complete, so nothing of it is
      * applied.
      */
-    BARRIER_SEQUENCE,
+    BARRIER_SEQUENCE(FailureAction.FAIL, false),
     /**
      * A transaction not recorded as applied arrived with a commit LSN at or below the newest
      * applied for its flow: strict order is broken (a forged or re-ordered record, or another
      * source history).
      */
-    OUT_OF_ORDER,
+    OUT_OF_ORDER(FailureAction.FAIL, true),
     /** The key columns of a change do not match the target table's primary key by name. */
-    KEY_COLUMNS_MISMATCH,
+    KEY_COLUMNS_MISMATCH(FailureAction.FAIL, false),
     /** An update or delete matched more than one target row. */
-    MULTIPLE_ROWS_MATCHED,
+    MULTIPLE_ROWS_MATCHED(FailureAction.FAIL, false),
     /**
      * A schema change of a captured relation cannot be derived safely (a rename, a key change, a
      * type).
      */
-    SCHEMA_CHANGE_REFUSED,
+    SCHEMA_CHANGE_REFUSED(FailureAction.FAIL, false),
     /**
      * A source's initial snapshot would load a target table that holds rows
      * (snapshot.target.nonempty=fail).
      */
-    SNAPSHOT_TARGET_NOT_EMPTY,
+    SNAPSHOT_TARGET_NOT_EMPTY(FailureAction.FAIL, false),
     /**
      * snapshot.apply=per_table: rows of a snapshot table follow another table's after that table
      * was committed, so the table cannot be made whole in one target transaction.
      */
-    SNAPSHOT_TABLE_INTERLEAVED,
+    SNAPSHOT_TABLE_INTERLEAVED(FailureAction.FAIL, false),
     /**
      * The first record Kafka delivered for a partition lies beyond the position the target's
      * progress records: the records between are no longer in the topic (retention, deleted records,
      * a re-created topic).
      */
-    PROGRESS_GAP,
+    PROGRESS_GAP(FailureAction.FAIL, false),
     /**
      * Another task has claimed a partition this task applied (Kafka assigned it elsewhere while
      * this task was busy past {@code max.poll.interval.ms}, or a second deployment of the sink
      * writes the same target): the target transaction is rolled back, and this task stops applying
      * the partition.
      */
-    FENCED
+    FENCED(FailureAction.FENCE, false),
+    /**
+     * A target statement, COPY or lock wait went without progress past {@code
+     * apply.stall.timeout.ms}: it was cancelled on the server and rolled back, so its locks are
+     * released; the message names the stage, the statement, the table, the event key and what it
+     * waited for (the lock holder's pid when it was a lock).
+     */
+    STALLED(FailureAction.FAIL, false);
+
+    private final FailureAction action;
+    private final boolean fencingMayExplain;
+
+    Reason(FailureAction action, boolean fencingMayExplain) {
+      this.action = action;
+      this.fencingMayExplain = fencingMayExplain;
+    }
+
+    /** What the task does about it: the sink's row of the one error table. */
+    public FailureAction action() {
+      return action;
+    }
+
+    /**
+     * True when another task applying the same transactions at the same time would cause it (its
+     * row is there already, or gone): if another task has claimed this task's partitions, that is
+     * what happened, and the task is fenced rather than failed.
+     */
+    public boolean fencingMayExplain() {
+      return fencingMayExplain;
+    }
   }
 
   private final Reason reason;

@@ -1,5 +1,6 @@
 package io.trellara.sink.postgres;
 
+import io.trellara.connect.common.retry.Backoff;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -34,6 +35,11 @@ import java.util.Objects;
  *     SnapshotTargetPolicy#FAIL})
  * @param snapshotApply one target transaction for the whole snapshot, or one per table (default
  *     {@link SnapshotApplyMode#ATOMIC})
+ * @param stallTimeout how long a target statement, COPY or lock wait may go without progress before
+ *     it is cancelled and rolled back and the task fails as {@code STALLED} (default 5 minutes;
+ *     zero: no bound)
+ * @param retryJitter the share of each retry delay taken off at random (default 0.2), so tasks that
+ *     failed together do not retry together
  */
 public record ApplyOptions(
     String sinkName,
@@ -51,7 +57,9 @@ public record ApplyOptions(
     Duration initialBackoff,
     Duration maxBackoff,
     SnapshotTargetPolicy snapshotTarget,
-    SnapshotApplyMode snapshotApply) {
+    SnapshotApplyMode snapshotApply,
+    Duration stallTimeout,
+    double retryJitter) {
   public static final int DEFAULT_GROUP_MAX_TRANSACTIONS = 500;
   public static final int DEFAULT_GROUP_MAX_CHANGES = 10_000;
 
@@ -79,6 +87,12 @@ public record ApplyOptions(
     if (copyThreshold < 1) {
       throw new IllegalArgumentException("copyThreshold must be >= 1");
     }
+    Objects.requireNonNull(stallTimeout, "stallTimeout");
+  }
+
+  /** The one retry policy, with this sink's figures. */
+  public Backoff.Policy retryPolicy() {
+    return Backoff.Policy.of(initialBackoff, maxBackoff, maxRetryDuration, retryJitter);
   }
 
   public static Builder builder(String sinkName) {
@@ -105,7 +119,9 @@ public record ApplyOptions(
         .initialBackoff(initialBackoff)
         .maxBackoff(maxBackoff)
         .snapshotTarget(snapshotTarget)
-        .snapshotApply(snapshotApply);
+        .snapshotApply(snapshotApply)
+        .stallTimeout(stallTimeout)
+        .retryJitter(retryJitter);
   }
 
   public static final class Builder {
@@ -125,6 +141,8 @@ public record ApplyOptions(
     private Duration maxBackoff = Duration.ofSeconds(2);
     private SnapshotTargetPolicy snapshotTarget = SnapshotTargetPolicy.FAIL;
     private SnapshotApplyMode snapshotApply = SnapshotApplyMode.ATOMIC;
+    private Duration stallTimeout = Duration.ofMinutes(5);
+    private double retryJitter = 0.2;
 
     private Builder(String sinkName) {
       this.sinkName = sinkName;
@@ -205,6 +223,16 @@ public record ApplyOptions(
       return this;
     }
 
+    public Builder stallTimeout(Duration v) {
+      stallTimeout = v;
+      return this;
+    }
+
+    public Builder retryJitter(double v) {
+      retryJitter = v;
+      return this;
+    }
+
     public ApplyOptions build() {
       return new ApplyOptions(
           sinkName,
@@ -222,7 +250,9 @@ public record ApplyOptions(
           initialBackoff,
           maxBackoff,
           snapshotTarget,
-          snapshotApply);
+          snapshotApply,
+          stallTimeout,
+          retryJitter);
     }
   }
 }

@@ -1,5 +1,7 @@
 package io.trellara.sink.postgres;
 
+import io.trellara.connect.common.liveness.Watchdog;
+import io.trellara.connect.common.retry.SqlFailures;
 import io.trellara.protocol.MessageKind;
 import io.trellara.protocol.TransactionBoundaryKey;
 import io.trellara.protocol.codec.Checksums;
@@ -40,7 +42,8 @@ import io.trellara.sink.postgres.checkpoint.StagingStore;
 import io.trellara.sink.postgres.schema.RelationMapper;
 import io.trellara.sink.postgres.session.ConnectionFactory;
 import io.trellara.sink.postgres.session.RetryingExecutor;
-import io.trellara.sink.postgres.session.SqlStates;
+import io.trellara.sink.postgres.session.SessionWatch;
+import io.trellara.sink.postgres.session.Sleeper;
 import io.trellara.sink.postgres.session.TargetSession;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -87,15 +90,18 @@ public final class TransactionApplier implements Target {
   /** This task's name in {@code trellara_sink.partition_owners}; unique per task start. */
   private String owner = PartitionOwners.ownerName("task ?");
 
-  /** Pauses between attempts; replaceable in tests. */
-  @FunctionalInterface
-  public interface Sleeper {
-    void sleep(long millis) throws InterruptedException;
-  }
+  /** Bounds every wait of this applier's sessions (apply.stall.timeout.ms); null when unbounded. */
+  private final Watchdog watchdog;
+
+  /** The main session's stalls (units of work run by the executor). */
+  private final SessionWatch mainWatch;
+
+  /** The streamed barrier's session's stalls. */
+  private final SessionWatch streamWatch;
 
   public TransactionApplier(
       ConnectionFactory connections, RelationMapper mapper, ApplyOptions options) {
-    this(connections, mapper, options, Thread::sleep);
+    this(connections, mapper, options, Sleeper.SYSTEM);
   }
 
   public TransactionApplier(
@@ -113,9 +119,31 @@ public final class TransactionApplier implements Target {
     this.connections = Objects.requireNonNull(connections, "connections");
     this.mapper = Objects.requireNonNull(mapper, "mapper");
     this.options = Objects.requireNonNull(options, "options");
+    this.mainWatch = new SessionWatch(connections);
+    this.streamWatch = new SessionWatch(connections);
+    if (options.stallTimeout().isZero() || options.stallTimeout().isNegative()) {
+      this.watchdog = null;
+    } else {
+      this.watchdog = Watchdog.start(options.sinkName(), options.stallTimeout());
+      mainWatch.stage(watchdog.stage("target statement", mainWatch));
+      streamWatch.stage(watchdog.stage("streamed transaction", streamWatch));
+    }
     this.executor =
         new RetryingExecutor(
-            connections, options, metrics, sleeper, nanoClock, order, asyncCommits);
+                connections,
+                options.retryPolicy(),
+                metrics.retries,
+                sleeper,
+                nanoClock::getAsLong,
+                order,
+                asyncCommits,
+                mainWatch)
+            .asynchronousCommits(options.synchronousCommitOff());
+  }
+
+  /** The stages this applier's watchdog bounds (for JMX); empty when unbounded. */
+  public java.util.List<io.trellara.connect.common.liveness.Stage> stages() {
+    return watchdog == null ? java.util.List.of() : watchdog.stages();
   }
 
   @Override
@@ -158,12 +186,21 @@ public final class TransactionApplier implements Target {
   public StreamedBarrier openStream(PartitionChunk first) {
     try {
       if (streamSession == null) {
-        streamSession = TargetSession.open(connections);
+        streamSession = TargetSession.open(connections, streamWatch.stage());
+        streamWatch.watch(streamSession);
       }
       asyncCommits.checkProgress();
+      streamWorking("the first chunk of " + first.getSourceId() + ':' + first.getCommitLsn());
       return new StreamedBarrier(this, streamSession, first, order.pending());
     } catch (SQLException e) {
-      String state = SqlStates.of(e);
+      if (streamSession != null && streamSession.stalled() != null) {
+        String stall = streamSession.stalled();
+        String relation = streamSession.relation;
+        rolledBack(streamSession);
+        throw RetryingExecutor.stalled(
+            stall, relation, first.getSourceId() + ':' + first.getCommitLsn(), e);
+      }
+      String state = SqlFailures.sqlState(e);
       boolean transientFailure =
           streamSession == null || RetryingExecutor.isTransient(streamSession, e);
       rolledBack(streamSession);
@@ -188,6 +225,22 @@ public final class TransactionApplier implements Target {
     } catch (RuntimeException e) {
       rolledBack(streamSession);
       throw e;
+    } finally {
+      streamIdle();
+    }
+  }
+
+  /** The streamed barrier's session works on {@code what}: its stall bound runs. */
+  public void streamWorking(String what) {
+    if (streamWatch.stage() != null) {
+      streamWatch.stage().waiting(what);
+    }
+  }
+
+  /** The streamed barrier's session waits for the next chunk, not for the target. */
+  public void streamIdle() {
+    if (streamWatch.stage() != null) {
+      streamWatch.stage().idle();
     }
   }
 
@@ -210,11 +263,12 @@ public final class TransactionApplier implements Target {
       return;
     }
     order.forget();
-    if (!s.rollbackQuietly()) {
-      s.close();
+    if (s.stalled() != null || !s.rollbackQuietly()) {
+      s.close(); // a session the watchdog cancelled may be half way through its protocol
       asyncCommits.connectionLost();
       if (s == streamSession) {
         streamSession = null;
+        streamWatch.watch(null);
       }
     } else {
       s.forgetTables();
@@ -705,8 +759,7 @@ public final class TransactionApplier implements Target {
   public Map<TopicPartitionKey, Long> recordedPositions() {
     return executor.run(
         "the progress of sink " + options.sinkName(),
-        (s, a) ->
-            RetryingExecutor.Done.of(CheckpointStore.positions(s.connection, options.sinkName())));
+        (s, a) -> RetryingExecutor.Done.of(CheckpointStore.positions(s, options.sinkName())));
   }
 
   /**
@@ -724,7 +777,7 @@ public final class TransactionApplier implements Target {
     long[] wal =
         executor.run(
             "the target's WAL positions",
-            (s, a) -> RetryingExecutor.Done.of(CheckpointStore.walInsertAndFlush(s.connection)));
+            (s, a) -> RetryingExecutor.Done.of(CheckpointStore.walInsertAndFlush(s)));
     Map<TopicPartitionKey, Long> flushed = book.offer(applied, wal[0], wal[1]);
     if (book.allFlushed()) {
       asyncCommits.flushed();
@@ -745,5 +798,8 @@ public final class TransactionApplier implements Target {
       streamSession = null;
     }
     executor.close();
+    if (watchdog != null) {
+      watchdog.close();
+    }
   }
 }

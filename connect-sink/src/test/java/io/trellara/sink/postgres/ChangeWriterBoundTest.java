@@ -38,7 +38,7 @@ class ChangeWriterBoundTest {
         w.change(c, e.getSchemaVersionsList());
       }
       w.flush();
-      s.connection.commit();
+      s.commit();
       out[0] = w;
       return w.inserted;
     }

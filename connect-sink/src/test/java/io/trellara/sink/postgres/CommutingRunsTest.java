@@ -45,7 +45,7 @@ class CommutingRunsTest {
         w.write(e);
       }
       w.flush();
-      s.connection.commit();
+      s.commit();
       return w;
     }
   }

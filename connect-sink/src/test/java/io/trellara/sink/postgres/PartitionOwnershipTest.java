@@ -106,7 +106,7 @@ class PartitionOwnershipTest {
             CompletableFuture.supplyAsync(() -> newcomer.claim(List.of(T0)));
         awaitLockWait();
         assertThat(claim).isNotDone();
-        s.connection.commit();
+        s.commit();
         assertThat(claim.get(30, TimeUnit.SECONDS))
             .isEqualTo(Map.of(T0, 1L)); // after the zombie's commit
       } finally {

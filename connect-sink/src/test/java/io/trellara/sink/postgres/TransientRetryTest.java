@@ -67,6 +67,7 @@ class TransientRetryTest {
             .maxRetryDuration(Duration.ofMillis(budget))
             .initialBackoff(Duration.ofMillis(100))
             .maxBackoff(Duration.ofMillis(400))
+            .retryJitter(0)
             .build(),
         ms -> {
           sleeps.add(ms);

@@ -27,7 +27,6 @@ import io.trellara.sink.postgres.session.TargetSession;
 import io.trellara.sink.postgres.snapshot.SnapshotLoad;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.sql.Types;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -620,9 +619,7 @@ public final class ChangeWriter {
       }
       sql.append(" CASCADE");
     }
-    try (Statement s = session.connection.createStatement()) {
-      s.execute(sql.toString());
-    }
+    session.execute(sql.toString());
     truncates++;
   }
 

@@ -7,7 +7,6 @@ import io.trellara.protocol.v1.RowImage;
 import io.trellara.sink.postgres.session.TargetSession;
 import java.sql.SQLException;
 import java.util.List;
-import org.postgresql.copy.CopyIn;
 
 /**
  * Runs of inserts streamed into {@code COPY ... FROM STDIN} on the session. A COPY stays open
@@ -33,7 +32,7 @@ final class InsertCopy {
 
   /** Whether a COPY of {@code s} is open: a run of it continues there whatever its length. */
   boolean open(RowShape s) {
-    return session.openCopy != null && shape == s;
+    return session.copyOpen() && shape == s;
   }
 
   /**
@@ -41,18 +40,17 @@ final class InsertCopy {
    * none is.
    */
   void write(RowShape s, List<ChangeRecord> run) throws SQLException {
-    if (session.openCopy != null && shape != s) {
+    if (session.copyOpen() && shape != s) {
       end();
     }
-    if (session.openCopy == null) {
-      session.openCopy = session.copyManager().copyIn(s.copySql());
+    if (!session.copyOpen()) {
+      session.beginCopy(s.copySql());
       shape = s;
       firstKey = run.get(0).getIdempotencyKey();
       rows = 0;
     }
     rows += run.size();
     session.atRun(s.quotedTarget, firstKey, run.get(run.size() - 1).getIdempotencyKey(), rows);
-    CopyIn in = session.openCopy;
     try {
       copy.reset();
       int[] idx = s.columnIndex;
@@ -71,12 +69,12 @@ final class InsertCopy {
         }
         copy.endRow();
         if (copy.length() >= FLUSH_BYTES) {
-          in.writeToCopy(copy.buffer(), 0, copy.length());
+          session.copyRows(copy.buffer(), 0, copy.length());
           copy.reset();
         }
       }
       if (copy.length() > 0) {
-        in.writeToCopy(copy.buffer(), 0, copy.length());
+        session.copyRows(copy.buffer(), 0, copy.length());
       }
     } catch (SQLException | RuntimeException e) {
       shape = null;

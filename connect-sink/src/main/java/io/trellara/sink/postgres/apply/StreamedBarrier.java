@@ -1,5 +1,6 @@
 package io.trellara.sink.postgres.apply;
 
+import io.trellara.connect.common.retry.SqlFailures;
 import io.trellara.protocol.Snapshots;
 import io.trellara.protocol.TransactionBoundaryKey;
 import io.trellara.protocol.v1.ChangeRecord;
@@ -22,7 +23,6 @@ import io.trellara.sink.postgres.checkpoint.AppliedTransaction;
 import io.trellara.sink.postgres.checkpoint.CheckpointStore;
 import io.trellara.sink.postgres.checkpoint.CommitOrder;
 import io.trellara.sink.postgres.session.RetryingExecutor;
-import io.trellara.sink.postgres.session.SqlStates;
 import io.trellara.sink.postgres.session.TargetSession;
 import io.trellara.sink.postgres.snapshot.SnapshotTableCommits;
 import java.sql.SQLException;
@@ -232,12 +232,15 @@ public final class StreamedBarrier implements TargetStream {
               positions,
               applier.options().synchronousCommitOff());
         });
+    applier.streamWorking("the COMMIT of " + key.display());
     try {
-      session.connection.commit();
+      session.commit();
     } catch (SQLException e) {
       // the outcome is unknown: delivered again, the dedup check at the first chunk tells applied
       // or not
       throw fail(e);
+    } finally {
+      applier.streamIdle();
     }
     open = false;
     applier.committed(writer, order, alreadyApplied);
@@ -275,6 +278,7 @@ public final class StreamedBarrier implements TargetStream {
   }
 
   private void run(SqlWork work) {
+    applier.streamWorking(key.display());
     try {
       work.run();
     } catch (SQLException e) {
@@ -282,6 +286,8 @@ public final class StreamedBarrier implements TargetStream {
     } catch (RuntimeException e) {
       rollback();
       throw e;
+    } finally {
+      applier.streamIdle();
     }
   }
 
@@ -292,6 +298,11 @@ public final class StreamedBarrier implements TargetStream {
   private RuntimeException fail(SQLException e) {
     String relation = session.relation;
     String eventKey = session.eventKey() == null ? key.display() : session.eventKey();
+    String stall = session.stalled();
+    if (stall != null) {
+      rollback();
+      return RetryingExecutor.stalled(stall, relation, eventKey, e);
+    }
     boolean transientFailure = RetryingExecutor.isTransient(session, e);
     rollback();
     if (transientFailure) {
@@ -299,7 +310,7 @@ public final class StreamedBarrier implements TargetStream {
           "transient failure applying "
               + eventKey
               + " (SQLSTATE "
-              + SqlStates.of(e)
+              + SqlFailures.sqlState(e)
               + "): "
               + e.getMessage(),
           e);
@@ -308,7 +319,7 @@ public final class StreamedBarrier implements TargetStream {
         ApplyException.Reason.DATABASE_ERROR,
         relation,
         eventKey,
-        SqlStates.of(e),
+        SqlFailures.sqlState(e),
         "the target refused the change: " + e.getMessage(),
         e);
   }

@@ -6,7 +6,6 @@ import io.trellara.sink.port.ApplyException;
 import io.trellara.sink.port.FlowKey;
 import io.trellara.sink.port.TopicPartitionKey;
 import io.trellara.sink.postgres.session.TargetSession;
-import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -150,7 +149,6 @@ public final class AppliedRecords {
       List<FlowKey> sweeps,
       boolean synchronousCommitOff)
       throws SQLException {
-    Connection c = session.connection;
     int n = applied.size();
     String[] s = new String[n];
     String[] l = new String[n];
@@ -199,21 +197,21 @@ public final class AppliedRecords {
     ps.setString(p++, synchronousCommitOff ? "off" : null);
     ps.setString(p++, sinkName);
     for (Object[] a : new Object[][] {s, l, lv, t, d, ds}) {
-      ps.setArray(p++, c.createArrayOf("text", a));
+      ps.setArray(p++, session.array("text", a));
     }
-    ps.setArray(p++, c.createArrayOf("int4", pv));
+    ps.setArray(p++, session.array("int4", pv));
     for (Object[] a : new Object[][] {ts, ec, cc, dc}) {
-      ps.setArray(p++, c.createArrayOf("int8", a));
+      ps.setArray(p++, session.array("int8", a));
     }
     ps.setString(p++, sinkName);
-    ps.setArray(p++, c.createArrayOf("text", topics));
-    ps.setArray(p++, c.createArrayOf("int4", partitions));
-    ps.setArray(p++, c.createArrayOf("int8", offsets));
-    ps.setArray(p++, c.createArrayOf("text", topics));
-    ps.setArray(p++, c.createArrayOf("int4", partitions));
+    ps.setArray(p++, session.array("text", topics));
+    ps.setArray(p++, session.array("int4", partitions));
+    ps.setArray(p++, session.array("int8", offsets));
+    ps.setArray(p++, session.array("text", topics));
+    ps.setArray(p++, session.array("int4", partitions));
     ps.setString(p++, sinkName);
     for (String[] a : swept) {
-      ps.setArray(p++, c.createArrayOf("text", a));
+      ps.setArray(p++, session.array("text", a));
     }
     ps.setString(p++, sinkName);
     ps.setString(p, owner);

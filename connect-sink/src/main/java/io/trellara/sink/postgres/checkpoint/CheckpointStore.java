@@ -262,27 +262,46 @@ public final class CheckpointStore {
    * The target's WAL insert and flush positions, in one query: a commit that returned before the
    * call ends at or before the insert position, and is flushed once the flush position reaches it.
    */
-  public static long[] walInsertAndFlush(Connection c) throws SQLException {
-    try (Statement st = c.createStatement();
-        ResultSet rs =
-            st.executeQuery(
-                "SELECT pg_catalog.pg_current_wal_insert_lsn()::text, pg_catalog.pg_current_wal_flush_lsn()::text")) {
-      rs.next();
-      return new long[] {Lsn.parse(rs.getString(1)).value(), Lsn.parse(rs.getString(2)).value()};
+  public static long[] walInsertAndFlush(TargetSession s) throws SQLException {
+    return s.query(
+        "SELECT pg_catalog.pg_current_wal_insert_lsn()::text,"
+            + " pg_catalog.pg_current_wal_flush_lsn()::text",
+        rs -> {
+          rs.next();
+          return new long[] {
+            Lsn.parse(rs.getString(1)).value(), Lsn.parse(rs.getString(2)).value()
+          };
+        });
+  }
+
+  private static final String POSITIONS =
+      "SELECT topic, kafka_partition, next_offset FROM trellara_sink.progress WHERE sink_name = ?";
+
+  /**
+   * The recorded next offset per topic partition of {@code sinkName}, in the session's transaction.
+   */
+  public static Map<TopicPartitionKey, Long> positions(TargetSession s, String sinkName)
+      throws SQLException {
+    PreparedStatement ps = s.prepare(POSITIONS);
+    ps.setString(1, sinkName);
+    return readPositions(ps);
+  }
+
+  /** The same on a plain connection (the CLI and tests). */
+  public static Map<TopicPartitionKey, Long> positions(Connection c, String sinkName)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(POSITIONS)) {
+      ps.setString(1, sinkName);
+      return readPositions(ps);
     }
   }
 
-  public static Map<TopicPartitionKey, Long> positions(Connection c, String sinkName)
+  private static Map<TopicPartitionKey, Long> readPositions(PreparedStatement ps)
       throws SQLException {
     Map<TopicPartitionKey, Long> out = new HashMap<>();
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            "SELECT topic, kafka_partition, next_offset FROM trellara_sink.progress WHERE sink_name = ?")) {
-      ps.setString(1, sinkName);
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          out.put(new TopicPartitionKey(rs.getString(1), rs.getInt(2)), rs.getLong(3));
-        }
+    try (ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        out.put(new TopicPartitionKey(rs.getString(1), rs.getInt(2)), rs.getLong(3));
       }
     }
     return out;
@@ -292,17 +311,24 @@ public final class CheckpointStore {
   public boolean isApplied(FlowKey key) throws SQLException {
     try (Connection c = connections.open();
         PreparedStatement ps = c.prepareStatement(FIND_APPLIED)) {
-      return !findApplied(c, ps, List.of(key)).isEmpty();
+      return !findApplied(c::createArrayOf, ps, List.of(key)).isEmpty();
     }
   }
 
   /** The keys among {@code keys} already recorded as applied; one round trip. */
   public static Set<FlowKey> findApplied(TargetSession session, List<FlowKey> keys)
       throws SQLException {
-    return findApplied(session.connection, session.prepare(FIND_APPLIED), keys);
+    PreparedStatement ps = session.prepare(FIND_APPLIED);
+    return findApplied(session::array, ps, keys);
   }
 
-  private static Set<FlowKey> findApplied(Connection c, PreparedStatement ps, List<FlowKey> keys)
+  /** How a statement's array parameters are made (a session's, or a plain connection's). */
+  @FunctionalInterface
+  private interface Arrays {
+    java.sql.Array of(String type, Object[] values) throws SQLException;
+  }
+
+  private static Set<FlowKey> findApplied(Arrays c, PreparedStatement ps, List<FlowKey> keys)
       throws SQLException {
     String[] sources = new String[keys.size()];
     String[] datasets = new String[keys.size()];
@@ -316,10 +342,10 @@ public final class CheckpointStore {
       txs[i] = k.transactionId();
     }
     Set<FlowKey> found = new HashSet<>();
-    ps.setArray(1, c.createArrayOf("text", sources));
-    ps.setArray(2, c.createArrayOf("text", datasets));
-    ps.setArray(3, c.createArrayOf("text", lsns));
-    ps.setArray(4, c.createArrayOf("text", txs));
+    ps.setArray(1, c.of("text", sources));
+    ps.setArray(2, c.of("text", datasets));
+    ps.setArray(3, c.of("text", lsns));
+    ps.setArray(4, c.of("text", txs));
     try (ResultSet rs = ps.executeQuery()) {
       while (rs.next()) {
         found.add(

@@ -7,7 +7,6 @@ import io.trellara.sink.postgres.session.TargetSession;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -71,8 +70,8 @@ public final class PartitionOwners {
       TargetSession s, String sinkName, String owner, List<TopicPartitionKey> partitions)
       throws SQLException {
     List<Owner> previous;
-    try (Statement st = s.connection.createStatement()) {
-      st.execute("SET LOCAL lock_timeout = '" + LOCK_TIMEOUT_MILLIS + "ms'");
+    try {
+      s.execute("SET LOCAL lock_timeout = '" + LOCK_TIMEOUT_MILLIS + "ms'");
       previous = claim(s, sinkName, owner, partitions);
     } catch (SQLException e) {
       if (!"55P03".equals(e.getSQLState())) {
@@ -90,7 +89,7 @@ public final class PartitionOwners {
           "40001",
           e);
     }
-    Map<TopicPartitionKey, Long> all = CheckpointStore.positions(s.connection, sinkName);
+    Map<TopicPartitionKey, Long> all = CheckpointStore.positions(s, sinkName);
     Map<TopicPartitionKey, Long> out = new LinkedHashMap<>();
     for (TopicPartitionKey p : partitions) {
       if (all.containsKey(p)) {
@@ -162,8 +161,8 @@ public final class PartitionOwners {
       TargetSession session, String sinkName, String[] topics, Integer[] partitions, boolean lock)
       throws SQLException {
     PreparedStatement ps = session.prepare(lock ? LOCK_OWNERS : OWNERS);
-    ps.setArray(1, session.connection.createArrayOf("text", topics));
-    ps.setArray(2, session.connection.createArrayOf("int4", partitions));
+    ps.setArray(1, session.array("text", topics));
+    ps.setArray(2, session.array("int4", partitions));
     ps.setString(3, sinkName);
     Map<TopicPartitionKey, Owner> out = new HashMap<>();
     try (ResultSet rs = ps.executeQuery()) {
@@ -195,8 +194,8 @@ public final class PartitionOwners {
     PreparedStatement ps = session.prepare(CLAIM);
     ps.setString(1, sinkName);
     ps.setString(2, owner);
-    ps.setArray(3, session.connection.createArrayOf("text", topics));
-    ps.setArray(4, session.connection.createArrayOf("int4", numbers));
+    ps.setArray(3, session.array("text", topics));
+    ps.setArray(4, session.array("int4", numbers));
     ps.executeUpdate();
     return previous;
   }

@@ -7,7 +7,6 @@ import io.trellara.sink.postgres.ddl.ReplayableStatement;
 import io.trellara.sink.postgres.session.TargetSession;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.sql.Statement;
 
 /**
  * What the sink does with a DDL event, per {@link DdlPolicy}. By default ({@link
@@ -113,9 +112,7 @@ public final class DdlApplier {
         accepted);
     setLocal("standard_conforming_strings", "on");
     setLocal("search_path", "pg_catalog, " + Identifiers.quote(schema));
-    try (Statement s = session.connection.createStatement()) {
-      s.execute(d.getStatement());
-    }
+    session.execute(d.getStatement());
     setLocal("search_path", TargetSession.SEARCH_PATH);
     session.invalidate();
     replayed++;
@@ -124,14 +121,13 @@ public final class DdlApplier {
   private String defaultSchema(String searchPath) throws SQLException {
     for (String schema : DdlStatements.searchPath(searchPath)) {
       String name = "$user".equals(schema) ? null : schema;
-      try (PreparedStatement ps =
-          session.connection.prepareStatement(
-              "SELECT n.nspname FROM pg_catalog.pg_namespace n WHERE n.nspname = coalesce(?, current_user)")) {
-        ps.setString(1, name);
-        try (java.sql.ResultSet rs = ps.executeQuery()) {
-          if (rs.next()) {
-            return rs.getString(1);
-          }
+      PreparedStatement ps =
+          session.prepare(
+              "SELECT n.nspname FROM pg_catalog.pg_namespace n WHERE n.nspname = coalesce(?, current_user)");
+      ps.setString(1, name);
+      try (java.sql.ResultSet rs = ps.executeQuery()) {
+        if (rs.next()) {
+          return rs.getString(1);
         }
       }
     }
@@ -139,11 +135,9 @@ public final class DdlApplier {
   }
 
   private void setLocal(String setting, String value) throws SQLException {
-    try (PreparedStatement ps =
-        session.connection.prepareStatement("SELECT pg_catalog.set_config(?, ?, true)")) {
-      ps.setString(1, setting);
-      ps.setString(2, value);
-      ps.execute();
-    }
+    PreparedStatement ps = session.prepare("SELECT pg_catalog.set_config(?, ?, true)");
+    ps.setString(1, setting);
+    ps.setString(2, value);
+    ps.execute();
   }
 }

@@ -7,7 +7,6 @@ import io.trellara.sink.postgres.session.TargetSession;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -158,10 +157,8 @@ public final class TargetTables {
       sql.append(", PRIMARY KEY (").append(String.join(", ", keys)).append(')');
     }
     sql.append(')');
-    try (Statement s = session.connection.createStatement()) {
-      s.execute("CREATE SCHEMA IF NOT EXISTS " + Identifiers.quote(target.schema()));
-      s.execute(sql.toString());
-    }
+    session.execute("CREATE SCHEMA IF NOT EXISTS " + Identifiers.quote(target.schema()));
+    session.execute(sql.toString());
     session.tables.remove(target);
   }
 
@@ -177,7 +174,7 @@ public final class TargetTables {
     }
     List<QualifiedName> out = new ArrayList<>();
     PreparedStatement ps = session.prepare(REFERENCING);
-    ps.setArray(1, session.connection.createArrayOf("text", names));
+    ps.setArray(1, session.array("text", names));
     try (ResultSet rs = ps.executeQuery()) {
       while (rs.next()) {
         out.add(new QualifiedName(rs.getString(1), rs.getString(2)));
@@ -188,9 +185,7 @@ public final class TargetTables {
 
   /** Runs one ALTER TABLE the sink derived itself, then forgets what it knew about the table. */
   void alter(QualifiedName target, String action) throws SQLException {
-    try (Statement s = session.connection.createStatement()) {
-      s.execute("ALTER TABLE " + target.quoted() + ' ' + action);
-    }
+    session.execute("ALTER TABLE " + target.quoted() + ' ' + action);
     session.forget(target);
   }
 }

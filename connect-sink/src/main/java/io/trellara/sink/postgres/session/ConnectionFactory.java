@@ -10,4 +10,12 @@ import java.sql.SQLException;
 @FunctionalInterface
 public interface ConnectionFactory {
   Connection open() throws SQLException;
+
+  /**
+   * A connection whose login and every read give up after {@code seconds}: the watchdog's own look
+   * at a stalled session must not stall itself. By default the same as {@link #open()}.
+   */
+  default Connection openBounded(int seconds) throws SQLException {
+    return open();
+  }
 }

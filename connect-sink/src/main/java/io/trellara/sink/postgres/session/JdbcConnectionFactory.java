@@ -37,6 +37,17 @@ public final class JdbcConnectionFactory implements ConnectionFactory {
   }
 
   @Override
+  public Connection openBounded(int seconds) throws SQLException {
+    Properties bounded = new Properties();
+    bounded.putAll(properties);
+    bounded.setProperty("connectTimeout", Integer.toString(seconds));
+    bounded.setProperty("loginTimeout", Integer.toString(seconds));
+    bounded.setProperty("socketTimeout", Integer.toString(seconds));
+    bounded.setProperty("ApplicationName", "trellara-sink-watchdog");
+    return DriverManager.getConnection(url, bounded);
+  }
+
+  @Override
   public String toString() {
     return "JdbcConnectionFactory[" + url + "]";
   }

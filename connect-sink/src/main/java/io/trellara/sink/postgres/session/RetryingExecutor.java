@@ -1,31 +1,33 @@
 package io.trellara.sink.postgres.session;
 
+import io.trellara.connect.common.Ticker;
+import io.trellara.connect.common.liveness.Stage;
+import io.trellara.connect.common.retry.Backoff;
+import io.trellara.connect.common.retry.SqlFailures;
 import io.trellara.protocol.validation.ProtocolViolationException;
 import io.trellara.sink.port.ApplyException;
 import io.trellara.sink.port.FlowKey;
 import io.trellara.sink.port.TargetProgressLost;
-import io.trellara.sink.postgres.ApplyMetrics;
-import io.trellara.sink.postgres.ApplyOptions;
-import io.trellara.sink.postgres.TransactionApplier;
 import io.trellara.sink.postgres.checkpoint.AsyncCommits;
 import io.trellara.sink.postgres.checkpoint.CommitOrder;
 import java.sql.SQLException;
 import java.util.Objects;
 import java.util.Set;
-import java.util.function.LongSupplier;
 
 /**
- * Runs every unit of work on the target in one target transaction, and again on a fresh connection
- * after a transient failure (SQLSTATE class 08, 40001, 40P01, 57P01-57P03, a closed connection),
- * with bounded exponential backoff for up to {@code retry.max.duration.ms}; each retry is logged
- * with its SQLSTATE. It owns the session and the COMMIT: a unit does its work and returns what it
- * did ({@link Done}); the executor commits it, then makes its commit order known and runs its
- * after-commit step. A COMMIT whose outcome was lost is told to the next attempt ({@link
- * Attempt#commitUnknown()}), whose dedup check then finds those transactions applied by us. A
- * connection lost while asynchronous commits were not known to be flushed stops the retry once the
- * target is reachable again ({@link AsyncCommits}): the task reads its progress from the target
- * again first. Anything else rolls back and is thrown: protocol violations as they are, everything
- * else as an {@link ApplyException} naming the relation and event key the session was at.
+ * Runs every unit of work on the target in one target transaction, and again after a failure the
+ * one error table ({@link SqlFailures}) says to retry (a serialization failure) or to reconnect for
+ * (SQLSTATE class 08, 57P01-57P03, a closed connection: on a fresh connection), with the one retry
+ * policy ({@link Backoff}: bounded exponential backoff with jitter for up to {@code
+ * retry.max.duration.ms}); retries are logged with their SQLSTATE. It owns the session and the
+ * COMMIT: a unit does its work and returns what it did ({@link Done}); the executor commits it,
+ * then makes its commit order known and runs its after-commit step. A COMMIT whose outcome was lost
+ * is told to the next attempt ({@link Attempt#commitUnknown()}), whose dedup check then finds those
+ * transactions applied by us. A connection lost while asynchronous commits were not known to be
+ * flushed stops the retry once the target is reachable again ({@link AsyncCommits}): the task reads
+ * its progress from the target again first. Work the watchdog cancelled fails as {@code STALLED}.
+ * Anything else rolls back and is thrown: protocol violations as they are, everything else as an
+ * {@link ApplyException} naming the relation and event key the session was at.
  */
 public final class RetryingExecutor implements AutoCloseable {
   private static final org.slf4j.Logger LOG =
@@ -52,32 +54,33 @@ public final class RetryingExecutor implements AutoCloseable {
   }
 
   private final ConnectionFactory connections;
-  private final ApplyOptions options;
-  private final ApplyMetrics metrics;
-  private final TransactionApplier.Sleeper sleeper;
-  private final LongSupplier nanoClock;
+  private final Backoff.Policy policy;
+  private final java.util.concurrent.atomic.AtomicLong retries;
+  private final Sleeper sleeper;
+  private final Ticker ticker;
   private final CommitOrder order;
   private final AsyncCommits asyncCommits;
+  private final SessionWatch watch;
   private TargetSession session;
 
   public RetryingExecutor(
       ConnectionFactory connections,
-      ApplyOptions options,
-      ApplyMetrics metrics,
-      TransactionApplier.Sleeper sleeper,
-      LongSupplier nanoClock,
+      Backoff.Policy policy,
+      java.util.concurrent.atomic.AtomicLong retries,
+      Sleeper sleeper,
+      Ticker ticker,
       CommitOrder order,
-      AsyncCommits asyncCommits) {
+      AsyncCommits asyncCommits,
+      SessionWatch watch) {
     this.asyncCommits = Objects.requireNonNull(asyncCommits, "asyncCommits");
     this.connections = Objects.requireNonNull(connections, "connections");
-    this.options = Objects.requireNonNull(options, "options");
-    this.metrics = Objects.requireNonNull(metrics, "metrics");
+    this.policy = Objects.requireNonNull(policy, "policy");
+    this.retries = Objects.requireNonNull(retries, "retries");
     this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
-    this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
+    this.ticker = Objects.requireNonNull(ticker, "ticker");
     this.order = Objects.requireNonNull(order, "order");
+    this.watch = Objects.requireNonNull(watch, "watch");
   }
-
-  private static final long LOG_EVERY_MILLIS = 30_000;
 
   /**
    * Runs {@code unit} until it commits, or throws what stops it; {@code what} names it in logs and
@@ -85,78 +88,108 @@ public final class RetryingExecutor implements AutoCloseable {
    */
   public <T> T run(String what, Unit<T> unit) {
     Set<FlowKey> commitUnknown = Set.of();
-    long backoff = Math.max(1, options.initialBackoff().toMillis());
-    long started = nanoClock.getAsLong();
-    long budgetMillis = options.maxRetryDuration().toMillis();
-    long loggedAtMillis = 0;
+    Backoff backoff = new Backoff(policy, ticker);
     for (int number = 1; ; number++) {
       Attempt attempt = new Attempt(number, commitUnknown, order.pending());
       Done<T> done = null;
+      Stage stage = watch.stage();
       try {
+        if (stage != null) {
+          stage.waiting(what);
+        }
         TargetSession s = session();
         asyncCommits.checkProgress(); // the target is reachable: first, did it lose commits?
         done = unit.run(s, attempt);
-        s.connection.commit();
-        asyncCommits.committed(options.synchronousCommitOff());
+        s.commit();
+        asyncCommits.committed(policyCommitsAsynchronously);
         order.committed(attempt.order());
         done.afterCommit().run();
         return done.result();
       } catch (TargetProgressLost e) {
         throw e;
       } catch (SQLException | RuntimeException e) {
-        boolean transientFailure =
-            !(e instanceof ApplyException)
-                && !(e instanceof ProtocolViolationException)
-                && isTransient(session, e);
         String relation = session == null ? null : session.relation;
         String eventKey = session == null || session.eventKey() == null ? what : session.eventKey();
-        discardOrRollback(transientFailure);
-        if (!transientFailure) {
+        String stalled = session == null ? null : session.stalled();
+        if (stalled != null) {
+          discardOrRollback(true);
+          throw stalled(stalled, relation, eventKey, e);
+        }
+        boolean retry = isTransient(session, e);
+        discardOrRollback(retry);
+        if (!retry) {
           throw translate(e, relation, eventKey);
         }
         if (done != null) {
           commitUnknown = done.committing(); // the work was done: the COMMIT itself failed
         }
-        long elapsedMillis = (nanoClock.getAsLong() - started) / 1_000_000L;
-        if (elapsedMillis + backoff > budgetMillis) {
+        long delay = backoff.nextDelayMillis();
+        if (delay < 0) {
           LOG.error(
-              "Giving up on {} after {} ms and {} attempts: transient failures persisted (SQLSTATE {})",
+              "Giving up on {} after {} ms and {} attempts: transient failures persisted (SQLSTATE"
+                  + " {})",
               eventKey,
-              elapsedMillis,
+              backoff.outageMillis(),
               number,
-              SqlStates.of(e));
+              SqlFailures.sqlState(e));
           throw new ApplyException(
               ApplyException.Reason.RETRIES_EXHAUSTED,
               relation,
               eventKey,
-              SqlStates.of(e),
+              SqlFailures.sqlState(e),
               "transient failure persisted for "
-                  + elapsedMillis
+                  + backoff.outageMillis()
                   + " ms through "
                   + number
                   + " attempts (retry.max.duration.ms "
-                  + budgetMillis
+                  + policy.deadline().toMillis()
                   + "): "
                   + e.getMessage(),
               e);
         }
-        if (number <= 3 || elapsedMillis - loggedAtMillis >= LOG_EVERY_MILLIS) {
-          loggedAtMillis = elapsedMillis; // a long outage: a line per 30 s after the first three
+        if (backoff.worthLogging()) {
           LOG.warn(
               "Transient failure applying {} (SQLSTATE {}, attempt {}, {} ms so far); retrying on a"
                   + " fresh connection in {} ms: {}",
               eventKey,
-              SqlStates.of(e),
+              SqlFailures.sqlState(e),
               number,
-              elapsedMillis,
-              backoff,
+              backoff.outageMillis(),
+              delay,
               e.getMessage());
         }
-        metrics.retries.incrementAndGet();
-        pause(backoff);
-        backoff = Math.min(backoff * 2, Math.max(1, options.maxBackoff().toMillis()));
+        retries.incrementAndGet();
+        pause(delay);
+      } finally {
+        if (stage != null) {
+          stage.idle();
+        }
       }
     }
+  }
+
+  private boolean policyCommitsAsynchronously;
+
+  /** Whether the units' commits are asynchronous ({@code synchronous_commit=off}). */
+  public RetryingExecutor asynchronousCommits(boolean asynchronous) {
+    this.policyCommitsAsynchronously = asynchronous;
+    return this;
+  }
+
+  /** The failure a watchdog-cancelled unit ends in. */
+  public static ApplyException stalled(
+      String stall, String relation, String eventKey, Throwable cause) {
+    return new ApplyException(
+        ApplyException.Reason.STALLED,
+        relation,
+        eventKey,
+        SqlFailures.sqlState(cause),
+        "STALLED: "
+            + stall
+            + "; the statement was cancelled on the target and its transaction rolled back, so"
+            + " its locks are released. Nothing of it is applied; the task restarts from the"
+            + " target's progress once the cause is gone (apply.stall.timeout.ms sets the bound)",
+        cause);
   }
 
   /** Waits before a retry (the sleeper is replaceable in tests). */
@@ -175,16 +208,17 @@ public final class RetryingExecutor implements AutoCloseable {
     }
   }
 
-  /** A transient SQLSTATE, or any SQL failure on a connection that is closed. */
+  /**
+   * Retried: what the one error table says to retry or reconnect for, or any SQL failure on a
+   * connection that is closed. Never a refusal of the sink's own ({@link ApplyException}, {@link
+   * ProtocolViolationException}).
+   */
   public static boolean isTransient(TargetSession s, Exception e) {
-    if (SqlStates.isTransient(e)) {
-      return true;
+    if (e instanceof ApplyException || e instanceof ProtocolViolationException) {
+      return false;
     }
-    try {
-      return e instanceof SQLException && s != null && s.connection.isClosed();
-    } catch (SQLException closedCheck) {
-      return true;
-    }
+    return SqlFailures.classify(e).retries()
+        || (e instanceof SQLException && s != null && s.isClosed());
   }
 
   public static RuntimeException translate(Exception e, String relation, String eventKey) {
@@ -199,7 +233,7 @@ public final class RetryingExecutor implements AutoCloseable {
           ApplyException.Reason.DATABASE_ERROR,
           relation,
           eventKey,
-          SqlStates.of(e),
+          SqlFailures.sqlState(e),
           "the target refused the change: " + e.getMessage(),
           e);
     }
@@ -214,7 +248,8 @@ public final class RetryingExecutor implements AutoCloseable {
 
   private TargetSession session() throws SQLException {
     if (session == null) {
-      session = TargetSession.open(connections);
+      session = TargetSession.open(connections, watch.stage());
+      watch.watch(session);
     }
     return session;
   }
@@ -227,6 +262,7 @@ public final class RetryingExecutor implements AutoCloseable {
     if (discard || !session.rollbackQuietly()) {
       session.close();
       session = null;
+      watch.watch(null);
       asyncCommits.connectionLost();
     } else {
       session

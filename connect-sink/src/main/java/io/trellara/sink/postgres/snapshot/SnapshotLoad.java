@@ -10,7 +10,6 @@ import io.trellara.sink.postgres.session.TargetSession;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
@@ -25,7 +24,8 @@ import org.slf4j.LoggerFactory;
  * streamed transactions after an empty one: the source snapshots again when its slot or offsets
  * were lost, and the later snapshot supersedes what came before), otherwise {@code
  * snapshot.target.nonempty} decides: refused, emptied, or upserted into. Everything happens inside
- * the snapshot's own target transaction, so a reader sees the table as it was or completely loaded.
+ * the snapshot's own target transaction, so a reader sees the table as it was or completely loaded,
+ * and rows are replaced by DELETE, never TRUNCATE, so no reader waits for the load.
  */
 public final class SnapshotLoad {
   private static final Logger LOG = LoggerFactory.getLogger(SnapshotLoad.class);
@@ -120,12 +120,9 @@ public final class SnapshotLoad {
   }
 
   private boolean isEmpty(QualifiedName target) throws SQLException {
-    try (Statement s = session.connection.createStatement();
-        ResultSet rs =
-            s.executeQuery("SELECT NOT EXISTS (SELECT 1 FROM " + target.quoted() + ")")) {
-      rs.next();
-      return rs.getBoolean(1);
-    }
+    return session.query(
+        "SELECT NOT EXISTS (SELECT 1 FROM ONLY " + target.quoted() + ")",
+        rs -> rs.next() && rs.getBoolean(1));
   }
 
   /**
@@ -150,10 +147,17 @@ public final class SnapshotLoad {
     return applied;
   }
 
+  /**
+   * Empties {@code target} inside the snapshot's transaction without locking readers out: a DELETE
+   * takes ROW EXCLUSIVE (which no SELECT waits for) and is MVCC-safe, so a reader at any isolation
+   * level sees the old rows until the snapshot commits and the new ones after, never an empty table
+   * in between. TRUNCATE would hold ACCESS EXCLUSIVE for the whole load, and a REPEATABLE READ
+   * reader whose snapshot predates it would see the table empty. The cost: the old rows stay as
+   * dead tuples until (auto)vacuum reclaims them (docs/snapshot.md). {@code ONLY}: inheritance
+   * children are not this table.
+   */
   private void truncate(QualifiedName target) throws SQLException {
     session.at(target.quoted(), "");
-    try (Statement s = session.connection.createStatement()) {
-      s.execute("TRUNCATE TABLE " + target.quoted());
-    }
+    session.execute("DELETE FROM ONLY " + target.quoted());
   }
 }

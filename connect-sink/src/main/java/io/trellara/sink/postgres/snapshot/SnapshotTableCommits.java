@@ -164,7 +164,7 @@ public final class SnapshotTableCommits {
     ps.setLong(7, currentRows);
     ps.setString(8, sinkName);
     ps.executeUpdate();
-    session.connection.commit();
+    session.commit();
     committed.add(name(current));
     tablesCommitted++;
     LOG.info(

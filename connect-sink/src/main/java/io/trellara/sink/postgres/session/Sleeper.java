@@ -1,0 +1,9 @@
+package io.trellara.sink.postgres.session;
+
+/** Pauses between attempts; replaceable in tests (which advance their clock by the pause). */
+@FunctionalInterface
+public interface Sleeper {
+  Sleeper SYSTEM = Thread::sleep;
+
+  void sleep(long millis) throws InterruptedException;
+}
