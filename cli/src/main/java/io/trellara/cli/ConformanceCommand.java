@@ -1,6 +1,8 @@
 package io.trellara.cli;
 
 import com.google.protobuf.Message;
+import io.trellara.identity.RowIdentityException;
+import io.trellara.identity.RowIdentityText;
 import io.trellara.protocol.MessageKind;
 import io.trellara.protocol.codec.TrellaraCodec;
 import io.trellara.protocol.validation.ProtocolViolationException;
@@ -129,6 +131,9 @@ final class ConformanceCommand {
 
   /** One vector judged: each message on its own in order, then the barrier. */
   static String verdict(List<Path> files, boolean all) throws IOException {
+    if (files.size() == 1 && files.get(0).getFileName().toString().endsWith("-identity.tsv")) {
+      return identity(Files.readString(files.get(0), StandardCharsets.UTF_8));
+    }
     Set<String> rules = new LinkedHashSet<>();
     List<Message> passed = new ArrayList<>();
     boolean refused = false;
@@ -162,6 +167,44 @@ final class ConformanceCommand {
     List<String> quoted = new ArrayList<>();
     rules.forEach(r -> quoted.add(Json.quote(r)));
     return "{\"verdict\": \"reject\", \"rules\": [" + String.join(", ", quoted) + "]}";
+  }
+
+  /**
+   * A row identity vector's input, {@code DOMAIN TAB type TAB value ...} ({@code \\N} SQL NULL;
+   * {@code \\t}, {@code \\n}, {@code \\\\} escapes), encoded: its identity, or a refusal.
+   */
+  static String identity(String line) {
+    String[] cols = line.stripTrailing().split("\t", -1);
+    List<String> types = new ArrayList<>();
+    List<String> values = new ArrayList<>();
+    for (int i = 1; i + 1 < cols.length; i += 2) {
+      types.add(cols[i]);
+      values.add(unescape(cols[i + 1]));
+    }
+    try {
+      return "{\"verdict\": \"accept\", \"identity\": \""
+          + RowIdentityText.encodeHex(RowIdentityText.domain(cols[0]), types, values)
+          + "\"}";
+    } catch (RowIdentityException e) {
+      return "{\"verdict\": \"reject\", \"detail\": " + Json.quote(e.getMessage()) + "}";
+    }
+  }
+
+  private static String unescape(String v) {
+    if (v.equals("\\N")) {
+      return null;
+    }
+    StringBuilder sb = new StringBuilder();
+    for (int i = 0; i < v.length(); i++) {
+      char c = v.charAt(i);
+      if (c == '\\' && i + 1 < v.length()) {
+        char n = v.charAt(++i);
+        sb.append(n == 't' ? '\t' : n == 'n' ? '\n' : n);
+      } else {
+        sb.append(c);
+      }
+    }
+    return sb.toString();
   }
 
   /**

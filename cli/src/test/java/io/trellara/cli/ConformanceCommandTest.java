@@ -112,6 +112,30 @@ class ConformanceCommandTest {
     assertThat(r.status()).isZero();
   }
 
+  /** The row identity suite: the reference encoder, through this tool, gets every byte right. */
+  @Test
+  void referenceEncoderScoresTheIdentitySuite() throws Exception {
+    long n =
+        Files.readAllLines(KIT.resolve("identity/index.txt")).stream()
+            .filter(l -> !l.isBlank())
+            .count();
+    Result r =
+        run(
+            "conformance",
+            "run",
+            "--kit",
+            KIT.toString(),
+            "--suite",
+            "identity",
+            "--stream",
+            "--validator",
+            SELF + " conformance validate");
+    assertThat(r.out()).contains(n + " passed (100.0 %)");
+    assertThat(r.status()).isZero();
+    assertThat(ConformanceCommand.identity("SCAN_KEY\tint4\t42\n"))
+        .isEqualTo("{\"verdict\": \"accept\", \"identity\": \"0201000000010301800000" + "2aff\"}");
+  }
+
   /** One run per vector, the paths as arguments: the same verdicts. */
   @Test
   void referenceValidatorOneRunPerVector() throws Exception {
@@ -188,6 +212,7 @@ class ConformanceCommandTest {
     Path bundled = ConformanceCommand.bundledKit();
     assertThat(Files.readAllLines(bundled.resolve("vectors/index.txt")))
         .isEqualTo(Files.readAllLines(KIT.resolve("vectors/index.txt")));
+    assertThat(bundled.resolve("identity/identity-int4-42/00-identity.tsv")).exists();
     assertThat(bundled.resolve("vectors/valid-envelope/00-envelope.bin"))
         .hasSameBinaryContentAs(KIT.resolve("vectors/valid-envelope/00-envelope.bin"));
   }
