@@ -38,6 +38,8 @@ class MisreadingsTest {
                     () -> {
                       List<String> caught = catching(m);
                       assertThat(caught).as(m.name() + ": " + m.reading()).isNotEmpty();
+                      System.out.println(
+                          "misreading " + m.name() + " caught by " + caught.size() + ": " + caught);
                     }));
   }
 
