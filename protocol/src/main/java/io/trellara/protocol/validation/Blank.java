@@ -12,11 +12,10 @@ final class Blank {
   private Blank() {}
 
   static boolean isBlank(String s) {
-    if (Misreading.on(Misreading.BLANK_AS_TRIM)) {
-      return s.trim().isEmpty();
-    }
-    if (Misreading.on(Misreading.BLANK_INCLUDES_NO_BREAK_SPACE)) {
-      return s.chars().allMatch(c -> Character.isSpaceChar(c) || Character.isWhitespace(c));
+    if (Misreading.any()
+        && (Misreading.on(Misreading.BLANK_AS_TRIM)
+            || Misreading.on(Misreading.BLANK_INCLUDES_NO_BREAK_SPACE))) {
+      return misread(s);
     }
     for (int i = 0; i < s.length(); i++) {
       if (!isBlank(s.charAt(i))) {
@@ -24,6 +23,13 @@ final class Blank {
       }
     }
     return true;
+  }
+
+  private static boolean misread(String s) {
+    if (Misreading.on(Misreading.BLANK_AS_TRIM)) {
+      return s.trim().isEmpty();
+    }
+    return s.chars().allMatch(c -> Character.isSpaceChar(c) || Character.isWhitespace(c));
   }
 
   static boolean isBlank(char c) {
