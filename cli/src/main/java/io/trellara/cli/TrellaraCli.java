@@ -29,6 +29,7 @@ import picocli.CommandLine.Parameters;
 @Command(
     name = "trellara",
     mixinStandardHelpOptions = true,
+    scope = CommandLine.ScopeType.INHERIT, // --help and --version on every command
     version = "trellara 0.1.0",
     description = "Inspect and verify Trellara messages and local logs; show a pipeline's status.",
     subcommands = {
@@ -36,6 +37,7 @@ import picocli.CommandLine.Parameters;
       TrellaraCli.Verify.class,
       TrellaraCli.Log.class,
       IdentityCommand.class,
+      ConformanceCommand.class,
       StatusCommand.class
     })
 public final class TrellaraCli {
@@ -54,7 +56,26 @@ public final class TrellaraCli {
           cmd.getErr().println("trellara: " + ex.getMessage());
           return 1;
         });
+    cl.setExecutionStrategy(TrellaraCli::strictly);
     return cl.execute(args);
+  }
+
+  /**
+   * Runs the command line as picocli does, except that an unknown command or option is a usage
+   * error (exit 2) even when a help option stands beside it: picocli would print the top-level
+   * usage and exit 0 for {@code trellara conformanse run --help}, and a script could not tell.
+   */
+  private static int strictly(CommandLine.ParseResult parsed) {
+    for (CommandLine.ParseResult p = parsed; p != null; p = p.subcommand()) {
+      if (!p.unmatched().isEmpty()) {
+        CommandLine cmd = p.commandSpec().commandLine();
+        cmd.getErr()
+            .println("trellara: unknown command or option: " + String.join(" ", p.unmatched()));
+        cmd.usage(cmd.getErr());
+        return 2;
+      }
+    }
+    return new CommandLine.RunLast().execute(parsed);
   }
 
   static MessageKind kind(String name) {

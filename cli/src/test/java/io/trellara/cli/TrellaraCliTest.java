@@ -70,30 +70,30 @@ class TrellaraCliTest {
     assertThat(ok.out()).contains("OK", "dml=8 ddl=1 source_total=9");
   }
 
-  /** Every rule, not only the first: a manifest declaring zero events breaks three. */
+  /**
+   * Every rule, not only the first: a manifest whose first entry overshoots and second reverses.
+   */
   @Test
   void verifyReportsEveryRuleAMessageBreaks() {
-    Result r = run("verify", KIT.resolve("manifest-zero-global-event-count").toString());
+    Result r = run("verify", KIT.resolve("manifest-entries-judged-entry-by-entry").toString());
     assertThat(r.status()).isEqualTo(1);
     assertThat(r.out())
         .contains(
-            "rule=EMPTY_BARRIER field=global_event_count",
             "rule=MANIFEST_RANGE_ABOVE_GLOBAL_COUNT field=partitions[0].last_total_order",
-            "rule=MANIFEST_RANGE_ABOVE_GLOBAL_COUNT field=partitions[2].last_total_order",
-            "rule=MANIFEST_COUNTS_DO_NOT_ADD_UP field=global_event_count",
-            "rule=MANIFEST_COUNTS_DO_NOT_ADD_UP field=ddl_event_count",
+            "rule=MANIFEST_REVERSED_RANGE field=partitions[1].last_total_order",
             "1 message(s), 1 rejected");
-    assertThat(r.out().lines().filter(l -> l.startsWith("REJECTED"))).hasSize(6);
+    assertThat(r.out().lines().filter(l -> l.startsWith("REJECTED"))).hasSize(2);
   }
 
   @Test
   void inspectListsEveryViolationOfARejectedMessage() {
-    String out = run("inspect", KIT.resolve("manifest-zero-global-event-count").toString()).out();
+    String out =
+        run("inspect", KIT.resolve("manifest-entries-judged-entry-by-entry").toString()).out();
     assertThat(out)
         .contains(
             "\"verified\": false",
-            "\"violations\": [{\"rule\": \"EMPTY_BARRIER\"",
-            "{\"rule\": \"MANIFEST_COUNTS_DO_NOT_ADD_UP\", \"field\": \"ddl_event_count\"");
+            "\"violations\": [{\"rule\": \"MANIFEST_RANGE_ABOVE_GLOBAL_COUNT\"",
+            "{\"rule\": \"MANIFEST_REVERSED_RANGE\", \"field\": \"partitions[1].last_total_order\"");
   }
 
   @Test

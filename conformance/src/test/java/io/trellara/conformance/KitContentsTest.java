@@ -30,6 +30,18 @@ class KitContentsTest {
   }
 
   @Test
+  void theIdentityIndexNamesEveryIdentityVector() throws IOException {
+    List<String> onDisk;
+    try (Stream<Path> dirs = Files.list(Path.of("identity"))) {
+      onDisk =
+          dirs.filter(Files::isDirectory).map(p -> p.getFileName().toString()).sorted().toList();
+    }
+    assertThat(new String(resource("identity/index.txt"), StandardCharsets.UTF_8).lines().toList())
+        .isEqualTo(onDisk)
+        .isNotEmpty();
+  }
+
+  @Test
   void everyFileOfEveryVectorIsOnTheClasspathUnchanged() throws IOException {
     for (String name : index()) {
       try (Stream<Path> files = Files.list(VECTORS.resolve(name))) {

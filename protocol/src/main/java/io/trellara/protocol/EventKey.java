@@ -17,6 +17,15 @@ public final class EventKey {
     return sourceId + ':' + commitLsn + ':' + transactionId + ':';
   }
 
+  /**
+   * The transaction's display key {@code {source_id}:{commit_lsn}:{transaction_id}}: an event key
+   * without its total_order, what errors and logs name when no single event is at fault. The one
+   * place it is built.
+   */
+  public static String transaction(String sourceId, String commitLsn, String transactionId) {
+    return sourceId + ':' + commitLsn + ':' + transactionId;
+  }
+
   private static final long MAX_DIV_10 = Long.divideUnsigned(-1L, 10);
   private static final long MAX_LAST_DIGIT = Long.remainderUnsigned(-1L, 10);
 

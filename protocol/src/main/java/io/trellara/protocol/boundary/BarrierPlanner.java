@@ -2,6 +2,7 @@ package io.trellara.protocol.boundary;
 
 import static io.trellara.protocol.validation.ProtocolRule.EMPTY_BARRIER;
 
+import io.trellara.protocol.EventKey;
 import io.trellara.protocol.codec.EncodedMessage;
 import io.trellara.protocol.codec.TrellaraCodec;
 import io.trellara.protocol.v1.AffectedTable;
@@ -56,7 +57,7 @@ public final class BarrierPlanner {
     }
 
     String eventKey() {
-      return sourceId + ':' + commitLsn + ':' + transactionId;
+      return EventKey.transaction(sourceId, commitLsn, transactionId);
     }
   }
 

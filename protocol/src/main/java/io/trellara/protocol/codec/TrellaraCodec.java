@@ -15,6 +15,7 @@ import io.trellara.protocol.v1.PartitionChunk;
 import io.trellara.protocol.v1.TransactionCommitMarker;
 import io.trellara.protocol.v1.TransactionEnvelope;
 import io.trellara.protocol.v1.TransactionManifest;
+import io.trellara.protocol.validation.Misreading;
 import io.trellara.protocol.validation.ProtocolValidator;
 import io.trellara.protocol.validation.ProtocolViolationException;
 import io.trellara.protocol.validation.Violations;
@@ -174,6 +175,12 @@ public final class TrellaraCodec {
 
   /** Checks version and checksum over the raw bytes without parsing the message. */
   public static long verifyChecksum(MessageKind kind, byte[] bytes) {
+    if (Misreading.any()) {
+      String refusal = MisreadBytes.refusal(kind, bytes);
+      if (refusal != null) {
+        throw RawScan.malformed(kind, refusal, null);
+      }
+    }
     RawScan scan = RawScan.of(kind, bytes);
     if (scan.version != ProtocolVersion.CURRENT) {
       throw new ProtocolViolationException(
@@ -232,6 +239,7 @@ public final class TrellaraCodec {
    */
   private static final class RawScan {
     long version;
+    boolean versionSeen;
     long checksum;
     int checksumStart = -1;
     int checksumEnd = -1;
@@ -262,7 +270,15 @@ public final class TrellaraCodec {
               throw malformed(kind, "the checksum is not a shortest-form varint", null);
             }
           } else if (field == 1 && varint) {
+            // read on all 64 bits: a uint32 parser truncates 2^32+1 to 1
+            if (s.versionSeen && !Misreading.on(Misreading.PROTOCOL_VERSION_LAST_WINS)) {
+              throw malformed(kind, "protocol_version appears twice", null);
+            }
+            s.versionSeen = true;
             s.version = in.readUInt64();
+            if (Misreading.on(Misreading.PROTOCOL_VERSION_AS_UINT32)) {
+              s.version &= 0xFFFFFFFFL;
+            }
           } else if (field == kind.checksumTag() || field == 1) {
             throw malformed(
                 kind, "field " + field + " has wire type " + WireFormat.getTagWireType(tag), null);
@@ -305,8 +321,7 @@ public final class TrellaraCodec {
       return Checksums.xxh3(joined);
     }
 
-    private static ProtocolViolationException malformed(
-        MessageKind kind, String detail, Throwable cause) {
+    static ProtocolViolationException malformed(MessageKind kind, String detail, Throwable cause) {
       return new ProtocolViolationException(MALFORMED_BYTES, kind.wireName(), "", detail, cause);
     }
   }

@@ -2,6 +2,7 @@ package io.trellara.protocol.validation;
 
 import static io.trellara.protocol.validation.ProtocolRule.*;
 
+import io.trellara.protocol.EventKey;
 import io.trellara.protocol.codec.Checksums;
 import io.trellara.protocol.v1.ChangeRecord;
 import io.trellara.protocol.v1.DdlEvent;
@@ -64,6 +65,21 @@ public final class BarrierVerifier {
               + Checksums.hex(k.getManifestChecksum())
               + ", manifest is "
               + Checksums.hex(m.getChecksum()));
+    }
+  }
+
+  /** A later, different manifest of the stream: the marker binds another (the first). */
+  static void verifyBinding(TransactionManifest later, TransactionCommitMarker k, Violations v) {
+    if (k.getManifestChecksum() != later.getChecksum()) {
+      v.report(
+          MARKER_MANIFEST_CHECKSUM_MISMATCH,
+          "commit_marker.manifest_checksum",
+          txKey(later),
+          "a second manifest "
+              + Checksums.hex(later.getChecksum())
+              + " that the marker, binding "
+              + Checksums.hex(k.getManifestChecksum())
+              + ", does not bind");
     }
   }
 
@@ -215,14 +231,22 @@ public final class BarrierVerifier {
    * As {@link #verify(TransactionManifest, TransactionCommitMarker, List)}. A chunk with the
    * (partition id, chunk sequence) and the checksum of one already held is a redelivery (the stream
    * is at-least-once) and is absorbed; a different chunk under an entry already held is judged
-   * against that entry (so its checksum cannot match) but never counted.
+   * against that entry (so its checksum cannot match) but never counted. A listed chunk counts for
+   * its entry whatever it broke against it. Without a chunk the barrier is empty: that is its one
+   * fault, no chunk is reported missing. {@code k} null: the barrier without its marker (the
+   * mutation check's misreading only).
    */
   public static void verify(
       TransactionManifest m, TransactionCommitMarker k, List<PartitionChunk> chunks, Violations v) {
     String key = txKey(m);
-    verifyMarker(m, k, v);
+    if (k != null) {
+      verifyMarker(m, k, v);
+    }
     if (chunks.isEmpty() || m.getGlobalEventCount() == 0) {
       v.report(EMPTY_BARRIER, "partitions", key, "no chunk or no event");
+      if (!Misreading.on(Misreading.MISSING_CHUNK_IN_EMPTY_BARRIER)) {
+        return; // every listed chunk is missing: the one fault, named once
+      }
     }
     Map<Long, PartitionChunk> held = new HashMap<>();
     TotalOrders orders = new TotalOrders();
@@ -237,6 +261,10 @@ public final class BarrierVerifier {
       ManifestPartition entry = verifyChunk(m, c, v);
       if (first != null || entry == null) {
         continue; // not the transaction's, or not the copy its entry counts
+      }
+      if (entry.getChecksum() != c.getChecksum()
+          && Misreading.on(Misreading.CHUNK_WITH_WRONG_CHECKSUM_NOT_COUNTED)) {
+        continue;
       }
       held.put(id, c);
       for (ChangeRecord r : c.getChangesList()) {
@@ -296,7 +324,7 @@ public final class BarrierVerifier {
   }
 
   static String txKey(TransactionManifest m) {
-    return m.getSourceId() + ':' + m.getSourceCommitLsn() + ':' + m.getTransactionId();
+    return EventKey.transaction(m.getSourceId(), m.getSourceCommitLsn(), m.getTransactionId());
   }
 
   static long entryId(int partitionId, int chunkSequence) {

@@ -10,7 +10,8 @@ public enum ProtocolRule {
   UNKNOWN_PROTOCOL_VERSION(
       "protocol_version must equal 1; bytes of another version are never interpreted"),
   CHECKSUM_MISMATCH(
-      "the checksum field does not equal xxh3_64 of the encoding with the checksum zeroed"),
+      "the checksum field does not equal xxh3_64 of the received bytes with the checksum field cut"
+          + " out"),
 
   // identity
   REQUIRED_FIELD_BLANK("a required identity field is missing or blank"),

@@ -7,23 +7,29 @@ import io.trellara.protocol.Lsn;
 import io.trellara.protocol.ProtocolVersion;
 import io.trellara.protocol.Snapshots;
 import io.trellara.protocol.v1.ManifestBoundaryMode;
-import io.trellara.protocol.v1.ManifestPartition;
 import io.trellara.protocol.v1.PartitionChunk;
 import io.trellara.protocol.v1.TransactionCommitMarker;
 import io.trellara.protocol.v1.TransactionEnvelope;
 import io.trellara.protocol.v1.TransactionManifest;
-import java.util.HashSet;
-import java.util.Set;
 
 /**
- * Validates each message on its own against the wire contract (cross-message barrier rules live in
- * {@link BarrierVerifier}; the rules of the events an envelope or chunk carries in {@link
- * EventRules}). Each method reports to a {@link Violations}: the one-argument forms fail fast with
- * a {@link ProtocolViolationException}. A check that needs a value another rule found broken (an
- * LSN that does not parse, a range that is reversed) is not made, so a message breaks only the
- * rules whose conditions docs/protocol.md states.
+ * Validates each message on its own against the wire contract, in docs/protocol.md's order: the
+ * texts' UTF-8 (the last byte rule), the identity rules, then the rules of the kind (the events of
+ * an envelope or chunk in {@link EventRules}, a manifest's in {@link ManifestRules}); cross-message
+ * barrier rules live in {@link BarrierVerifier}. Each method reports to a {@link Violations}: the
+ * one-argument forms fail fast with a {@link ProtocolViolationException}. A check that needs a
+ * value another rule found broken (an LSN that does not parse, a range that is reversed) is not
+ * made, so a message breaks only the rules whose conditions docs/protocol.md states.
  */
 public final class ProtocolValidator {
+  /** The message's transaction_id passed its rules: events are compared with it. */
+  static final int TRANSACTION_ID_SOUND = 1;
+
+  /**
+   * source_id, commit_lsn and transaction_id passed their rules: idempotency keys are compared with
+   * them.
+   */
+  static final int KEY_SOUND = 2;
 
   private ProtocolValidator() {}
 
@@ -51,7 +57,10 @@ public final class ProtocolValidator {
             e.getDatasetId(),
             e.getTransactionId(),
             e.getCommitLsn());
-    identity(e.getProtocolVersion(), id, e.getCommitTimestampMs(), "", v);
+    if (!EventRules.textsAreUtf8(id, e.getChangesList(), v)) {
+      return;
+    }
+    int sound = identity(e.getProtocolVersion(), id, e.getCommitTimestampMs(), "", v);
     beginLsn(e.getBeginLsn(), e.getCommitLsn(), id, v);
     if (e.hasManifest()) {
       v.report(
@@ -62,15 +71,15 @@ public final class ProtocolValidator {
               + " transaction; chunked and partitioned boundaries are published as chunks, a manifest and a"
               + " commit marker");
     }
-    long events =
-        EventRules.check(
-            id, e.getChangesList(), e.getDdlEventsList(), e.getSchemaVersionsList(), true, v);
-    if (events == 0) {
-      v.report(
-          EMPTY_BARRIER, "changes", id.txKey(), "the envelope carries no change and no DDL event");
-    } else {
-      EventRules.requireNoGap(id, e.getChangesList(), e.getDdlEventsList(), events, v);
-    }
+    EventRules.check(
+        id,
+        sound,
+        e.getChangesList(),
+        e.getDdlEventsList(),
+        e.getSchemaVersionsList(),
+        true,
+        true,
+        v);
   }
 
   public static void validateChunk(PartitionChunk c, Violations v) {
@@ -81,10 +90,13 @@ public final class ProtocolValidator {
             c.getDatasetId(),
             c.getTransactionId(),
             c.getCommitLsn());
-    identity(c.getProtocolVersion(), id, c.getCommitTimestampMs(), "", v);
+    if (!EventRules.textsAreUtf8(id, c.getChangesList(), v)) {
+      return;
+    }
+    int sound = identity(c.getProtocolVersion(), id, c.getCommitTimestampMs(), "", v);
     beginLsn(c.getBeginLsn(), c.getCommitLsn(), id, v);
     boundaryMode(c.getBoundaryMode(), id, v);
-    boolean strict = c.getBoundaryMode() == ManifestBoundaryMode.STRICT_CHUNKED_TRANSACTION_ORDER;
+    boolean strict = isStrict(c.getBoundaryMode());
     if (strict && c.getChunkSequence() != 0) {
       v.report(
           CHUNK_SEQUENCE_IN_STRICT_CHUNKED,
@@ -95,10 +107,16 @@ public final class ProtocolValidator {
               + " has chunk_sequence "
               + Integer.toUnsignedString(c.getChunkSequence()));
     }
-    long events =
-        EventRules.check(
-            id, c.getChangesList(), c.getDdlEventsList(), c.getSchemaVersionsList(), strict, v);
-    if (events == 0) {
+    EventRules.check(
+        id,
+        sound,
+        c.getChangesList(),
+        c.getDdlEventsList(),
+        c.getSchemaVersionsList(),
+        strict,
+        false,
+        v);
+    if (c.getChangesCount() + c.getDdlEventsCount() == 0) {
       v.report(
           EMPTY_BARRIER,
           "changes",
@@ -117,168 +135,7 @@ public final class ProtocolValidator {
             m.getSourceCommitLsn());
     identity(m.getProtocolVersion(), id, m.getSourceCommitTimestampMs(), "source_", v);
     boundaryMode(m.getBoundaryMode(), id, v);
-    if (m.getPartitionsCount() == 0) {
-      v.report(MANIFEST_PARTITIONS_EMPTY, "partitions", id.txKey(), "the manifest lists no chunk");
-    }
-    long global = m.getGlobalEventCount();
-    if (global == 0) {
-      v.report(
-          EMPTY_BARRIER,
-          "global_event_count",
-          id.txKey(),
-          "the manifest declares zero source events");
-    }
-    long sum = 0;
-    boolean overflow = false;
-    Set<Long> seen = new HashSet<>();
-    for (int i = 0; i < m.getPartitionsCount(); i++) {
-      ManifestPartition p = m.getPartitions(i);
-      entry(m, p, "partitions[" + i + "]", id, seen, v);
-      long next = sum + p.getEventCount();
-      overflow |= Long.compareUnsigned(next, sum) < 0;
-      sum = next;
-    }
-    if (overflow || sum != global) {
-      v.report(
-          MANIFEST_COUNTS_DO_NOT_ADD_UP,
-          "global_event_count",
-          id.txKey(),
-          "entries add up to "
-              + (overflow ? "more than 2^64-1" : Long.toUnsignedString(sum))
-              + " events, global_event_count is "
-              + Long.toUnsignedString(global));
-    }
-    if (Long.compareUnsigned(m.getDdlEventCount(), global) > 0) {
-      v.report(
-          MANIFEST_COUNTS_DO_NOT_ADD_UP,
-          "ddl_event_count",
-          id.txKey(),
-          "ddl_event_count "
-              + Long.toUnsignedString(m.getDdlEventCount())
-              + " > global_event_count "
-              + Long.toUnsignedString(global));
-    }
-    partitionCount(m, id, v);
-  }
-
-  /**
-   * One manifest entry on its own; {@code seen} holds the (id, chunk_sequence) of the entries
-   * before it.
-   */
-  private static void entry(
-      TransactionManifest m,
-      ManifestPartition p,
-      String f,
-      Identity id,
-      Set<Long> seen,
-      Violations v) {
-    long first = p.getFirstTotalOrder();
-    long last = p.getLastTotalOrder();
-    boolean nonZero = first != 0 && last != 0;
-    if (!nonZero) {
-      v.report(
-          MANIFEST_ZERO_TOTAL_ORDER,
-          f + (first == 0 ? ".first_total_order" : ".last_total_order"),
-          id.txKey(),
-          range(first, last));
-    }
-    boolean ordered = nonZero && Long.compareUnsigned(first, last) <= 0;
-    if (nonZero && !ordered) {
-      v.report(MANIFEST_REVERSED_RANGE, f + ".last_total_order", id.txKey(), range(first, last));
-    }
-    if (p.getEventCount() == 0) {
-      v.report(
-          MANIFEST_ZERO_EVENT_COUNT,
-          f + ".event_count",
-          id.txKey(),
-          "chunk " + p.getId() + "/" + p.getChunkSequence() + " declares zero events");
-    }
-    long span = last - first + 1; // first >= 1, so no wrap
-    if (ordered && Long.compareUnsigned(p.getEventCount(), span) > 0) {
-      v.report(
-          MANIFEST_EVENT_COUNT_EXCEEDS_RANGE,
-          f + ".event_count",
-          id.txKey(),
-          "event_count "
-              + Long.toUnsignedString(p.getEventCount())
-              + " exceeds the range span "
-              + Long.toUnsignedString(span));
-    }
-    if (Long.compareUnsigned(last, m.getGlobalEventCount()) > 0) {
-      v.report(
-          MANIFEST_RANGE_ABOVE_GLOBAL_COUNT,
-          f + ".last_total_order",
-          id.txKey(),
-          "last_total_order "
-              + Long.toUnsignedString(last)
-              + " > global_event_count "
-              + Long.toUnsignedString(m.getGlobalEventCount()));
-    }
-    if (!seen.add(((long) p.getId() << 32) | (p.getChunkSequence() & 0xFFFFFFFFL))) {
-      v.report(
-          MANIFEST_DUPLICATE_CHUNK,
-          f + ".id",
-          id.txKey(),
-          "chunk " + p.getId() + "/" + p.getChunkSequence() + " is listed twice");
-    }
-    if (m.getBoundaryMode() == ManifestBoundaryMode.STRICT_CHUNKED_TRANSACTION_ORDER
-        && p.getChunkSequence() != 0) {
-      v.report(
-          CHUNK_SEQUENCE_IN_STRICT_CHUNKED,
-          f + ".chunk_sequence",
-          id.txKey(),
-          "chunk "
-              + p.getId()
-              + " has chunk_sequence "
-              + Integer.toUnsignedString(p.getChunkSequence()));
-    }
-  }
-
-  private static String range(long first, long last) {
-    return "range " + Long.toUnsignedString(first) + ".." + Long.toUnsignedString(last);
-  }
-
-  /**
-   * Lanes of the partitioned topic: none in strict chunked order; every listed lane one of them
-   * otherwise.
-   */
-  private static void partitionCount(TransactionManifest m, Identity id, Violations v) {
-    int lanes = m.getPartitionCount();
-    if (m.getBoundaryMode() == ManifestBoundaryMode.STRICT_CHUNKED_TRANSACTION_ORDER
-        && lanes != 0) {
-      v.report(
-          PARTITION_COUNT_MISMATCH,
-          "partition_count",
-          id.txKey(),
-          "strict chunked transaction order has"
-              + " no lanes, partition_count is "
-              + Integer.toUnsignedString(lanes));
-    }
-    if (m.getBoundaryMode() != ManifestBoundaryMode.PARTITIONED_SCALE_MODE) {
-      return;
-    }
-    if (lanes == 0) {
-      v.report(
-          PARTITION_COUNT_MISMATCH,
-          "partition_count",
-          id.txKey(),
-          "partitioned scale mode with" + " partition_count 0");
-      return;
-    }
-    for (int i = 0; i < m.getPartitionsCount(); i++) {
-      int lane = m.getPartitions(i).getId();
-      if (Integer.compareUnsigned(lane, lanes) >= 0) {
-        v.report(
-            PARTITION_COUNT_MISMATCH,
-            "partitions[" + i + "].id",
-            id.txKey(),
-            "lane "
-                + Integer.toUnsignedString(lane)
-                + " of "
-                + Integer.toUnsignedString(lanes)
-                + " lanes");
-      }
-    }
+    ManifestRules.check(m, id, v);
   }
 
   public static void validateCommitMarker(TransactionCommitMarker k, Violations v) {
@@ -299,6 +156,17 @@ public final class ProtocolValidator {
     }
   }
 
+  /**
+   * Strict chunked order, where a chunk's sequence and its changes' partition_order are 0; an
+   * unspecified mode is neither mode, so neither mode's rules are judged.
+   */
+  static boolean isStrict(ManifestBoundaryMode mode) {
+    return mode == ManifestBoundaryMode.STRICT_CHUNKED_TRANSACTION_ORDER
+        || (Misreading.on(Misreading.UNSPECIFIED_MODE_AS_STRICT)
+            && (mode == ManifestBoundaryMode.MANIFEST_BOUNDARY_MODE_UNSPECIFIED
+                || mode == ManifestBoundaryMode.UNRECOGNIZED));
+  }
+
   // ---- shared pieces
   // -------------------------------------------------------------------------------------
 
@@ -310,7 +178,7 @@ public final class ProtocolValidator {
       String transactionId,
       String commitLsn) {
     String txKey() {
-      return sourceId + ':' + commitLsn + ':' + transactionId;
+      return EventKey.transaction(sourceId, commitLsn, transactionId);
     }
 
     String eventKey(long totalOrder) {
@@ -318,8 +186,15 @@ public final class ProtocolValidator {
     }
   }
 
-  private static void identity(
+  /**
+   * The identity rules, rule by rule in the table's order (a rule of several fields in field
+   * order); returns which fields passed ({@link #TRANSACTION_ID_SOUND}, {@link #KEY_SOUND}).
+   */
+  private static int identity(
       int version, Identity id, long timestampMs, String lsnPrefix, Violations v) {
+    if (Misreading.on(Misreading.IDENTITY_FIELD_BY_FIELD)) {
+      return IdentityFieldByField.identity(version, id, timestampMs, lsnPrefix, v);
+    }
     if (version != ProtocolVersion.CURRENT) {
       v.report(
           UNKNOWN_PROTOCOL_VERSION,
@@ -327,12 +202,14 @@ public final class ProtocolValidator {
           id.txKey(),
           "protocol_version is " + Integer.toUnsignedString(version));
     }
-    required(id.sourceId, "source_id", id, v);
+    String lsnField = lsnPrefix + "commit_lsn";
+    boolean source = required(id.sourceId, "source_id", id, v);
     required(id.databaseId, "database_id", id, v);
     required(id.datasetId, "dataset_id", id, v);
-    if (required(id.transactionId, "transaction_id", id, v)
-        && !EventKey.isUnsignedDecimal(id.transactionId)
-        && !Snapshots.isSnapshot(id.transactionId)) {
+    boolean tx = required(id.transactionId, "transaction_id", id, v);
+    boolean lsn = required(id.commitLsn, lsnField, id, v);
+    if (tx && !transactionIdForm(id.transactionId)) {
+      tx = false;
       v.report(
           TRANSACTION_ID_NOT_DECIMAL,
           "transaction_id",
@@ -343,20 +220,35 @@ public final class ProtocolValidator {
               + Snapshots.TRANSACTION_ID
               + "'");
     }
-    String lsnField = lsnPrefix + "commit_lsn";
-    if (required(id.commitLsn, lsnField, id, v)) {
-      if (!Lsn.isCanonical(id.commitLsn)) {
-        v.report(
-            COMMIT_LSN_NOT_CANONICAL,
-            lsnField,
-            id.txKey(),
-            "'" + id.commitLsn + "' is not canonical X/X");
-      }
-      Lsn commit = Lsn.parseOrNull(id.commitLsn);
-      if (commit != null && commit.isZero()) {
-        v.report(COMMIT_LSN_ZERO, lsnField, id.txKey(), "commit_lsn is 0/0");
-      }
+    if (lsn && !Lsn.isCanonical(id.commitLsn)) {
+      lsn = false;
+      v.report(
+          COMMIT_LSN_NOT_CANONICAL,
+          lsnField,
+          id.txKey(),
+          "'" + id.commitLsn + "' is not canonical X/X");
     }
+    commitLsnZero(id, lsnField, !lsn, v);
+    timestamp(timestampMs, lsnPrefix, id, v);
+    return (tx ? TRANSACTION_ID_SOUND : 0) | (tx && lsn && source ? KEY_SOUND : 0);
+  }
+
+  static boolean transactionIdForm(String transactionId) {
+    return EventKey.isUnsignedDecimal(transactionId) || Snapshots.isSnapshot(transactionId);
+  }
+
+  /** COMMIT_LSN_ZERO: judged on any commit_lsn that parses, canonical or not ({@code 00/0}). */
+  static void commitLsnZero(Identity id, String lsnField, boolean notCanonical, Violations v) {
+    if (notCanonical && Misreading.on(Misreading.COMMIT_LSN_ZERO_ONLY_WHEN_CANONICAL)) {
+      return;
+    }
+    Lsn commit = Lsn.parseOrNull(id.commitLsn);
+    if (commit != null && commit.isZero()) {
+      v.report(COMMIT_LSN_ZERO, lsnField, id.txKey(), "commit_lsn is 0/0");
+    }
+  }
+
+  static void timestamp(long timestampMs, String lsnPrefix, Identity id, Violations v) {
     if (timestampMs <= 0) {
       v.report(
           COMMIT_TIMESTAMP_NOT_POSITIVE,
@@ -367,8 +259,8 @@ public final class ProtocolValidator {
   }
 
   /** Reports a blank required field; true when it is not blank. */
-  private static boolean required(String value, String field, Identity id, Violations v) {
-    if (value.isBlank()) {
+  static boolean required(String value, String field, Identity id, Violations v) {
+    if (Blank.isBlank(value)) {
       v.report(REQUIRED_FIELD_BLANK, field, id.txKey(), field + " is blank");
       return false;
     }

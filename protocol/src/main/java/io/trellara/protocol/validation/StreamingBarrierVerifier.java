@@ -2,6 +2,7 @@ package io.trellara.protocol.validation;
 
 import static io.trellara.protocol.validation.ProtocolRule.*;
 
+import io.trellara.protocol.EventKey;
 import io.trellara.protocol.v1.ChangeRecord;
 import io.trellara.protocol.v1.DdlEvent;
 import io.trellara.protocol.v1.ManifestPartition;
@@ -49,7 +50,8 @@ public final class StreamingBarrierVerifier {
    * well).
    */
   public StreamingBarrierVerifier(PartitionChunk first) {
-    this.key = first.getSourceId() + ':' + first.getCommitLsn() + ':' + first.getTransactionId();
+    this.key =
+        EventKey.transaction(first.getSourceId(), first.getCommitLsn(), first.getTransactionId());
   }
 
   /** Passes one chunk (already verified and validated on its own). */

@@ -1,6 +1,7 @@
 package io.trellara.protocol.validation;
 
 import com.google.protobuf.Message;
+import io.trellara.protocol.EventKey;
 import io.trellara.protocol.MessageKind;
 import io.trellara.protocol.codec.TrellaraCodec;
 import io.trellara.protocol.v1.PartitionChunk;
@@ -64,29 +65,72 @@ public final class TransactionVerifier {
 
   /**
    * The barrier of messages already checked: judged when every one passed and a manifest and a
-   * commit marker are among them (the last of each, with every chunk); empty otherwise.
+   * commit marker are among them; empty otherwise (a barrier still waiting is not broken). The
+   * first manifest and the first marker are the barrier's, paired by position whatever identities
+   * they carry (the rules judge those), with every chunk. A later manifest or marker with the
+   * checksum of the first is a redelivery, absorbed; a later different manifest is not the one the
+   * marker binds (MARKER_MANIFEST_CHECKSUM_MISMATCH), and a later different marker is judged
+   * against the manifest like the first.
    */
   public static Optional<List<ProtocolViolationException>> barrier(List<Checked> checked) {
-    TransactionManifest manifest = null;
-    TransactionCommitMarker marker = null;
-    List<PartitionChunk> chunks = new ArrayList<>();
+    List<Message> passed = new ArrayList<>(checked.size());
     for (Checked c : checked) {
       if (!c.passed()) {
         return Optional.empty();
       }
-      if (c.message() instanceof TransactionManifest m) {
-        manifest = m;
-      } else if (c.message() instanceof TransactionCommitMarker k) {
-        marker = k;
-      } else if (c.message() instanceof PartitionChunk p) {
+      passed.add(c.message());
+    }
+    Violations v = Violations.collecting();
+    return judgeBarrier(passed, v) ? Optional.of(v.all()) : Optional.empty();
+  }
+
+  /**
+   * Judges the barrier of messages that each passed on their own, in stream order, reporting to
+   * {@code v} (as {@link #barrier}); false when they hold no manifest and marker to judge.
+   */
+  public static boolean judgeBarrier(List<Message> passed, Violations v) {
+    List<TransactionManifest> manifests = new ArrayList<>();
+    List<TransactionCommitMarker> markers = new ArrayList<>();
+    List<PartitionChunk> chunks = new ArrayList<>();
+    for (Message message : passed) {
+      if (message instanceof TransactionManifest m) {
+        manifests.add(m);
+      } else if (message instanceof TransactionCommitMarker k) {
+        markers.add(k);
+      } else if (message instanceof PartitionChunk p) {
         chunks.add(p);
       }
     }
-    if (manifest == null || marker == null) {
-      return Optional.empty();
+    boolean withoutMarker = Misreading.on(Misreading.BARRIER_JUDGED_WITHOUT_MARKER);
+    if (manifests.isEmpty() || (markers.isEmpty() && !withoutMarker)) {
+      return false;
     }
-    Violations v = Violations.collecting();
+    TransactionManifest manifest = manifests.get(0);
+    TransactionCommitMarker marker = markers.isEmpty() ? null : markers.get(0);
+    if (marker != null
+        && Misreading.on(Misreading.BARRIER_PAIRED_BY_IDENTITY)
+        && !BarrierVerifier.txKey(manifest)
+            .equals(
+                EventKey.transaction(
+                    marker.getSourceId(),
+                    marker.getSourceCommitLsn(),
+                    marker.getTransactionId()))) {
+      return false;
+    }
     BarrierVerifier.verify(manifest, marker, chunks, v);
-    return Optional.of(v.all());
+    if (!Misreading.on(Misreading.LATER_MANIFEST_IGNORED)) {
+      for (TransactionManifest later : manifests.subList(1, manifests.size())) {
+        if (later.getChecksum() != manifest.getChecksum() && marker != null) {
+          BarrierVerifier.verifyBinding(later, marker, v);
+        }
+      }
+    }
+    for (TransactionCommitMarker later :
+        markers.subList(Math.min(1, markers.size()), markers.size())) {
+      if (later.getChecksum() != marker.getChecksum()) {
+        BarrierVerifier.verifyMarker(manifest, later, v);
+      }
+    }
+    return true;
   }
 }

@@ -12,7 +12,11 @@ import java.util.Set;
  * accept (no rule), or reject for exactly the rules listed.
  */
 public record Vector(
-    String name, Set<ProtocolRule> rules, String description, List<Part> messages) {
+    String name,
+    Set<ProtocolRule> rules,
+    ProtocolRule first,
+    String description,
+    List<Part> messages) {
 
   /** A message of a vector: its kind and its exact bytes. */
   public record Part(MessageKind kind, byte[] bytes) {
@@ -21,18 +25,21 @@ public record Vector(
     }
   }
 
-  /** A vector breaking {@code rule} and {@code more}. */
+  /**
+   * A vector breaking {@code first} and {@code more}: {@code first} is the rule a consumer judging
+   * in docs/protocol.md's order reports first.
+   */
   public Vector(
       String name,
-      ProtocolRule rule,
+      ProtocolRule first,
       String description,
       List<Part> messages,
       ProtocolRule... more) {
-    this(name, EnumSet.of(rule, more), description, messages);
+    this(name, EnumSet.of(first, more), first, description, messages);
   }
 
   public static Vector accept(String name, String description, List<Part> messages) {
-    return new Vector(name, EnumSet.noneOf(ProtocolRule.class), description, messages);
+    return new Vector(name, EnumSet.noneOf(ProtocolRule.class), null, description, messages);
   }
 
   public boolean valid() {

@@ -29,28 +29,30 @@ final class VectorJudge {
         .rules();
   }
 
+  /** The first rule a collecting run lists (null: accepted). */
+  static ProtocolRule firstCollected(Vector v) {
+    TransactionVerifier.Verdict verdict =
+        TransactionVerifier.verify(v.messages().stream().map(Vector.Part::received).toList());
+    for (TransactionVerifier.Checked c : verdict.messages()) {
+      if (!c.violations().isEmpty()) {
+        return c.violations().get(0).rule();
+      }
+    }
+    return verdict.barrier().filter(b -> !b.isEmpty()).map(b -> b.get(0).rule()).orElse(null);
+  }
+
   /**
    * A consumer that stops at the first broken rule: null when accepted, otherwise the rule it
    * stopped at.
    */
   static ProtocolRule judge(Vector v) {
     try {
-      TransactionManifest manifest = null;
-      TransactionCommitMarker marker = null;
-      List<PartitionChunk> chunks = new ArrayList<>();
+      List<com.google.protobuf.Message> passed = new ArrayList<>();
       for (Vector.Part p : v.messages()) {
-        var message = TrellaraCodec.decode(p.kind(), p.bytes());
-        if (message instanceof TransactionManifest m) {
-          manifest = m;
-        } else if (message instanceof TransactionCommitMarker k) {
-          marker = k;
-        } else if (message instanceof PartitionChunk c) {
-          chunks.add(c);
-        }
+        passed.add(TrellaraCodec.decode(p.kind(), p.bytes()));
       }
-      if (manifest != null && marker != null) {
-        BarrierVerifier.verify(manifest, marker, chunks);
-      }
+      TransactionVerifier.judgeBarrier(
+          passed, io.trellara.protocol.validation.Violations.FAIL_FAST);
       return null;
     } catch (ProtocolViolationException e) {
       return e.rule();
@@ -65,6 +67,7 @@ final class VectorJudge {
     try {
       StreamingBarrierVerifier streaming = null;
       TransactionManifest manifest = null;
+      TransactionCommitMarker marker = null;
       for (Vector.Part p : v.messages()) {
         var message = TrellaraCodec.decode(p.kind(), p.bytes());
         if (message instanceof PartitionChunk c) {
@@ -73,14 +76,28 @@ final class VectorJudge {
           }
           streaming.chunk(c);
         } else if (message instanceof TransactionManifest m) {
-          manifest = m;
+          if (manifest == null) {
+            manifest = m;
+          } else if (marker != null && m.getChecksum() != manifest.getChecksum()) {
+            throw new ProtocolViolationException(
+                ProtocolRule.MARKER_MANIFEST_CHECKSUM_MISMATCH,
+                "manifest",
+                "",
+                "a second manifest");
+          }
         } else if (message instanceof TransactionCommitMarker k && manifest != null) {
+          if (marker != null && marker.getChecksum() == k.getChecksum()) {
+            continue; // delivered again
+          }
+          marker = k;
           BarrierVerifier.verifyMarker(
               manifest, k); // the marker binds the manifest before it is trusted
-          if (streaming != null) {
-            streaming.manifest(manifest);
-            streaming.marker(k);
+          if (streaming == null) {
+            throw new ProtocolViolationException(
+                ProtocolRule.EMPTY_BARRIER, "partitions", "", "no chunk");
           }
+          streaming.manifest(manifest);
+          streaming.marker(k);
         }
       }
       return null;

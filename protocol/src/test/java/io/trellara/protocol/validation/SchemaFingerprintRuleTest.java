@@ -113,9 +113,9 @@ class SchemaFingerprintRuleTest {
     PartitionChunk carrying = chunk.toBuilder().setSchemaVersions(0, unknown).build();
     for (int i = 0; i < 2; i++) { // before and after the plain version is remembered
       assertThatCode(() -> ProtocolValidator.validateChunk(carrying)).doesNotThrowAnyException();
-      assertThat(EventRules.remembered(s.getFingerprint())).isNotSameAs(unknown);
+      assertThat(SchemaVersionRules.remembered(s.getFingerprint())).isNotSameAs(unknown);
       ProtocolValidator.validateChunk(chunk);
-      assertThat(EventRules.remembered(s.getFingerprint())).isEqualTo(s);
+      assertThat(SchemaVersionRules.remembered(s.getFingerprint())).isEqualTo(s);
     }
   }
 }
