@@ -89,7 +89,7 @@ public class TrellaraSinkTask extends SinkTask {
             .holdLanes(
                 Duration.ofMillis(ApplyPipeline.DEFAULT_HOLD_MILLIS),
                 config.getLong(TrellaraSinkConfig.LANES_HOLD_MAX_BYTES));
-    metrics.pipeline(pipeline).start();
+    metrics.pipeline(pipeline).stages(applier.stages()).start();
     engine = new SinkEngine(sinkName, applier, pipeline, consumer());
     ApplyOptions o = applier.options();
     LOG.info(

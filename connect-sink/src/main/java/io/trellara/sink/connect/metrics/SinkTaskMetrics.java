@@ -50,6 +50,38 @@ public final class SinkTaskMetrics
     return name;
   }
 
+  private volatile java.util.List<io.trellara.connect.common.liveness.Stage> stages =
+      java.util.List.of();
+
+  /** The watchdog stages whose progress this bean reports. */
+  public SinkTaskMetrics stages(java.util.List<io.trellara.connect.common.liveness.Stage> s) {
+    this.stages = java.util.List.copyOf(s);
+    return this;
+  }
+
+  @Override
+  public java.util.Map<String, Long> getStageSecondsSinceProgress() {
+    java.util.Map<String, Long> out = new java.util.TreeMap<>();
+    stages.forEach(s -> out.put(s.name(), s.secondsSinceProgress()));
+    return out;
+  }
+
+  @Override
+  public long getLongestStageSecondsSinceProgress() {
+    long max = 0;
+    for (io.trellara.connect.common.liveness.Stage s : stages) {
+      max = Math.max(max, s.secondsSinceProgress());
+    }
+    return max;
+  }
+
+  @Override
+  public java.util.Map<String, String> getStageWaitingFor() {
+    java.util.Map<String, String> out = new java.util.TreeMap<>();
+    stages.forEach(s -> out.put(s.name(), s.waitingFor() == null ? "" : s.waitingFor()));
+    return out;
+  }
+
   /** The pipeline whose barrier gauges this bean reports. */
   public SinkTaskMetrics pipeline(ApplyPipeline p) {
     this.pipeline = p;

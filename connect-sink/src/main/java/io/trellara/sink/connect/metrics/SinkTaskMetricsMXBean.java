@@ -88,4 +88,16 @@ public interface SinkTaskMetricsMXBean {
 
   /** Source commit timestamp of the last applied transaction (epoch ms); -1 none yet. */
   long getLastAppliedCommitTimestampMs();
+
+  /**
+   * Per watchdog stage ("target statement", "streamed transaction"): seconds since it last made
+   * progress while it waits; 0 while idle. Past apply.stall.timeout.ms the task fails as STALLED.
+   */
+  java.util.Map<String, Long> getStageSecondsSinceProgress();
+
+  /** The longest of {@link #getStageSecondsSinceProgress()}: one gauge to alert on. */
+  long getLongestStageSecondsSinceProgress();
+
+  /** Per watchdog stage, what it waits for now (empty while idle). */
+  java.util.Map<String, String> getStageWaitingFor();
 }
