@@ -56,7 +56,16 @@ class CrashSequenceIT {
     broker = TestServers.current().kafka(KafkaBroker.builder()).start();
     Path pluginPath = PluginWorker.unpackArchive("it-plugin-path-crash");
     reports = pluginPath.getParent().resolve("crash-sequences");
-    harness = new CrashSequences(stack, broker, pluginPath, reports);
+    harness =
+        new CrashSequences(
+            stack,
+            broker,
+            pluginPath,
+            reports,
+            Boolean.parseBoolean(
+                System.getProperty(
+                    "trellara.crash.continue",
+                    Boolean.toString(System.getProperty("trellara.crash.minutes") != null))));
   }
 
   @AfterAll

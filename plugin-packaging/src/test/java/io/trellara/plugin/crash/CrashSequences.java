@@ -23,6 +23,13 @@ public final class CrashSequences {
   /** Seconds a step may take to converge ({@code -Dtrellara.crash.bound.seconds}). */
   static final long BOUND_SECONDS = Long.getLong("trellara.crash.bound.seconds", 120);
 
+  /**
+   * Go on with the next steps after a violation ({@code -Dtrellara.crash.continue=true}, the long
+   * run's default): more faults per sequence, later findings possibly consequences of earlier ones.
+   * A stall or a failed connector ends the sequence all the same.
+   */
+  private final boolean continueAfterViolation;
+
   private final TrellaraStack stack;
   private final KafkaBroker broker;
   private final Path pluginPath;
@@ -33,7 +40,13 @@ public final class CrashSequences {
    * @param pluginPath a plugin.path holding the unpacked component archive
    * @param reports where each sequence writes its diagnostics and worker logs
    */
-  public CrashSequences(TrellaraStack stack, KafkaBroker broker, Path pluginPath, Path reports) {
+  public CrashSequences(
+      TrellaraStack stack,
+      KafkaBroker broker,
+      Path pluginPath,
+      Path reports,
+      boolean continueAfterViolation) {
+    this.continueAfterViolation = continueAfterViolation;
     this.stack = stack;
     this.broker = broker;
     this.pluginPath = pluginPath;
@@ -112,7 +125,7 @@ public final class CrashSequences {
           findings.step("initial snapshot");
           steps.add(line(0, "initial snapshot", "", checks.converge("initial snapshot"), target));
         }
-        for (int i = 0; i < plan.steps().size() && !findings.any(); i++) {
+        for (int i = 0; i < plan.steps().size() && !stop(findings); i++) {
           Step step = plan.steps().get(i);
           String label = "step " + (i + 1) + " " + step;
           findings.step(label);
@@ -121,6 +134,9 @@ public final class CrashSequences {
           faultsRun += step.kind().fault() ? 1 : 0;
           double took = (System.nanoTime() - at) / 1e9;
           double converged = checks.converge(label);
+          if (findings.any() && diagnostics == null) {
+            diagnostics = Diagnostics.collect(pipeline, broker, source, target, dir, "at " + label);
+          }
           steps.add(
               line(
                   i + 1,
@@ -129,7 +145,7 @@ public final class CrashSequences {
                   converged,
                   target));
         }
-        if (!findings.any()) {
+        if (!stop(findings)) {
           findings.step("final checks");
           workload.stopWriter();
           double seconds = checks.finalChecks();
@@ -145,7 +161,7 @@ public final class CrashSequences {
                       : String.format(Locale.ROOT, "%.1f s later", seconds)));
         }
         steps.add(readers.summary());
-        if (findings.any()) {
+        if (findings.any() && diagnostics == null) {
           diagnostics =
               Diagnostics.collect(pipeline, broker, source, target, dir, "at " + findings.step());
         }
@@ -172,20 +188,19 @@ public final class CrashSequences {
     return outcome;
   }
 
+  private boolean stop(Findings findings) {
+    if (!findings.any()) {
+      return false;
+    }
+    return !continueAfterViolation
+        || findings.kinds().contains(Violation.STALLED)
+        || findings.kinds().contains(Violation.FAILED);
+  }
+
   private static String line(
       int n, String step, String landed, double converged, PostgresDatabase target) {
-    String snapshots;
-    try {
-      snapshots =
-          Long.toString(
-              Db.number(
-                  target,
-                  "SELECT CASE WHEN to_regclass('trellara_sink.applied_transactions') IS NULL"
-                      + " THEN 0 ELSE (SELECT count(*) FROM trellara_sink.applied_transactions"
-                      + " WHERE transaction_id = 'snapshot') END"));
-    } catch (RuntimeException e) {
-      snapshots = "?";
-    }
+    long applied = Faults.snapshotsApplied(target);
+    String snapshots = applied < 0 ? "?" : Long.toString(applied);
     return String.format(
         Locale.ROOT,
         "%d. %s: %s -> %s; snapshots applied so far %s",

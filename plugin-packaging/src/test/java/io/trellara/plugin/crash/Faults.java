@@ -144,7 +144,13 @@ final class Faults {
     return killAndRestart(step, at + (locks.isEmpty() ? "" : "; the sink held " + locks));
   }
 
+  /**
+   * Kills as soon as the snapshot is published ({@code when=published}: the source reports it
+   * COMPLETED) or applied ({@code when=applied}, the default: the sink committed it), before
+   * Connect's next offset flush.
+   */
   private String killWhenPublished(Step step) {
+    boolean applied = step.text("when", "applied").equals("applied");
     long deadline = System.nanoTime() + SNAPSHOT_WAIT_NANOS;
     String state = null;
     boolean seenRunning = false;
@@ -152,9 +158,11 @@ final class Faults {
     while (System.nanoTime() < deadline) {
       state = text(jmx.attribute("source-task", "SnapshotState"));
       seenRunning |= "RUNNING".equals(state);
-      if ("COMPLETED".equals(state)
-          || "FAILED".equals(state)
+      if ("FAILED".equals(state)
           || ("NOT_NEEDED".equals(state) && (seenRunning || elapsed() > 30))) {
+        break;
+      }
+      if ("COMPLETED".equals(state) && (!applied || snapshotsApplied(target) > 0)) {
         break;
       }
       LockSupport.parkNanos(2_000_000L);
@@ -163,9 +171,23 @@ final class Faults {
         step,
         String.format(
             Locale.ROOT,
-            "snapshot %s %.1f s after the start",
+            "snapshot %s%s %.1f s after the start",
             state,
-            (System.nanoTime() - snapshotStartedAt) / 1e9));
+            snapshotsApplied(target) > 0 ? " and applied" : ", not yet applied",
+            elapsed()));
+  }
+
+  /** Snapshots the sink has committed on the target (0 before the sink made its tables). */
+  static long snapshotsApplied(PostgresDatabase target) {
+    try {
+      return Db.number(
+          target,
+          "SELECT CASE WHEN to_regclass('trellara_sink.applied_transactions') IS NULL"
+              + " THEN 0 ELSE (SELECT count(*) FROM trellara_sink.applied_transactions"
+              + " WHERE transaction_id = 'snapshot') END");
+    } catch (RuntimeException e) {
+      return -1;
+    }
   }
 
   private void awaitSnapshotRunning() {

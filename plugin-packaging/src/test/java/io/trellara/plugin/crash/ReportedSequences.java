@@ -25,12 +25,20 @@ public final class ReportedSequences {
         "reported-1",
         "seed=0 mode=strict size=big apply=atomic streaming=off flush=60000:"
             + " KILL_SNAPSHOT(at=0.50,down=1.00)");
-    // 1, its other form: the kill just after the snapshot was published, before Connect flushed
-    // the source offsets.
+    // 1, its other form: the kill just after the snapshot was published and applied, before
+    // Connect flushed the source offsets: the source snapshots again, and the sink, replacing the
+    // tables with a snapshot that reached it whole, hangs (small tables: the whole snapshot in one
+    // fetch).
     plans.put(
         "reported-1b",
+        "seed=0 mode=strict size=small apply=atomic streaming=off flush=60000:"
+            + " KILL_PUBLISHED(when=applied,down=1.00)");
+    // 1 with the big tables: the replacing snapshot streams in chunk by chunk; it holds ACCESS
+    // EXCLUSIVE on every table it has replaced until it commits, and TRUNCATE is not MVCC-safe.
+    plans.put(
+        "reported-1c",
         "seed=0 mode=strict size=big apply=atomic streaming=off flush=60000:"
-            + " KILL_PUBLISHED(down=1.00)");
+            + " KILL_PUBLISHED(when=applied,down=1.00)");
     // 2: a smaller pre-filled source with transfers throughout, one fault after another. Reported:
     // after the last kill the source found no offsets and snapshotted everything again; the sink
     // replaced all tables: a reader was blocked 9.9 s, and a REPEATABLE READ reader whose snapshot

@@ -91,7 +91,7 @@ public record SequencePlan(
         continue;
       }
       if (i == 0 && first < 0.5) {
-        steps.add(Step.of(Kind.KILL_PUBLISHED, "down", down(r)));
+        steps.add(Step.of(Kind.KILL_PUBLISHED, "when", "applied", "down", down(r)));
         continue;
       }
       if (r.nextDouble() < 0.3) {

@@ -340,7 +340,7 @@ final class TargetReaders implements AutoCloseable {
       boolean snapshotTables = false;
       String sql = observationSql(false);
       for (long i = 0; running.get(); i++) {
-        if (!snapshotTables && i % 40 == 0) {
+        if (!snapshotTables && (repeatableRead || i % 10 == 0)) {
           snapshotTables = exists(c, "trellara_sink.snapshot_tables");
           sql = observationSql(snapshotTables);
         }
