@@ -479,7 +479,9 @@ final class TargetReaders implements AutoCloseable {
                       + " left(regexp_replace(a.query, '\\s+', ' ', 'g'), 160),"
                       + " (SELECT string_agg(l.relation::regclass::text || ' ' || l.mode, ', ')"
                       + " FROM pg_locks l WHERE l.pid = a.pid AND l.granted AND l.relation IS NOT NULL"
-                      + " AND l.mode IN ('AccessExclusiveLock', 'ExclusiveLock', 'ShareLock'))"
+                      + " AND l.mode IN ('AccessExclusiveLock', 'ExclusiveLock', 'ShareLock')),"
+                      + " coalesce((SELECT bool_and(b.application_name LIKE 'crash-%')"
+                      + " FROM pg_stat_activity b WHERE b.pid = ANY (pg_blocking_pids(a.pid))), false)"
                       + " FROM pg_stat_activity a WHERE a.pid = ANY (?::int[])")) {
         while (running.get()) {
           for (Loop loop : List.of(invariant, repeatable)) {
@@ -512,9 +514,11 @@ final class TargetReaders implements AutoCloseable {
       return;
     }
     StringBuilder text = new StringBuilder();
+    boolean harnessOnly = true;
     who.setString(1, blocking);
     try (ResultSet rs = who.executeQuery()) {
       while (rs.next()) {
+        harnessOnly &= rs.getBoolean(8);
         text.append(text.length() == 0 ? "" : "; ")
             .append("pid ")
             .append(rs.getInt(1))
@@ -532,7 +536,14 @@ final class TargetReaders implements AutoCloseable {
             .append(rs.getString(6));
       }
     }
-    if (since == loop.inFlightSince) {
+    if (since == loop.inFlightSince && harnessOnly && text.length() > 0) {
+      loop.blockedReported = true;
+      findings.note(
+          loop.name
+              + ": a read waits behind a statement that itself waits only for this harness's"
+              + " REPEATABLE READ reader (not counted): "
+              + text);
+    } else if (since == loop.inFlightSince) {
       loop.blockedReported = true;
       loop.blockers = text.toString();
       report(
