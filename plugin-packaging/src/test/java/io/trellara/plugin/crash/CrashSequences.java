@@ -136,6 +136,10 @@ public final class CrashSequences {
           double converged = checks.converge(label);
           if (findings.any() && diagnostics == null) {
             diagnostics = Diagnostics.collect(pipeline, broker, source, target, dir, "at " + label);
+          } else if (converged < 0 && stop(findings)) {
+            // a stall after earlier violations: the threads and locks of the stall itself
+            diagnostics +=
+                Diagnostics.collect(pipeline, broker, source, target, dir, "stalled at " + label);
           }
           steps.add(
               line(

@@ -33,7 +33,8 @@ final class Diagnostics {
           "RecordsQueued",
           "LastAcknowledgedLsn",
           "Reconnects",
-          "LastReplicationError");
+          "LastReplicationError",
+          "DdlEventsDropped");
   private static final List<String> SINK_ATTRIBUTES =
       List.of(
           "TransactionsApplied",
@@ -43,6 +44,8 @@ final class Diagnostics {
           "TransactionsWaitingAtBarrier",
           "BufferedLanes",
           "BarriersApplied",
+          "DdlReplayed",
+          "DdlSkipped",
           "LastAppliedCommitLsn",
           "LastAppliedCommitTimestampMs");
 
