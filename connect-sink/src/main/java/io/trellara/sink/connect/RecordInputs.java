@@ -7,7 +7,7 @@ import io.trellara.protocol.v1.PartitionChunk;
 import io.trellara.protocol.v1.TransactionCommitMarker;
 import io.trellara.protocol.v1.TransactionEnvelope;
 import io.trellara.protocol.v1.TransactionManifest;
-import io.trellara.sink.engine.ApplyPipeline;
+import io.trellara.sink.buffer.Input;
 import io.trellara.sink.port.TopicPartitionKey;
 import java.nio.charset.StandardCharsets;
 import org.apache.kafka.connect.errors.DataException;
@@ -25,7 +25,7 @@ final class RecordInputs {
    * The record as the pipeline's input: the verified message, or its bytes (verified by the
    * pipeline).
    */
-  static ApplyPipeline.Input input(SinkRecord r) {
+  static Input input(SinkRecord r) {
     TopicPartitionKey tp = new TopicPartitionKey(r.topic(), r.kafkaPartition());
     Object value = r.value();
     if (value instanceof byte[] bytes) { // ByteArrayConverter: verified in the pipeline
@@ -35,10 +35,10 @@ final class RecordInputs {
       } catch (IllegalArgumentException e) {
         throw new DataException(where(r) + ": Trellara message rejected: " + e.getMessage(), e);
       }
-      return ApplyPipeline.Input.raw(tp, r.kafkaOffset(), kind, bytes, where(r));
+      return Input.raw(tp, r.kafkaOffset(), kind, bytes, where(r));
     }
     if (value instanceof Message m && isTrellara(m)) {
-      return ApplyPipeline.Input.decoded(tp, r.kafkaOffset(), m, where(r));
+      return Input.decoded(tp, r.kafkaOffset(), m, where(r));
     }
     throw new DataException(
         where(r)

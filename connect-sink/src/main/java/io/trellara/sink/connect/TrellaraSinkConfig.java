@@ -408,7 +408,7 @@ public final class TrellaraSinkConfig extends AbstractConfig {
     d.define(
         STAGING_LANE_MAX_BYTES,
         Type.LONG,
-        io.trellara.sink.engine.ApplyPipeline.DEFAULT_MAX_STAGED_BYTES_PER_LANE,
+        io.trellara.sink.buffer.SinkBuffer.DEFAULT_MAX_STAGED_BYTES_PER_LANE,
         ConfigDef.Range.atLeast(1),
         Importance.LOW,
         "A partitioned lane pauses while more than this many bytes of its chunks are staged in the target for"
@@ -423,7 +423,7 @@ public final class TrellaraSinkConfig extends AbstractConfig {
     d.define(
         LANES_HOLD_MAX_BYTES,
         Type.LONG,
-        io.trellara.sink.engine.ApplyPipeline.DEFAULT_MAX_HELD_BYTES,
+        io.trellara.sink.buffer.SinkBuffer.DEFAULT_MAX_HELD_BYTES,
         ConfigDef.Range.atLeast(0),
         Importance.LOW,
         "The task that holds a partitioned flow's strict partition holds the chunks of its own lanes in"

@@ -2,6 +2,7 @@ package io.trellara.sink.connect;
 
 import io.trellara.connect.common.PluginVersion;
 import io.trellara.protocol.validation.ProtocolViolationException;
+import io.trellara.sink.buffer.Input;
 import io.trellara.sink.connect.metrics.SinkTaskMetrics;
 import io.trellara.sink.engine.ApplyPipeline;
 import io.trellara.sink.engine.SinkEngine;
@@ -87,10 +88,13 @@ public class TrellaraSinkTask extends SinkTask {
                 Duration.ofMillis(config.getLong(TrellaraSinkConfig.BARRIER_MAX_WAIT_MS)))
             .maxStagedPerLane(config.getLong(TrellaraSinkConfig.STAGING_LANE_MAX_BYTES))
             .holdLanes(
-                Duration.ofMillis(ApplyPipeline.DEFAULT_HOLD_MILLIS),
-                config.getLong(TrellaraSinkConfig.LANES_HOLD_MAX_BYTES));
+                Duration.ofMillis(io.trellara.sink.buffer.SinkBuffer.DEFAULT_HOLD_MILLIS),
+                config.getLong(TrellaraSinkConfig.LANES_HOLD_MAX_BYTES))
+            .retryPolicy(applier.options().retryPolicy());
     metrics.pipeline(pipeline).stages(applier.stages()).start();
-    engine = new SinkEngine(sinkName, applier, pipeline, consumer());
+    engine =
+        new SinkEngine(sinkName, applier, pipeline, consumer())
+            .fenceWait(applier.options().maxRetryDuration());
     ApplyOptions o = applier.options();
     LOG.info(
         "Sink task {} started: allowlist {}, ddl.apply={}, schema evolution {}, {} transaction(s) per target"
@@ -126,7 +130,7 @@ public class TrellaraSinkTask extends SinkTask {
 
   @Override
   public void put(Collection<SinkRecord> records) {
-    List<ApplyPipeline.Input> inputs = new ArrayList<>(records.size());
+    List<Input> inputs = new ArrayList<>(records.size());
     DataException rejected = null;
     for (SinkRecord r : records) {
       try {
@@ -138,7 +142,7 @@ public class TrellaraSinkTask extends SinkTask {
     }
     try {
       engine.put(inputs);
-    } catch (ApplyPipeline.InputRejectedException e) {
+    } catch (Input.RejectedException e) {
       throw new DataException(e.getMessage(), e.getCause());
     } catch (ApplyException | ProtocolViolationException e) {
       throw new ConnectException(e.getMessage(), e);

@@ -1,7 +1,8 @@
 package io.trellara.sink.engine;
 
+import io.trellara.sink.buffer.FlowControl;
+import io.trellara.sink.buffer.Input;
 import io.trellara.sink.port.ApplyException;
-import io.trellara.sink.port.FlushedPositions;
 import io.trellara.sink.port.Target;
 import io.trellara.sink.port.TargetProgressLost;
 import io.trellara.sink.port.TopicPartitionKey;
@@ -50,12 +51,6 @@ public final class SinkEngine implements AutoCloseable {
   private final FlowControl flow = new FlowControl();
 
   /**
-   * With asynchronous target commits: which applied positions the target has flushed (Kafka may
-   * have those).
-   */
-  private final FlushedPositions flushed = new FlushedPositions();
-
-  /**
    * Partitions sought to their recorded progress whose first record has not arrived yet: where it
    * must be.
    */
@@ -77,6 +72,9 @@ public final class SinkEngine implements AutoCloseable {
   private final LongSupplier nanoClock;
   private ApplyException fenceCause;
 
+  /** How long a fenced task waits for Kafka to move its partitions before it stops. */
+  private java.time.Duration fenceWait = java.time.Duration.ofMinutes(10);
+
   public SinkEngine(String sinkName, Target target, ApplyPipeline pipeline, Consumer consumer) {
     this(sinkName, target, pipeline, consumer, System::nanoTime);
   }
@@ -96,6 +94,15 @@ public final class SinkEngine implements AutoCloseable {
     this.target = Objects.requireNonNull(target, "target");
     this.pipeline = Objects.requireNonNull(pipeline, "pipeline");
     this.consumer = Objects.requireNonNull(consumer, "consumer");
+  }
+
+  /**
+   * How long a fenced task waits for the rebalance that moves its partitions
+   * (retry.max.duration.ms).
+   */
+  public SinkEngine fenceWait(java.time.Duration wait) {
+    this.fenceWait = java.util.Objects.requireNonNull(wait, "wait");
+    return this;
   }
 
   /**
@@ -123,7 +130,10 @@ public final class SinkEngine implements AutoCloseable {
           paused);
       resume(paused);
     }
-    Map<TopicPartitionKey, Long> positions = target.claim(List.copyOf(partitions));
+    // the target is told every partition this task holds now (a fence is judged against them all)
+    Set<TopicPartitionKey> all = new LinkedHashSet<>(consumer.assignment());
+    all.addAll(partitions);
+    Map<TopicPartitionKey, Long> positions = target.claim(List.copyOf(all));
     for (TopicPartitionKey tp : partitions) {
       Long next = positions.get(tp);
       if (next != null) {
@@ -147,7 +157,6 @@ public final class SinkEngine implements AutoCloseable {
       }
     }
     pipeline.open(partitions);
-    flushed.clear();
     resume(flow.assigned(partitions)); // nothing is queued for them any more
   }
 
@@ -163,14 +172,13 @@ public final class SinkEngine implements AutoCloseable {
     }
     flow.revoked(partitions);
     pipeline.close(partitions);
-    flushed.clear();
   }
 
   /**
    * The next records, in order per partition (none: look at waiting barriers again). Throws what
    * stops apply ({@link ApplyPipeline#accept}); what precedes its cause is applied first.
    */
-  public void put(List<ApplyPipeline.Input> inputs) {
+  public void put(List<Input> inputs) {
     if (!fenced.isEmpty()) {
       waitFenced();
       return; // fetched before the pause: nothing of it is taken (nor its offsets committed)
@@ -188,15 +196,14 @@ public final class SinkEngine implements AutoCloseable {
       readAgainFromTarget(e);
       return; // what this batch held is delivered again
     } catch (ApplyException e) {
-      ApplyException fence = e.reason() == ApplyException.Reason.FENCED ? e : fencedCause(e);
-      if (fence == null) {
+      if (e.reason().action() != io.trellara.connect.common.retry.FailureAction.FENCE) {
         throw e;
       }
-      fenced(fence);
+      fenced(e);
       return;
     }
     pipeline.takeRewinds().forEach(consumer::seek);
-    FlowControl.Decision d = flow.after(pipeline);
+    FlowControl.Pauses d = flow.after(pipeline.backlogged(), pipeline.waiting());
     if (!d.pause().isEmpty()) {
       consumer.pause(d.pause());
     }
@@ -213,8 +220,8 @@ public final class SinkEngine implements AutoCloseable {
    * (Connect's exactly-once source support writes one after each transaction), which takes an
    * offset the consumer never delivers.
    */
-  private void checkNoGap(List<ApplyPipeline.Input> inputs) {
-    for (ApplyPipeline.Input in : inputs) {
+  private void checkNoGap(List<Input> inputs) {
+    for (Input in : inputs) {
       Long expected = expectedFirst.remove(in.partition());
       if (expected != null && in.offset() > expected + 1) {
         expectedFirst.put(
@@ -262,7 +269,7 @@ public final class SinkEngine implements AutoCloseable {
    */
   public Map<TopicPartitionKey, Long> committable() {
     try {
-      return target.flushedPositions(pipeline.durablePositions(), flushed);
+      return target.durable(pipeline.durablePositions());
     } catch (TargetProgressLost e) {
       readAgainFromTarget(e);
     } catch (ApplyException e) {
@@ -282,13 +289,13 @@ public final class SinkEngine implements AutoCloseable {
    */
   private void readAgainFromTarget(TargetProgressLost lost) {
     LOG.warn("Sink {}: {}", sinkName, lost.getMessage());
-    Map<TopicPartitionKey, Long> recorded = target.recordedPositions();
+    List<TopicPartitionKey> assigned = List.copyOf(consumer.assignment());
+    Map<TopicPartitionKey, Long> recorded = target.claim(assigned);
     Map<TopicPartitionKey, Long> firstTaken = pipeline.firstOffsets();
     List<TopicPartitionKey> partitions = List.copyOf(consumer.assignment());
     flow.revoked(partitions);
     pipeline.close(partitions);
     pipeline.open(partitions);
-    flushed.clear();
     for (TopicPartitionKey k : partitions) {
       Long next = recorded.getOrDefault(k, firstTaken.get(k));
       if (next != null) {
@@ -312,7 +319,7 @@ public final class SinkEngine implements AutoCloseable {
             + " again (at most {} s, retry.max.duration.ms)",
         sinkName,
         e.getMessage(),
-        target.options().maxRetryDuration().toSeconds());
+        fenceWait.toSeconds());
     fenceCause = e;
     fencedSinceNanos = nanoClock.getAsLong();
     List<TopicPartitionKey> partitions = List.copyOf(consumer.assignment());
@@ -320,7 +327,6 @@ public final class SinkEngine implements AutoCloseable {
     flow.revoked(partitions);
     pipeline.close(partitions);
     pipeline.open(partitions);
-    flushed.clear();
     partitions.forEach(expectedFirst::remove);
     if (!partitions.isEmpty()) {
       consumer.pause(partitions);
@@ -330,46 +336,13 @@ public final class SinkEngine implements AutoCloseable {
   }
 
   /**
-   * A failure that another task applying the same transactions at the same time would cause (its
-   * row is there already, or gone): when another task has claimed this task's partitions, that is
-   * what happened, and this task is fenced rather than failed. Null otherwise (or when the owners
-   * cannot be read now).
-   */
-  private ApplyException fencedCause(ApplyException e) {
-    if (e.reason() != ApplyException.Reason.DATABASE_ERROR
-        && e.reason() != ApplyException.Reason.ROW_NOT_FOUND
-        && e.reason() != ApplyException.Reason.OUT_OF_ORDER) {
-      return null;
-    }
-    try {
-      List<String> others = target.claimsByOthers(consumer.assignment());
-      if (others.isEmpty()) {
-        return null;
-      }
-      return new ApplyException(
-          ApplyException.Reason.FENCED,
-          e.relation(),
-          e.eventKey(),
-          e.sqlState(),
-          "another task took this task's partitions over ("
-              + String.join("; ", others)
-              + ") and applied"
-              + " them meanwhile; what failed here: "
-              + e.getMessage(),
-          e);
-    } catch (RuntimeException unreadable) {
-      return null;
-    }
-  }
-
-  /**
    * Fenced and still assigned: a rebalance normally follows within a poll. If none comes within the
    * retry time, two deployments share this sink's name and target, and the task stops, naming the
    * other owner.
    */
   private void waitFenced() {
     long waitedMillis = (nanoClock.getAsLong() - fencedSinceNanos) / 1_000_000L;
-    if (waitedMillis > target.options().maxRetryDuration().toMillis()) {
+    if (waitedMillis > fenceWait.toMillis()) {
       throw new ApplyException(
           ApplyException.Reason.FENCED,
           null,

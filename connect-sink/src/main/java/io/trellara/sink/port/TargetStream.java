@@ -1,6 +1,5 @@
 package io.trellara.sink.port;
 
-import io.trellara.protocol.TransactionBoundaryKey;
 import io.trellara.protocol.v1.PartitionChunk;
 import io.trellara.protocol.v1.TransactionCommitMarker;
 import io.trellara.protocol.v1.TransactionManifest;
@@ -8,7 +7,8 @@ import java.util.Map;
 
 /**
  * One strict-chunked transaction being applied as its chunks arrive (see {@link
- * Target#openStream}): nothing is visible until {@link #commit}. {@link #write} and {@link #commit}
+ * Target#openStream}): nothing is visible until {@link #commit}. The engine decides what continues
+ * the transaction; the stream writes what it is given, in order. {@link #write} and {@link #commit}
  * throw {@link TransientFailure} (rolled back; deliver the transaction again), {@link CannotStream}
  * (rolled back; apply it the staged way), or the {@link ApplyException} / {@code
  * ProtocolViolationException} that stops apply.
@@ -29,25 +29,6 @@ public interface TargetStream {
       super(message);
     }
   }
-
-  TransactionBoundaryKey key();
-
-  /** The chunk index the next chunk must carry. */
-  int nextIndex();
-
-  /** The transaction's manifest once it arrived, else null. */
-  io.trellara.protocol.v1.TransactionManifest manifest();
-
-  boolean manifestSeen();
-
-  /**
-   * True when this chunk continues the transaction (same identity, the next index, before the
-   * manifest).
-   */
-  boolean continuesWith(PartitionChunk c);
-
-  /** True when {@code m} is this transaction's manifest, due now. */
-  boolean isManifest(TransactionManifest m);
 
   void write(PartitionChunk c);
 

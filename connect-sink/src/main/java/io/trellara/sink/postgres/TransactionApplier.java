@@ -1,6 +1,7 @@
 package io.trellara.sink.postgres;
 
 import io.trellara.connect.common.liveness.Watchdog;
+import io.trellara.connect.common.retry.Sleeper;
 import io.trellara.connect.common.retry.SqlFailures;
 import io.trellara.protocol.MessageKind;
 import io.trellara.protocol.TransactionBoundaryKey;
@@ -26,7 +27,6 @@ import io.trellara.sink.port.SourceTransaction;
 import io.trellara.sink.port.StagedChunk;
 import io.trellara.sink.port.StagedLane;
 import io.trellara.sink.port.Target;
-import io.trellara.sink.port.TargetProgressLost;
 import io.trellara.sink.port.TargetStream;
 import io.trellara.sink.port.TopicPartitionKey;
 import io.trellara.sink.postgres.apply.BarrierMerge;
@@ -43,7 +43,6 @@ import io.trellara.sink.postgres.schema.RelationMapper;
 import io.trellara.sink.postgres.session.ConnectionFactory;
 import io.trellara.sink.postgres.session.RetryingExecutor;
 import io.trellara.sink.postgres.session.SessionWatch;
-import io.trellara.sink.postgres.session.Sleeper;
 import io.trellara.sink.postgres.session.TargetSession;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -70,7 +69,7 @@ import java.util.Set;
  *
  * <p>Not thread-safe: one applier per sink task.
  */
-public final class TransactionApplier implements Target {
+public final class TransactionApplier implements Target, AutoCloseable {
   private static final org.slf4j.Logger LOG =
       org.slf4j.LoggerFactory.getLogger(TransactionApplier.class);
   private final ConnectionFactory connections;
@@ -86,6 +85,12 @@ public final class TransactionApplier implements Target {
    * StreamedBarrier}.
    */
   private TargetSession streamSession;
+
+  /** The partitions this task claimed last: where another task's claim means a fence. */
+  private List<TopicPartitionKey> claimed = List.of();
+
+  /** With asynchronous commits: which applied positions the target has flushed. */
+  private final FlushedPositions book = new FlushedPositions();
 
   /** This task's name in {@code trellara_sink.partition_owners}; unique per task start. */
   private String owner = PartitionOwners.ownerName("task ?");
@@ -146,12 +151,10 @@ public final class TransactionApplier implements Target {
     return watchdog == null ? java.util.List.of() : watchdog.stages();
   }
 
-  @Override
   public ApplyMetrics metrics() {
     return metrics;
   }
 
-  @Override
   public ApplyOptions options() {
     return options;
   }
@@ -184,6 +187,10 @@ public final class TransactionApplier implements Target {
    */
   @Override
   public StreamedBarrier openStream(PartitionChunk first) {
+    return fencedOr(() -> open(first));
+  }
+
+  private StreamedBarrier open(PartitionChunk first) {
     try {
       if (streamSession == null) {
         streamSession = TargetSession.open(connections, streamWatch.stage());
@@ -295,6 +302,10 @@ public final class TransactionApplier implements Target {
    */
   @Override
   public ApplyResult apply(List<SourceTransaction> transactions) {
+    return fencedOr(() -> applyAll(transactions));
+  }
+
+  private ApplyResult applyAll(List<SourceTransaction> transactions) {
     List<TransactionBoundaryKey> applied = new ArrayList<>();
     List<TransactionBoundaryKey> duplicates = new ArrayList<>();
     Map<TopicPartitionKey, Long> positions = new LinkedHashMap<>();
@@ -388,6 +399,10 @@ public final class TransactionApplier implements Target {
    */
   @Override
   public int stage(List<StagedChunk> chunks, Map<TopicPartitionKey, Long> positions) {
+    return fencedOr(() -> stageAll(chunks, positions));
+  }
+
+  private int stageAll(List<StagedChunk> chunks, Map<TopicPartitionKey, Long> positions) {
     if (chunks.isEmpty() && positions.isEmpty()) {
       return 0;
     }
@@ -429,6 +444,16 @@ public final class TransactionApplier implements Target {
    * checksum).
    */
   @Override
+  public BarrierState.Verdict barrier(FlowKey key, TransactionManifest m) {
+    if (m == null) {
+      return isApplied(key)
+          ? new BarrierState(true, List.of(), Map.of()).evaluate(null)
+          : new BarrierState.Verdict(BarrierState.Kind.WAITING, List.of(), null, null);
+    }
+    return fencedOr(() -> checkBarrier(m));
+  }
+
+  /** {@link #barrier} of a manifest. */
   public BarrierState.Verdict checkBarrier(TransactionManifest m) {
     String key = boundaryKey(m).display();
     return executor.run(
@@ -490,6 +515,11 @@ public final class TransactionApplier implements Target {
    */
   @Override
   public BarrierResult applyBarrier(
+      TransactionManifest m, Map<TopicPartitionKey, Long> positions, List<PartitionChunk> held) {
+    return fencedOr(() -> applyWholeBarrier(m, positions, held));
+  }
+
+  private BarrierResult applyWholeBarrier(
       TransactionManifest m, Map<TopicPartitionKey, Long> positions, List<PartitionChunk> held) {
     TransactionBoundaryKey key = boundaryKey(m);
     FlowKey flowKey = FlowKey.of(m);
@@ -581,7 +611,6 @@ public final class TransactionApplier implements Target {
   /**
    * True when the transaction is recorded as applied (one query in its own read-only transaction).
    */
-  @Override
   public boolean isApplied(FlowKey key) {
     return executor.run(
         key.display(),
@@ -705,7 +734,15 @@ public final class TransactionApplier implements Target {
     return new RetryingExecutor.Done<>(
         new GroupOutcome(applied, duplicates, positions, attempt.number()),
         toApply,
-        () -> publish(writer, applied.size(), duplicates.size()));
+        () -> {
+          publish(writer, applied.size(), duplicates.size());
+          metrics.barriersApplied.addAndGet(
+              group.stream()
+                  .filter(t -> t.fromChunks() && applied.contains(t.key()))
+                  .map(SourceTransaction::key)
+                  .distinct()
+                  .count());
+        });
   }
 
   private void publish(ChangeWriter w, int applied, int duplicates) {
@@ -731,6 +768,8 @@ public final class TransactionApplier implements Target {
    */
   @Override
   public Map<TopicPartitionKey, Long> claim(List<TopicPartitionKey> partitions) {
+    claimed = List.copyOf(partitions);
+    book.clear();
     if (partitions.isEmpty()) {
       return Map.of();
     }
@@ -739,7 +778,7 @@ public final class TransactionApplier implements Target {
         (s, a) -> PartitionOwners.claimAndRead(s, options.sinkName(), owner, partitions));
   }
 
-  @Override
+  /** The claims other tasks hold on any of {@code partitions}, for a message. */
   public List<String> claimsByOthers(java.util.Collection<TopicPartitionKey> partitions) {
     if (partitions.isEmpty()) {
       return List.of();
@@ -752,10 +791,7 @@ public final class TransactionApplier implements Target {
                     s, options.sinkName(), owner, List.copyOf(partitions))));
   }
 
-  /**
-   * The progress the target records for this sink (read again after {@link TargetProgressLost}).
-   */
-  @Override
+  /** The progress the target records for this sink. */
   public Map<TopicPartitionKey, Long> recordedPositions() {
     return executor.run(
         "the progress of sink " + options.sinkName(),
@@ -765,12 +801,11 @@ public final class TransactionApplier implements Target {
   /**
    * Of {@code applied} (positions whose target transactions have committed), what Kafka offsets may
    * be committed up to: with synchronous commits all of it; with asynchronous commits what the
-   * target has flushed, as {@code book} tracks it from one call to the next (one query of the
-   * target's WAL positions per call).
+   * target has flushed (one query of the target's WAL positions per call, tracked from one call to
+   * the next in {@link FlushedPositions}).
    */
   @Override
-  public Map<TopicPartitionKey, Long> flushedPositions(
-      Map<TopicPartitionKey, Long> applied, FlushedPositions book) {
+  public Map<TopicPartitionKey, Long> durable(Map<TopicPartitionKey, Long> applied) {
     if (!options.synchronousCommitOff()) {
       return applied;
     }
@@ -778,16 +813,52 @@ public final class TransactionApplier implements Target {
         executor.run(
             "the target's WAL positions",
             (s, a) -> RetryingExecutor.Done.of(CheckpointStore.walInsertAndFlush(s)));
-    Map<TopicPartitionKey, Long> flushed = book.offer(applied, wal[0], wal[1]);
+    Map<TopicPartitionKey, Long> flushed =
+        new java.util.HashMap<>(book.offer(applied, wal[0], wal[1]));
+    flushed
+        .keySet()
+        .retainAll(applied.keySet()); // revoked partitions are not this task's to commit
     if (book.allFlushed()) {
       asyncCommits.flushed();
     }
     return flushed;
   }
 
-  @Override
-  public void pause(long millis) {
-    executor.pause(millis);
+  /**
+   * A failure that another task applying the same transactions at the same time would cause (its
+   * row is there already, or gone): when another task has claimed this task's partitions, that is
+   * what happened, and it is thrown as {@link ApplyException.Reason#FENCED} instead.
+   */
+  public ApplyException fencedOr(ApplyException e) {
+    if (!e.reason().fencingMayExplain() || claimed.isEmpty()) {
+      return e;
+    }
+    try {
+      List<String> others = claimsByOthers(claimed);
+      if (others.isEmpty()) {
+        return e;
+      }
+      return new ApplyException(
+          ApplyException.Reason.FENCED,
+          e.relation(),
+          e.eventKey(),
+          e.sqlState(),
+          "another task took this task's partitions over ("
+              + String.join("; ", others)
+              + ") and applied them meanwhile; what failed here: "
+              + e.getMessage(),
+          e);
+    } catch (RuntimeException unreadable) {
+      return e;
+    }
+  }
+
+  private <T> T fencedOr(java.util.function.Supplier<T> work) {
+    try {
+      return work.get();
+    } catch (ApplyException e) {
+      throw fencedOr(e);
+    }
   }
 
   @Override

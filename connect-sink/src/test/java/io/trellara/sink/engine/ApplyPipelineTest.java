@@ -15,11 +15,11 @@ import io.trellara.protocol.v1.ManifestBoundaryMode;
 import io.trellara.protocol.v1.TransactionEnvelope;
 import io.trellara.protocol.validation.ProtocolRule;
 import io.trellara.protocol.validation.ProtocolViolationException;
+import io.trellara.sink.buffer.Input;
 import io.trellara.sink.port.ApplyException;
 import io.trellara.sink.port.BarrierResult;
 import io.trellara.sink.port.TargetStream;
 import io.trellara.sink.port.TopicPartitionKey;
-import io.trellara.sink.postgres.ApplyOptions;
 import io.trellara.sink.postgres.Barriers;
 import io.trellara.sink.postgres.Feed;
 import io.trellara.sink.postgres.Tx;
@@ -66,17 +66,23 @@ class ApplyPipelineTest {
   private final List<BarrierResult> barriers = new ArrayList<>();
   private final ApplyPipeline pipeline =
       new ApplyPipeline(
-          target,
-          new ApplyPipeline.Listener() {
-            @Override
-            public void barrierApplied(
-                io.trellara.protocol.v1.TransactionManifest m, BarrierResult r) {
-              barriers.add(r);
-            }
-          },
-          3,
-          64 << 20,
-          0);
+              target,
+              new ApplyPipeline.Listener() {
+                @Override
+                public void barrierApplied(
+                    io.trellara.protocol.v1.TransactionManifest m, BarrierResult r) {
+                  barriers.add(r);
+                }
+
+                @Override
+                public void streamRetried() {
+                  target.metrics().countRetry();
+                }
+              },
+              3,
+              64 << 20,
+              0)
+          .time(io.trellara.connect.common.Ticker.SYSTEM, target::pause);
 
   private static Barriers strict(TransactionEnvelope e) {
     return Barriers.strictChunked(e, 2);
@@ -124,7 +130,7 @@ class ApplyPipelineTest {
   @Test
   void aStrictChunkedTransactionAcrossBatchesStreamsAndIsVisibleOnlyAtItsMarker() {
     Barriers b = strict(opens(0x100, 1, 9, "1"));
-    List<ApplyPipeline.Input> in = new Feed().inputs(b.all());
+    List<Input> in = new Feed().inputs(b.all());
     for (int i = 0; i < in.size() - 1; i++) {
       pipeline.accept(List.of(in.get(i)));
       assertThat(target.commits()).isEmpty();
@@ -167,23 +173,22 @@ class ApplyPipelineTest {
   void aTransientFailurePersistingBeyondTheRetryTimeStopsThePartitionAtTheFirstChunk() {
     ApplyPipeline p =
         new ApplyPipeline(
-            new InMemoryTarget() {
-              @Override
-              public TargetStream openStream(io.trellara.protocol.v1.PartitionChunk first) {
-                throw new TargetStream.TransientFailure("target down", null);
-              }
-
-              @Override
-              public ApplyOptions options() {
-                return ApplyOptions.builder("fake")
-                    .maxRetryDuration(java.time.Duration.ZERO)
-                    .build();
-              }
-            },
-            null,
-            3,
-            64 << 20,
-            0);
+                new InMemoryTarget() {
+                  @Override
+                  public TargetStream openStream(io.trellara.protocol.v1.PartitionChunk first) {
+                    throw new TargetStream.TransientFailure("target down", null);
+                  }
+                },
+                null,
+                3,
+                64 << 20,
+                0)
+            .retryPolicy(
+                io.trellara.connect.common.retry.Backoff.Policy.of(
+                    java.time.Duration.ofMillis(1),
+                    java.time.Duration.ofMillis(1),
+                    java.time.Duration.ZERO,
+                    0));
     Throwable t =
         catchThrowable(
             () -> Feed.oneByOne(p, new Feed().inputs(strict(opens(0x100, 1, 9, "1")).all())));
@@ -270,12 +275,10 @@ class ApplyPipelineTest {
     Barriers b = lanes(opens(0x100, 1, 9, "1"));
     ApplyPipeline other = new ApplyPipeline(target, null, 3, 64 << 20, 0); // holds lanes 1 and 2
     Feed feed = new Feed();
-    List<ApplyPipeline.Input> chunks = feed.inputs(b.chunkMessages());
-    List<ApplyPipeline.Input> here =
-        chunks.stream().filter(in -> in.partition().partition() == 0).toList();
-    List<ApplyPipeline.Input> there =
-        chunks.stream().filter(in -> in.partition().partition() != 0).toList();
-    List<ApplyPipeline.Input> mine = new ArrayList<>(here);
+    List<Input> chunks = feed.inputs(b.chunkMessages());
+    List<Input> here = chunks.stream().filter(in -> in.partition().partition() == 0).toList();
+    List<Input> there = chunks.stream().filter(in -> in.partition().partition() != 0).toList();
+    List<Input> mine = new ArrayList<>(here);
     mine.addAll(feed.inputs(b.closing()));
     pipeline.accept(mine);
     assertThat(target.commits()).isEmpty();
@@ -343,7 +346,7 @@ class ApplyPipelineTest {
   void aRevokedLaneDropsWhatItHeldAndItsNextOwnerAppliesTheTransactionOnce() {
     Barriers b = lanes(opens(0x100, 1, 9, "1"));
     Feed feed = new Feed();
-    List<ApplyPipeline.Input> inputs =
+    List<Input> inputs =
         feed.inputs(concat(List.of(envelope(sets(0x50, 1, "0"))), b.chunkMessages()));
     pipeline.accept(inputs);
     TopicPartitionKey lane0 = new TopicPartitionKey(Feed.LANES, 0);
@@ -366,7 +369,7 @@ class ApplyPipelineTest {
             .maxStagedPerLane(1, java.time.Duration.ZERO);
     Feed feed = new Feed();
     // T1's chunks on lane 0 have not come yet; lanes 1 and 2 brought T1's and then T2's
-    List<ApplyPipeline.Input> chunks = feed.inputs(concat(t1.chunkMessages(), t2.chunkMessages()));
+    List<Input> chunks = feed.inputs(concat(t1.chunkMessages(), t2.chunkMessages()));
     TopicPartitionKey lane0 = new TopicPartitionKey(Feed.LANES, 0);
     laneTask.accept(chunks.stream().filter(in -> !in.partition().equals(lane0)).toList());
     assertThat(laneTask.backlogged())
@@ -387,11 +390,15 @@ class ApplyPipelineTest {
     Barriers b = lanes(opens(0x100, 1, 9, "1"));
     p.accept(new Feed().inputs(b.closing()));
     assertThat(p.waiting()).isTrue();
-    assertThat(p.recheckWithinMillis()).isEqualTo(ApplyPipeline.FAST_RECHECK_MILLIS);
+    assertThat(p.recheckWithinMillis())
+        .isEqualTo(io.trellara.sink.buffer.SinkBuffer.FAST_RECHECK_MILLIS);
     await()
         .atMost(java.time.Duration.ofSeconds(5))
         .pollInterval(java.time.Duration.ofMillis(50))
-        .until(() -> p.recheckWithinMillis() == ApplyPipeline.DEFAULT_RECHECK_MILLIS);
+        .until(
+            () ->
+                p.recheckWithinMillis()
+                    == io.trellara.sink.buffer.SinkBuffer.DEFAULT_RECHECK_MILLIS);
   }
 
   @Test

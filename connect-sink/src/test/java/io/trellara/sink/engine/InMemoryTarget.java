@@ -19,7 +19,6 @@ import io.trellara.sink.port.ApplyResult;
 import io.trellara.sink.port.BarrierResult;
 import io.trellara.sink.port.BarrierState;
 import io.trellara.sink.port.FlowKey;
-import io.trellara.sink.port.FlushedPositions;
 import io.trellara.sink.port.SourceTransaction;
 import io.trellara.sink.port.StagedChunk;
 import io.trellara.sink.port.StagedLane;
@@ -174,6 +173,12 @@ class InMemoryTarget implements Target {
     commit(group, positions);
     metrics.transactionsApplied.addAndGet(done.size());
     metrics.duplicatesSkipped.addAndGet(duplicates.size());
+    metrics.countBarriers(
+        transactions.stream()
+            .filter(t -> t.fromChunks() && done.contains(t.key()))
+            .map(SourceTransaction::key)
+            .distinct()
+            .count());
     return new ApplyResult(done, duplicates, positions, 1, 1);
   }
 
@@ -213,7 +218,16 @@ class InMemoryTarget implements Target {
   }
 
   @Override
-  public BarrierState.Verdict checkBarrier(TransactionManifest m) {
+  public BarrierState.Verdict barrier(FlowKey key, TransactionManifest m) {
+    if (m == null) {
+      return applied.containsKey(key)
+          ? new BarrierState(true, List.of(), Map.of()).evaluate(null)
+          : new BarrierState.Verdict(BarrierState.Kind.WAITING, List.of(), null, null);
+    }
+    return checkBarrier(m);
+  }
+
+  BarrierState.Verdict checkBarrier(TransactionManifest m) {
     List<BarrierState.Staged> at = new ArrayList<>();
     staged.forEach(
         (k, c) -> {
@@ -349,23 +363,19 @@ class InMemoryTarget implements Target {
     return out;
   }
 
-  @Override
   public List<String> claimsByOthers(java.util.Collection<TopicPartitionKey> partitions) {
     return List.of(); // one owner per pipeline here: fencing is tested with fenceOnce
   }
 
-  @Override
   public Map<TopicPartitionKey, Long> recordedPositions() {
     return Map.copyOf(progress);
   }
 
   @Override
-  public Map<TopicPartitionKey, Long> flushedPositions(
-      Map<TopicPartitionKey, Long> applied, FlushedPositions book) {
+  public Map<TopicPartitionKey, Long> durable(Map<TopicPartitionKey, Long> applied) {
     return applied; // commits here are synchronous
   }
 
-  @Override
   public boolean isApplied(FlowKey key) {
     return applied.containsKey(key);
   }
@@ -388,22 +398,18 @@ class InMemoryTarget implements Target {
     return new Stream(k, first, duplicate);
   }
 
-  @Override
   public ApplyOptions options() {
     return options;
   }
 
-  @Override
   public ApplyMetrics metrics() {
     return metrics;
   }
 
-  @Override
   public void pause(long millis) {
     pauses.add(millis);
   }
 
-  @Override
   public void close() {}
 
   // ---- internals
@@ -510,27 +516,22 @@ class InMemoryTarget implements Target {
       this.verifier = new StreamingBarrierVerifier(first);
     }
 
-    @Override
     public TransactionBoundaryKey key() {
       return key.transaction();
     }
 
-    @Override
     public int nextIndex() {
       return next;
     }
 
-    @Override
     public TransactionManifest manifest() {
       return manifest;
     }
 
-    @Override
     public boolean manifestSeen() {
       return manifest != null;
     }
 
-    @Override
     public boolean continuesWith(PartitionChunk c) {
       return manifest == null
           && c.getPartitionId() == next
@@ -538,7 +539,6 @@ class InMemoryTarget implements Target {
           && c.getCommitLsn().equals(key.transaction().commitLsn());
     }
 
-    @Override
     public boolean isManifest(TransactionManifest m) {
       return manifest == null
           && next > 0

@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.trellara.protocol.codec.TrellaraCodec;
 import io.trellara.protocol.v1.ChangeRecord;
 import io.trellara.protocol.v1.TransactionEnvelope;
+import io.trellara.sink.buffer.Input;
 import io.trellara.sink.port.ApplyException;
 import io.trellara.sink.port.TopicPartitionKey;
 import io.trellara.sink.postgres.Barriers;
@@ -144,14 +145,14 @@ class SinkEngineTest {
                 .inputs(List.of(envelope(opens(0x100, 1)), envelope(opens(0x200, 2))))
                 .subList(1, 2)
                 .stream()
-                .map(in -> ApplyPipeline.Input.raw(STRICT, 1, in.kind(), in.bytes(), in.where()))
+                .map(in -> Input.raw(STRICT, 1, in.kind(), in.bytes(), in.where()))
                 .toList());
     assertThat(target.committedLsns()).containsExactly("0/100", "0/200");
   }
 
-  private static ApplyPipeline.Input at(long offset, TransactionEnvelope e) {
-    ApplyPipeline.Input in = new Feed().inputs(List.of(envelope(e))).get(0);
-    return ApplyPipeline.Input.raw(STRICT, offset, in.kind(), in.bytes(), in.where());
+  private static Input at(long offset, TransactionEnvelope e) {
+    Input in = new Feed().inputs(List.of(envelope(e))).get(0);
+    return Input.raw(STRICT, offset, in.kind(), in.bytes(), in.where());
   }
 
   @Test
@@ -209,7 +210,7 @@ class SinkEngineTest {
 
   @Test
   void aTaskStillFencedAfterTheRetryTimeStopsAndAsksAboutASecondDeployment() {
-    target.retryFor(java.time.Duration.ZERO);
+    engine.fenceWait(java.time.Duration.ZERO);
     assign(STRICT);
     target.fenceOnce();
     engine.put(List.of(at(0, opens(0x100, 1))));
@@ -225,7 +226,7 @@ class SinkEngineTest {
 
   @Test
   void aFencedTaskWhosePartitionsKafkaRevokedIsNoLongerFencedAndNeverFailsForIt() {
-    target.retryFor(java.time.Duration.ZERO);
+    engine.fenceWait(java.time.Duration.ZERO);
     assign(STRICT);
     target.fenceOnce();
     engine.put(List.of(at(0, opens(0x100, 1))));

@@ -11,6 +11,7 @@ import io.trellara.protocol.v1.ChangeRecord;
 import io.trellara.protocol.v1.ManifestBoundaryMode;
 import io.trellara.protocol.v1.RelationId;
 import io.trellara.protocol.v1.TransactionEnvelope;
+import io.trellara.sink.buffer.Input;
 import io.trellara.sink.engine.ApplyPipeline;
 import io.trellara.sink.port.BarrierResult;
 import io.trellara.sink.port.TopicPartitionKey;
@@ -283,7 +284,7 @@ class BarrierApplyTest {
   void aRestartWhileLanesArePartlyStagedAppliesTheTransactionOnce() throws Exception {
     Barriers b = Barriers.partitioned(opens(0x300, 1, 9, "100"), 3, 2, BarrierApplyTest::lane);
     Feed feed = new Feed();
-    List<ApplyPipeline.Input> log = feed.inputs(b.all()); // what Kafka holds
+    List<Input> log = feed.inputs(b.all()); // what Kafka holds
     try (TransactionApplier strictApplier = applier(ApplyOptions.builder("s1"));
         TransactionApplier laneApplier = applier(ApplyOptions.builder("s1"))) {
       ApplyPipeline strictTask = pipeline(strictApplier);
@@ -329,8 +330,8 @@ class BarrierApplyTest {
     Barriers t1 = Barriers.partitioned(opens(0x100, 1, 6, "1"), 3, 10, BarrierApplyTest::lane);
     Barriers t3 = Barriers.partitioned(opens(0x300, 7, 12, "3"), 3, 10, BarrierApplyTest::lane);
     Feed feed = new Feed();
-    List<ApplyPipeline.Input> closing = feed.inputs(t1.closing());
-    List<ApplyPipeline.Input> lanes = feed.inputs(concat(t1.chunkMessages(), t3.chunkMessages()));
+    List<Input> closing = feed.inputs(t1.closing());
+    List<Input> lanes = feed.inputs(concat(t1.chunkMessages(), t3.chunkMessages()));
     try (TransactionApplier laneApplier = applier(ApplyOptions.builder("s1"));
         ApplyPipeline laneTask = pipeline(laneApplier)) {
       boolean[] fired = new boolean[1];
@@ -503,11 +504,11 @@ class BarrierApplyTest {
   void chunksStagedFromAPartialPublicationAreSweptWhenTheWholeRepublicationAppliesFromMemory() {
     Barriers b = Barriers.partitioned(opens(0x300, 1, 9, "100"), 3, 2, BarrierApplyTest::lane);
     Feed feed = new Feed();
-    List<ApplyPipeline.Input> partial =
+    List<Input> partial =
         feed.inputs(b.chunkMessages()).stream()
             .filter(i -> i.partition().topic().equals(Feed.LANES) && i.partition().partition() != 2)
             .toList();
-    List<ApplyPipeline.Input> republished = feed.inputs(b.all());
+    List<Input> republished = feed.inputs(b.all());
     try (TransactionApplier laneApplier = applier(ApplyOptions.builder("s1"));
         ApplyPipeline laneTask = staging(laneApplier)) {
       laneTask.accept(partial);

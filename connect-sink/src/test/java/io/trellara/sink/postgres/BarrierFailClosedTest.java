@@ -15,6 +15,7 @@ import io.trellara.protocol.v1.ManifestBoundaryMode;
 import io.trellara.protocol.v1.TransactionEnvelope;
 import io.trellara.protocol.validation.ProtocolRule;
 import io.trellara.protocol.validation.ProtocolViolationException;
+import io.trellara.sink.buffer.Input;
 import io.trellara.sink.engine.ApplyPipeline;
 import io.trellara.sink.postgres.schema.RelationMapper;
 import java.util.List;
@@ -192,9 +193,7 @@ class BarrierFailClosedTest {
   void aChecksumMismatchOfAnEnvelope() {
     byte[] bytes = Barriers.flip(TrellaraCodec.encode(t2()).bytes(), "200");
     Throwable t = failsClosed(List.of(Feed.envelope(bytes, "t2")), "CHECKSUM_MISMATCH");
-    assertThat(t)
-        .isInstanceOf(ApplyPipeline.InputRejectedException.class)
-        .hasMessageContaining("strict-0@");
+    assertThat(t).isInstanceOf(Input.RejectedException.class).hasMessageContaining("strict-0@");
   }
 
   @Test

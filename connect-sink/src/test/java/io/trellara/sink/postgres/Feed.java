@@ -1,6 +1,7 @@
 package io.trellara.sink.postgres;
 
 import io.trellara.protocol.MessageKind;
+import io.trellara.sink.buffer.Input;
 import io.trellara.sink.engine.ApplyPipeline;
 import io.trellara.sink.port.TopicPartitionKey;
 import java.util.ArrayList;
@@ -20,8 +21,8 @@ public final class Feed {
 
   private final Map<TopicPartitionKey, Long> offsets = new HashMap<>();
 
-  public List<ApplyPipeline.Input> inputs(List<Barriers.Published> messages) {
-    List<ApplyPipeline.Input> out = new ArrayList<>();
+  public List<Input> inputs(List<Barriers.Published> messages) {
+    List<Input> out = new ArrayList<>();
     for (Barriers.Published p : messages) {
       out.add(
           input(
@@ -35,10 +36,9 @@ public final class Feed {
     return out;
   }
 
-  public ApplyPipeline.Input input(
-      TopicPartitionKey tp, MessageKind kind, byte[] bytes, String key) {
+  public Input input(TopicPartitionKey tp, MessageKind kind, byte[] bytes, String key) {
     long offset = offsets.merge(tp, 1L, Long::sum) - 1;
-    return ApplyPipeline.Input.raw(tp, offset, kind, bytes, tp + "@" + offset + " key " + key);
+    return Input.raw(tp, offset, kind, bytes, tp + "@" + offset + " key " + key);
   }
 
   /**
@@ -46,7 +46,7 @@ public final class Feed {
    * honours the pipeline's rewinds as Kafka does after {@code context.offset}: delivery goes on
    * from the record asked for.
    */
-  public static void oneByOne(ApplyPipeline p, List<ApplyPipeline.Input> inputs) {
+  public static void oneByOne(ApplyPipeline p, List<Input> inputs) {
     deliver(p, inputs, 1, i -> {});
   }
 
@@ -55,20 +55,18 @@ public final class Feed {
    * moment).
    */
   public static void oneByOne(
-      ApplyPipeline p,
-      List<ApplyPipeline.Input> inputs,
-      java.util.function.IntConsumer afterDelivery) {
+      ApplyPipeline p, List<Input> inputs, java.util.function.IntConsumer afterDelivery) {
     deliver(p, inputs, 1, afterDelivery);
   }
 
   /** Delivers {@code inputs} in one batch, and what a rewind asks for again in the next. */
-  public static void batched(ApplyPipeline p, List<ApplyPipeline.Input> inputs) {
+  public static void batched(ApplyPipeline p, List<Input> inputs) {
     deliver(p, inputs, Integer.MAX_VALUE, i -> {});
   }
 
   private static void deliver(
       ApplyPipeline p,
-      List<ApplyPipeline.Input> inputs,
+      List<Input> inputs,
       int batch,
       java.util.function.IntConsumer afterDelivery) {
     int i = 0;
@@ -83,7 +81,7 @@ public final class Feed {
       i = end;
       for (Map.Entry<TopicPartitionKey, Long> r : rewinds.entrySet()) {
         for (int j = 0; j < inputs.size(); j++) {
-          ApplyPipeline.Input in = inputs.get(j);
+          Input in = inputs.get(j);
           if (in.partition().equals(r.getKey()) && in.offset() == r.getValue()) {
             i = Math.min(i, j);
             break;

@@ -22,6 +22,7 @@ import io.trellara.protocol.v1.SchemaVersion;
 import io.trellara.protocol.v1.TransactionCommitMarker;
 import io.trellara.protocol.v1.TransactionManifest;
 import io.trellara.protocol.validation.BarrierVerifier;
+import io.trellara.sink.buffer.Input;
 import io.trellara.sink.engine.ApplyPipeline;
 import io.trellara.sink.port.TopicPartitionKey;
 import io.trellara.sink.postgres.checkpoint.CheckpointStore;
@@ -125,7 +126,7 @@ public final class LargeBarrierMemoryCheck {
                 f, RelationMapper.identity(), ApplyOptions.builder("big").build());
         ApplyPipeline p = new ApplyPipeline(a, null)) {
       Feed feed = new Feed();
-      List<ApplyPipeline.Input> batch = new ArrayList<>();
+      List<Input> batch = new ArrayList<>();
       int[] sequence = new int[lanes];
       int chunkIndex = 0;
       // lanes: consecutive total_orders are dealt round robin, so every lane interleaves with the

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.trellara.protocol.Snapshots;
 import io.trellara.protocol.v1.RelationId;
+import io.trellara.sink.buffer.Input;
 import io.trellara.sink.engine.ApplyPipeline;
 import io.trellara.sink.postgres.schema.RelationMapper;
 import java.sql.Connection;
@@ -77,8 +78,8 @@ class SnapshotReplaceTest {
     for (SnapshotApplyMode mode : SnapshotApplyMode.values()) {
       reset();
       Feed feed = new Feed();
-      List<ApplyPipeline.Input> first = feed.inputs(snapshot(0x500, "old").all());
-      List<ApplyPipeline.Input> second = feed.inputs(snapshot(0x900, "new").all());
+      List<Input> first = feed.inputs(snapshot(0x500, "old").all());
+      List<Input> second = feed.inputs(snapshot(0x900, "new").all());
       try (TransactionApplier a = applier(mode);
           ApplyPipeline p = new ApplyPipeline(a, null, 1000, 64 << 20, 0)) {
         assertTimeoutPreemptively(
@@ -105,8 +106,8 @@ class SnapshotReplaceTest {
 
   private void replaceUnderReaders() throws Exception {
     Feed feed = new Feed();
-    List<ApplyPipeline.Input> first = feed.inputs(snapshot(0x500, "old").all());
-    List<ApplyPipeline.Input> second = feed.inputs(snapshot(0x900, "new").all());
+    List<Input> first = feed.inputs(snapshot(0x500, "old").all());
+    List<Input> second = feed.inputs(snapshot(0x900, "new").all());
     try (TransactionApplier a = applier(SnapshotApplyMode.ATOMIC);
         ApplyPipeline p = new ApplyPipeline(a, null, 1000, 64 << 20, 0);
         Connection committed = pg.connections().open();

@@ -43,7 +43,14 @@ class StreamedBarrierTest {
   }
 
   private static ApplyPipeline pipeline(TransactionApplier a) {
-    return new ApplyPipeline(a, null, 1000, 64 << 20, 0);
+    ApplyPipeline.Listener retriesCounted =
+        new ApplyPipeline.Listener() {
+          @Override
+          public void streamRetried() {
+            a.metrics().countRetry();
+          }
+        };
+    return new ApplyPipeline(a, retriesCounted, 1000, 64 << 20, 0);
   }
 
   /** 20 new accounts in 10 chunks of two, then the manifest and the marker. */

@@ -10,7 +10,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.trellara.protocol.v1.RelationId;
 import io.trellara.sink.port.ApplyException;
 import io.trellara.sink.port.ApplyResult;
-import io.trellara.sink.port.FlushedPositions;
 import io.trellara.sink.port.SourceTransaction;
 import io.trellara.sink.port.TargetProgressLost;
 import io.trellara.sink.port.TopicPartitionKey;
@@ -168,10 +167,9 @@ class TransientRetryTest {
         };
     try (TransactionApplier a = applier(tracking, 3)) {
       a.apply(open(0x10, 1));
-      FlushedPositions book = new FlushedPositions();
       Map<TopicPartitionKey, Long> applied = Map.of(new TopicPartitionKey("t", 0), 1L);
       pg.exec("SELECT pg_switch_wal()"); // flushes everything written so far
-      assertThat(a.flushedPositions(applied, book)).isEqualTo(applied);
+      assertThat(a.durable(applied)).isEqualTo(applied);
       int pid = opened.get(0).unwrap(PGConnection.class).getBackendPID();
       pg.exec("SELECT pg_terminate_backend(" + pid + ")");
       assertThat(a.apply(open(0x20, 2)).applied()).hasSize(1);

@@ -81,7 +81,7 @@ public final class Backoff {
     connectedAtNanos = -1;
     long elapsedMillis = (now - outageStartNanos) / 1_000_000L;
     long deadlineMillis = policy.deadline().toMillis();
-    if (elapsedMillis >= deadlineMillis && failures > 0) {
+    if (elapsedMillis >= deadlineMillis && (failures > 0 || deadlineMillis == 0)) {
       return -1;
     }
     long initial = Math.max(1, policy.initial().toMillis());

@@ -17,14 +17,15 @@ import java.util.Map;
  *   <tr><td>class 08</td><td>connection exception (reset, refused, closed)</td><td>RECONNECT</td></tr>
  *   <tr><td>57P01, 57P02, 57P03</td><td>admin or crash shutdown, the server starting</td><td>RECONNECT</td></tr>
  *   <tr><td>53300</td><td>too many connections</td><td>RECONNECT</td></tr>
- *   <tr><td>55006</td><td>object in use (a replication slot still held by the old walsender)</td>
- *       <td>RECONNECT</td></tr>
  *   <tr><td>40001, 40P01</td><td>serialization failure, deadlock</td><td>RETRY</td></tr>
  *   <tr><td>anything else</td><td>the server refused the work</td><td>FAIL</td></tr>
  * </table>
  *
  * A query cancelled by a task's own watchdog (57014) is not retried either: the caller knows it
- * stalled and fails with {@code STALLED}.
+ * stalled and fails with {@code STALLED}. 55006 (object in use) means different things to different
+ * callers (a replication slot still held by its old walsender: reconnect; an ALTER TABLE meeting
+ * pending trigger events: fail, so that the sink applies the group one transaction at a time), so
+ * it is FAIL here and the replication connection's own rules treat it as a lost connection.
  */
 public final class SqlFailures {
   private SqlFailures() {}
@@ -38,7 +39,7 @@ public final class SqlFailures {
       return FailureAction.RECONNECT;
     }
     return switch (sqlState) {
-      case "57P01", "57P02", "57P03", "53300", "55006" -> FailureAction.RECONNECT;
+      case "57P01", "57P02", "57P03", "53300" -> FailureAction.RECONNECT;
       case "40001", "40P01" -> FailureAction.RETRY;
       default -> FailureAction.FAIL;
     };

@@ -127,6 +127,11 @@ public final class SinkTaskMetrics
     applied(batch, result);
   }
 
+  @Override
+  public void streamRetried() {
+    apply.countRetry();
+  }
+
   /** After a barrier's target commit: its latency (duplicates excluded). */
   @Override
   public void barrierApplied(TransactionManifest m, BarrierResult result) {

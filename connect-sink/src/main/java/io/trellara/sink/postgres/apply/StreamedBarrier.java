@@ -106,27 +106,22 @@ public final class StreamedBarrier implements TargetStream {
         first.getSourceId(), first.getDatasetId(), first.getCommitLsn(), first.getTransactionId());
   }
 
-  @Override
   public TransactionBoundaryKey key() {
     return key;
   }
 
-  @Override
   public int nextIndex() {
     return nextIndex;
   }
 
-  @Override
   public TransactionManifest manifest() {
     return manifest;
   }
 
-  @Override
   public boolean manifestSeen() {
     return manifest != null;
   }
 
-  @Override
   public boolean continuesWith(PartitionChunk c) {
     return manifest == null
         && c.getPartitionId() == nextIndex
@@ -135,7 +130,6 @@ public final class StreamedBarrier implements TargetStream {
         && c.getSourceId().equals(key.sourceId());
   }
 
-  @Override
   public boolean isManifest(TransactionManifest m) {
     return manifest == null
         && nextIndex > 0
@@ -283,6 +277,9 @@ public final class StreamedBarrier implements TargetStream {
       work.run();
     } catch (SQLException e) {
       throw fail(e);
+    } catch (ApplyException e) {
+      rollback();
+      throw applier.fencedOr(e);
     } catch (RuntimeException e) {
       rollback();
       throw e;
@@ -315,12 +312,13 @@ public final class StreamedBarrier implements TargetStream {
               + e.getMessage(),
           e);
     }
-    return new ApplyException(
-        ApplyException.Reason.DATABASE_ERROR,
-        relation,
-        eventKey,
-        SqlFailures.sqlState(e),
-        "the target refused the change: " + e.getMessage(),
-        e);
+    return applier.fencedOr(
+        new ApplyException(
+            ApplyException.Reason.DATABASE_ERROR,
+            relation,
+            eventKey,
+            SqlFailures.sqlState(e),
+            "the target refused the change: " + e.getMessage(),
+            e));
   }
 }

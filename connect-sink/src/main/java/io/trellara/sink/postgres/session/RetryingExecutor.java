@@ -3,6 +3,7 @@ package io.trellara.sink.postgres.session;
 import io.trellara.connect.common.Ticker;
 import io.trellara.connect.common.liveness.Stage;
 import io.trellara.connect.common.retry.Backoff;
+import io.trellara.connect.common.retry.Sleeper;
 import io.trellara.connect.common.retry.SqlFailures;
 import io.trellara.protocol.validation.ProtocolViolationException;
 import io.trellara.sink.port.ApplyException;

@@ -1,4 +1,4 @@
-package io.trellara.sink.postgres.session;
+package io.trellara.connect.common.retry;
 
 /** Pauses between attempts; replaceable in tests (which advance their clock by the pause). */
 @FunctionalInterface

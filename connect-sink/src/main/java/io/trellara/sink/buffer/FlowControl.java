@@ -1,4 +1,4 @@
-package io.trellara.sink.engine;
+package io.trellara.sink.buffer;
 
 import io.trellara.sink.port.TopicPartitionKey;
 import java.util.ArrayList;
@@ -11,7 +11,7 @@ import java.util.Set;
 /**
  * Which input partitions should deliver for now: one whose records queue behind a waiting barrier
  * past the pipeline's bounds, or that holds a poison, is paused until its queue drains. Pure
- * bookkeeping over {@link ApplyPipeline#backlogged()}; the task turns the decisions into {@code
+ * bookkeeping over {@link SinkBuffer#backlogged()}; the task turns the decisions into {@code
  * context.pause/resume}.
  */
 public final class FlowControl {
@@ -19,7 +19,7 @@ public final class FlowControl {
    * What the task tells Connect after a {@code put}: partitions to pause, to resume, and whether to
    * call again soon.
    */
-  public record Decision(
+  public record Pauses(
       List<TopicPartitionKey> pause, List<TopicPartitionKey> resume, boolean recheckSoon) {}
 
   private final Set<TopicPartitionKey> paused = new HashSet<>();
@@ -28,8 +28,7 @@ public final class FlowControl {
   private final Set<TopicPartitionKey> pausedWhenRevoked = new HashSet<>();
 
   /** After a {@code put}: pause what is backlogged, resume what no longer is. */
-  public Decision after(ApplyPipeline pipeline) {
-    Set<TopicPartitionKey> backlogged = pipeline.backlogged();
+  public Pauses after(Set<TopicPartitionKey> backlogged, boolean waiting) {
     List<TopicPartitionKey> pause = new ArrayList<>();
     for (TopicPartitionKey k : backlogged) {
       if (paused.add(k)) {
@@ -44,7 +43,7 @@ public final class FlowControl {
         resume.add(k);
       }
     }
-    return new Decision(pause, resume, pipeline.waiting());
+    return new Pauses(pause, resume, waiting);
   }
 
   /**

@@ -1,4 +1,4 @@
-package io.trellara.sink.engine;
+package io.trellara.sink.buffer;
 
 import io.trellara.protocol.Lsn;
 import io.trellara.protocol.MessageKind;
@@ -8,7 +8,6 @@ import io.trellara.protocol.v1.PartitionChunk;
 import io.trellara.protocol.v1.TransactionManifest;
 import io.trellara.sink.port.FlowKey;
 import io.trellara.sink.port.StagedChunk;
-import io.trellara.sink.port.Target;
 import io.trellara.sink.port.TopicPartitionKey;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -33,14 +32,14 @@ import java.util.Map;
  * included) is judged exactly as without the buffer. Lanes are staged in order, so a lane's held
  * chunks always come after everything staged from it.
  */
-final class LaneBuffer {
+final class LaneHolds {
 
   /**
    * One held chunk: where it came from, its decoded form and (when the input carried them) its
    * bytes.
    */
   static final class Held {
-    final PartitionQueues.PartitionState lane;
+    final PartitionState lane;
     final long offset;
     final PartitionChunk chunk;
     final FlowKey.Flow flow;
@@ -49,12 +48,7 @@ final class LaneBuffer {
     final long size;
     private byte[] bytes;
 
-    Held(
-        PartitionQueues.PartitionState lane,
-        long offset,
-        PartitionChunk chunk,
-        byte[] bytes,
-        long heldAt) {
+    Held(PartitionState lane, long offset, PartitionChunk chunk, byte[] bytes, long heldAt) {
       this.lane = lane;
       this.offset = offset;
       this.chunk = chunk;
@@ -111,13 +105,13 @@ final class LaneBuffer {
     }
   }
 
-  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(LaneBuffer.class);
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(LaneHolds.class);
 
   private final Map<Id, Held> byId = new HashMap<>();
   private long bytes;
   private int count;
-  private long holdNanos = ApplyPipeline.DEFAULT_HOLD_MILLIS * 1_000_000L;
-  private long maxBytes = ApplyPipeline.DEFAULT_MAX_HELD_BYTES;
+  private long holdNanos = SinkBuffer.DEFAULT_HOLD_MILLIS * 1_000_000L;
+  private long maxBytes = SinkBuffer.DEFAULT_MAX_HELD_BYTES;
 
   /**
    * How long chunks may wait here for their barrier, and how many bytes of them (zero: nothing is
@@ -133,7 +127,7 @@ final class LaneBuffer {
    * topic's), where they can be applied without staging; elsewhere their barrier is another task's,
    * which needs them staged.
    */
-  boolean wanted(List<Step> steps, Iterable<PartitionQueues.PartitionState> partitions) {
+  boolean wanted(List<Step> steps, Iterable<PartitionState> partitions) {
     if (holdNanos <= 0 || maxBytes <= 0) {
       return false;
     }
@@ -142,7 +136,7 @@ final class LaneBuffer {
         return true;
       }
     }
-    for (PartitionQueues.PartitionState ps : partitions) {
+    for (PartitionState ps : partitions) {
       if (ps.carriesBoundaries() && !ps.poisoned) {
         return true;
       }
@@ -151,17 +145,18 @@ final class LaneBuffer {
   }
 
   /** True when held chunks waited too long, or hold too many bytes: they go to staging. */
-  boolean overdue(Iterable<PartitionQueues.PartitionState> partitions) {
-    return count > 0 && (bytes > maxBytes || System.nanoTime() - oldest(partitions) > holdNanos);
+  boolean overdue(Iterable<PartitionState> partitions, long now) {
+    return count > 0 && (bytes > maxBytes || now - oldest(partitions) > holdNanos);
   }
 
   /**
-   * Stages every held chunk in one target transaction, lane by lane in offset order, with the
-   * positions of the lanes that hold nothing undurable any more. False when nothing was held.
+   * Takes every held chunk, lane by lane in offset order, to be staged in one target transaction
+   * with the positions of the lanes that hold nothing undurable any more; null when nothing is
+   * held.
    */
-  boolean stage(Target target, Iterable<PartitionQueues.PartitionState> partitions) {
+  Decision.Stage drainForStaging(Iterable<PartitionState> partitions) {
     if (count == 0) {
-      return false;
+      return null;
     }
     long heldBytes = bytes;
     List<Held> held = drain(partitions);
@@ -174,20 +169,14 @@ final class LaneBuffer {
       }
     }
     LOG.debug("Staging {} lane chunk(s) held in memory ({} bytes)", chunks.size(), heldBytes);
-    target.stage(chunks, positions);
-    return true;
+    return new Decision.Stage(chunks, positions);
   }
 
   /**
    * Holds a verified lane chunk (a second copy of one already held, a re-publication, only moves
    * the lane on).
    */
-  void hold(
-      PartitionQueues.PartitionState lane,
-      long offset,
-      PartitionChunk chunk,
-      byte[] encoded,
-      long now) {
+  void hold(PartitionState lane, long offset, PartitionChunk chunk, byte[] encoded, long now) {
     Held h = new Held(lane, offset, chunk, encoded, now);
     lane.held.add(h);
     byId.putIfAbsent(Id.of(chunk), h);
@@ -204,12 +193,12 @@ final class LaneBuffer {
   }
 
   /**
-   * When the oldest held chunk was taken (System.nanoTime), or {@code Long.MAX_VALUE} when none is
-   * held.
+   * When the oldest held chunk was taken (the buffer's clock), or {@code Long.MAX_VALUE} when none
+   * is held.
    */
-  private long oldest(Iterable<PartitionQueues.PartitionState> lanes) {
+  private long oldest(Iterable<PartitionState> lanes) {
     long oldest = Long.MAX_VALUE;
-    for (PartitionQueues.PartitionState ps : lanes) {
+    for (PartitionState ps : lanes) {
       if (!ps.held.isEmpty()) {
         oldest = Math.min(oldest, ps.held.peek().heldAt);
       }
@@ -250,12 +239,10 @@ final class LaneBuffer {
    * arrive (the staged way, once what is held is staged, names the rule).
    */
   boolean movedPast(
-      TransactionManifest m,
-      List<ManifestPartition> absent,
-      Iterable<PartitionQueues.PartitionState> lanes) {
+      TransactionManifest m, List<ManifestPartition> absent, Iterable<PartitionState> lanes) {
     FlowKey.Flow flow = new FlowKey.Flow(m.getSourceId(), m.getDatasetId());
     Lsn commit = Lsn.parse(m.getSourceCommitLsn());
-    for (PartitionQueues.PartitionState ps : lanes) {
+    for (PartitionState ps : lanes) {
       for (Held h : ps.held) {
         if (h.flow.equals(flow) && h.commit.compareTo(commit) > 0) {
           for (ManifestPartition p : absent) {
@@ -275,9 +262,9 @@ final class LaneBuffer {
    * the offset after its last record.
    */
   Map<TopicPartitionKey, Long> positionsAfter(
-      Map<FlowKey.Flow, Lsn> committed, Iterable<PartitionQueues.PartitionState> lanes) {
+      Map<FlowKey.Flow, Lsn> committed, Iterable<PartitionState> lanes) {
     Map<TopicPartitionKey, Long> out = new LinkedHashMap<>();
-    for (PartitionQueues.PartitionState ps : lanes) {
+    for (PartitionState ps : lanes) {
       if (ps.held.isEmpty()) {
         continue;
       }
@@ -299,9 +286,9 @@ final class LaneBuffer {
    * case) the look at a lane ends at its first later chunk: the cost is what is released, not what
    * is held.
    */
-  void release(Map<FlowKey.Flow, Lsn> committed, Iterable<PartitionQueues.PartitionState> lanes) {
+  void release(Map<FlowKey.Flow, Lsn> committed, Iterable<PartitionState> lanes) {
     boolean oneFlow = committed.size() == 1;
-    for (PartitionQueues.PartitionState ps : lanes) {
+    for (PartitionState ps : lanes) {
       for (Iterator<Held> it = ps.held.iterator(); it.hasNext(); ) {
         Held h = it.next();
         Lsn commit = committed.get(h.flow);
@@ -321,9 +308,9 @@ final class LaneBuffer {
   }
 
   /** Takes every held chunk, lane by lane in order, to be staged. */
-  private List<Held> drain(Iterable<PartitionQueues.PartitionState> lanes) {
+  private List<Held> drain(Iterable<PartitionState> lanes) {
     List<Held> out = new ArrayList<>(count);
-    for (PartitionQueues.PartitionState ps : lanes) {
+    for (PartitionState ps : lanes) {
       out.addAll(ps.held);
       forget(ps);
     }
@@ -331,7 +318,7 @@ final class LaneBuffer {
   }
 
   /** Drops a lane's held chunks (revoked: its next owner reads them again). */
-  void forget(PartitionQueues.PartitionState lane) {
+  void forget(PartitionState lane) {
     for (Held h : lane.held) {
       forget(h);
     }

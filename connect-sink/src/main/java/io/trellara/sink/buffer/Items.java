@@ -1,120 +1,13 @@
-package io.trellara.sink.engine;
+package io.trellara.sink.buffer;
 
 import io.trellara.protocol.v1.TransactionCommitMarker;
 import io.trellara.protocol.v1.TransactionEnvelope;
 import io.trellara.protocol.v1.TransactionManifest;
 import io.trellara.sink.port.BarrierState;
-import io.trellara.sink.port.FlowKey;
-import io.trellara.sink.port.TargetStream;
-import io.trellara.sink.port.TopicPartitionKey;
-import java.util.ArrayDeque;
-import java.util.Iterator;
 
-/**
- * {@link ApplyPipeline}'s bookkeeping per input partition: the queue of envelopes, barriers, orphan
- * markers and poison in arrival order, the manifest waiting for its marker, and the durable
- * position they imply.
- */
-final class PartitionQueues {
-  private PartitionQueues() {}
-
-  static final class PartitionState {
-    final TopicPartitionKey tp;
-    final ArrayDeque<Item> queue = new ArrayDeque<>();
-    PendingManifest pendingManifest;
-
-    /** The offset after the last record taken from this partition; -1 none yet. */
-    long next = -1;
-
-    /** The offset of the first record taken from this partition; -1 none yet. */
-    long first = -1;
-
-    /** Carried an envelope, manifest or marker: not a pure lane. */
-    boolean boundaries;
-
-    boolean poisoned;
-    long queuedBytes;
-
-    /** The strict-chunked transaction being applied as its chunks arrive, or null. */
-    TargetStream stream;
-
-    /** A lane: the flow its chunks belong to (the newest seen), or null. */
-    FlowKey.Flow laneFlow;
-
-    /**
-     * Lane chunks held in memory ({@link LaneBuffer}), in offset order: durable only once applied.
-     */
-    final ArrayDeque<LaneBuffer.Held> held = new ArrayDeque<>();
-
-    /** The offset of the stream's first chunk: durable up to there until it commits. */
-    long streamFirstOffset = -1;
-
-    /**
-     * Records before this offset are skipped (the consumer was asked to deliver again from it); -1
-     * none.
-     */
-    long rewindTo = -1;
-
-    /**
-     * A transaction to apply the staged way when it comes again (streaming it did not work), or
-     * null.
-     */
-    io.trellara.protocol.TransactionBoundaryKey stageTransaction;
-
-    /** Since when streamed attempts keep failing transiently (System.nanoTime), or 0. */
-    long streamFailingSince;
-
-    long streamBackoffMillis;
-
-    PartitionState(TopicPartitionKey tp) {
-      this.tp = tp;
-    }
-
-    void seen(long offset) {
-      next = offset + 1;
-    }
-
-    boolean carriesBoundaries() {
-      return boundaries;
-    }
-
-    /** Nothing queued, pending or streaming: every record taken so far is durable. */
-    boolean idle() {
-      return queue.isEmpty()
-          && pendingManifest == null
-          && stream == null
-          && rewindTo < 0
-          && held.isEmpty();
-    }
-
-    long durable() {
-      if (!held.isEmpty()) {
-        return held.peek().offset; // a lane: nothing else is ever queued on it
-      }
-      if (!queue.isEmpty()) {
-        return queue.peek().firstOffset();
-      }
-      if (pendingManifest != null) {
-        return pendingManifest.offset();
-      }
-      if (stream != null) {
-        return streamFirstOffset;
-      }
-      return rewindTo >= 0 ? rewindTo : next;
-    }
-
-    /** The durable position once the first {@code items} queued items are applied. */
-    long positionAfter(int items) {
-      Iterator<Item> it = queue.iterator();
-      for (int i = 0; i < items; i++) {
-        it.next();
-      }
-      if (it.hasNext()) {
-        return it.next().firstOffset();
-      }
-      return pendingManifest != null ? pendingManifest.offset() : next;
-    }
-  }
+/** What a partition's queue holds, in arrival order (see {@link PartitionState}). */
+final class Items {
+  private Items() {}
 
   record PendingManifest(TransactionManifest manifest, long offset) {}
 
@@ -228,7 +121,7 @@ final class PartitionQueues {
     final TransactionCommitMarker marker;
     final String where;
 
-    OrphanMarkerItem(TransactionCommitMarker marker, ApplyPipeline.Input in) {
+    OrphanMarkerItem(TransactionCommitMarker marker, Input in) {
       super(in.offset());
       this.marker = marker;
       this.where = in.where();

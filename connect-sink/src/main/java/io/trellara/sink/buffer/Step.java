@@ -1,4 +1,4 @@
-package io.trellara.sink.engine;
+package io.trellara.sink.buffer;
 
 import com.google.protobuf.Message;
 import io.trellara.protocol.v1.ManifestBoundaryMode;
@@ -19,8 +19,8 @@ import java.util.List;
  * barriers found.
  */
 record Step(
-    PartitionQueues.PartitionState ps,
-    ApplyPipeline.Input in,
+    PartitionState ps,
+    Input in,
     Message message,
     PartitionChunk chunk,
     RuntimeException poison,
@@ -94,7 +94,7 @@ record Step(
    * partition is what orders them: one on another partition means the topic has several, and commit
    * order cannot hold.
    */
-  static void checkStrictPartition(ApplyPipeline.Input in) {
+  static void checkStrictPartition(Input in) {
     if (in.partition().partition() != 0) {
       throw new ApplyException(
           ApplyException.Reason.BARRIER_SEQUENCE,
@@ -112,7 +112,7 @@ record Step(
     }
   }
 
-  static void checkLane(ApplyPipeline.Input in, PartitionChunk c) {
+  static void checkLane(Input in, PartitionChunk c) {
     if (Integer.toUnsignedLong(c.getPartitionId()) != in.partition().partition()) {
       throw new ApplyException(
           ApplyException.Reason.BARRIER_SEQUENCE,

@@ -1,4 +1,4 @@
-package io.trellara.sink.engine;
+package io.trellara.sink.buffer;
 
 import io.trellara.protocol.SchemaVersions;
 import io.trellara.protocol.v1.ChangeRecord;
@@ -19,7 +19,7 @@ import java.util.Set;
 /**
  * The fast path for a barrier held whole in memory: a strict-chunked transaction whose chunks,
  * manifest and commit marker all arrived in one batch, or a partitioned one whose every lane chunk
- * this task holds ({@link LaneBuffer}). The whole barrier is verified in memory ({@link
+ * this task holds ({@link LaneHolds}). The whole barrier is verified in memory ({@link
  * BarrierVerifier#verify}) and reassembled into the transaction's envelope, which then applies
  * exactly like an envelope (grouped with its neighbours in one target transaction), without staging
  * a byte. Anything the in-memory verification refuses goes the staged way instead, where the same

@@ -1,7 +1,6 @@
-package io.trellara.sink.engine;
+package io.trellara.sink.buffer;
 
 import io.trellara.sink.port.StagedLane;
-import io.trellara.sink.port.Target;
 import io.trellara.sink.port.TopicPartitionKey;
 import java.util.HashSet;
 import java.util.Map;
@@ -18,11 +17,19 @@ import org.slf4j.LoggerFactory;
  * back the barrier it waits on.
  */
 final class StagingBound {
-  private static final Logger LOG = LoggerFactory.getLogger(ApplyPipeline.class);
+  private static final Logger LOG = LoggerFactory.getLogger(StagingBound.class);
 
-  private long maxBytesPerLane = ApplyPipeline.DEFAULT_MAX_STAGED_BYTES_PER_LANE;
-  private long checkNanos = ApplyPipeline.DEFAULT_STAGING_CHECK_MILLIS * 1_000_000L;
-  private long checkedAt = System.nanoTime();
+  private long maxBytesPerLane = SinkBuffer.DEFAULT_MAX_STAGED_BYTES_PER_LANE;
+  private long checkNanos = SinkBuffer.DEFAULT_STAGING_CHECK_MILLIS * 1_000_000L;
+
+  /**
+   * When the staged bytes were last looked at; {@link Long#MIN_VALUE}: not yet (first call
+   * decides).
+   */
+  private long checkedAt = Long.MIN_VALUE;
+
+  /** Look at the first chance (limits were set), rather than one interval after the first call. */
+  private boolean checkAtOnce;
 
   /** Lanes paused because too much is staged behind a waiting barrier. */
   private final Set<TopicPartitionKey> full = new HashSet<>();
@@ -30,7 +37,8 @@ final class StagingBound {
   void limits(long maxBytesPerLane, long checkNanos) {
     this.maxBytesPerLane = maxBytesPerLane;
     this.checkNanos = checkNanos;
-    this.checkedAt = System.nanoTime() - checkNanos;
+    this.checkedAt = Long.MIN_VALUE;
+    this.checkAtOnce = true;
   }
 
   /** Lanes to pause now. */
@@ -42,22 +50,32 @@ final class StagingBound {
     full.remove(tp);
   }
 
-  /** Looks at the staged bytes when it is time to and this task holds lanes. */
-  void check(Target target, Iterable<PartitionQueues.PartitionState> partitions) {
-    long now = System.nanoTime();
+  /**
+   * True when the staged bytes are to be looked at now (it is time to, and this task holds lanes):
+   * the buffer asks the target ({@link Decision.MeasureStaging}) and hands the answer to {@link
+   * #measured}.
+   */
+  boolean due(Iterable<PartitionState> partitions, long now) {
+    if (checkedAt == Long.MIN_VALUE) {
+      checkedAt = checkAtOnce ? now - checkNanos : now;
+    }
     if (now - checkedAt < checkNanos) {
-      return;
+      return false;
     }
     boolean holdsLanes = false;
-    for (PartitionQueues.PartitionState ps : partitions) {
+    for (PartitionState ps : partitions) {
       holdsLanes |= ps.laneFlow != null;
     }
     if (!holdsLanes) {
-      return;
+      return false;
     }
     checkedAt = now;
-    Map<StagedLane, Long> staged = target.stagedBehindOldest();
-    for (PartitionQueues.PartitionState ps : partitions) {
+    return true;
+  }
+
+  /** What the target said is staged behind each flow's oldest staged transaction, per lane. */
+  void measured(Map<StagedLane, Long> staged, Iterable<PartitionState> partitions) {
+    for (PartitionState ps : partitions) {
       if (ps.laneFlow == null) {
         continue;
       }
