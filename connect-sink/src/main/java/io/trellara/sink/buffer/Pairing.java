@@ -8,6 +8,7 @@ import io.trellara.protocol.v1.TransactionManifest;
 import io.trellara.protocol.validation.BarrierVerifier;
 import io.trellara.protocol.validation.ProtocolViolationException;
 import io.trellara.sink.port.FlowKey;
+import java.util.List;
 
 /**
  * Envelopes, manifests and commit markers into a partition's queue in arrival order: a manifest
@@ -21,7 +22,33 @@ final class Pairing {
 
   private Pairing() {}
 
-  static void enqueue(SinkBuffer buffer, PartitionState ps, Input in, Message message) {
+  /** The segment's records after its chunks: poison, reassembled barriers and messages queued. */
+  static void enqueue(BufferState state, List<Step> segmentSteps) {
+    for (Step step : segmentSteps) {
+      if (step.ps().poisoned) {
+        continue; // after a poison: not looked at
+      }
+      step.ps().seen(step.lastOffset());
+      if (step.poison() != null) {
+        state.poison(step.ps(), step.poison(), step.in().offset());
+      } else if (step.assembled()) {
+        step.ps().boundaries = true;
+        step.ps()
+            .queue
+            .add(
+                new Items.EnvelopeItem(
+                    (io.trellara.protocol.v1.TransactionEnvelope) step.message(),
+                    step.in().offset(),
+                    step.lastOffset(),
+                    -1,
+                    true));
+      } else if (step.message() != null) {
+        enqueue(state, step.ps(), step.in(), step.message());
+      }
+    }
+  }
+
+  static void enqueue(BufferState buffer, PartitionState ps, Input in, Message message) {
     ps.boundaries = true;
     if (message instanceof TransactionEnvelope e) {
       if (ps.pendingManifest != null) {
@@ -69,7 +96,7 @@ final class Pairing {
    * nothing and nothing of its transaction was applied; it is dropped, and the transaction is
    * applied once when it arrives again whole.
    */
-  private static void discardOrphan(SinkBuffer buffer, PartitionState ps, Input in, String next) {
+  private static void discardOrphan(BufferState buffer, PartitionState ps, Input in, String next) {
     Items.PendingManifest pending = ps.pendingManifest;
     ps.pendingManifest = null;
     buffer.orphanDiscarded();

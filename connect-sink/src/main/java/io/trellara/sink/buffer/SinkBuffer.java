@@ -1,22 +1,15 @@
 package io.trellara.sink.buffer;
 
 import com.google.protobuf.Message;
-import io.trellara.protocol.BoundaryVocabulary;
 import io.trellara.protocol.MessageKind;
-import io.trellara.protocol.codec.TrellaraCodec;
 import io.trellara.protocol.v1.ManifestBoundaryMode;
 import io.trellara.protocol.v1.PartitionChunk;
 import io.trellara.protocol.validation.ProtocolViolationException;
 import io.trellara.sink.port.ApplyException;
-import io.trellara.sink.port.BarrierState;
-import io.trellara.sink.port.FlowKey;
-import io.trellara.sink.port.StagedChunk;
-import io.trellara.sink.port.StagedLane;
 import io.trellara.sink.port.TopicPartitionKey;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -46,7 +39,7 @@ import java.util.Set;
  *
  * <p>Not thread-safe (the task thread), except the gauges.
  */
-public final class SinkBuffer implements StreamSteps.Host {
+public final class SinkBuffer {
   /** A partition is paused when this many transactions queue behind a waiting barrier... */
   public static final int DEFAULT_MAX_QUEUED_TRANSACTIONS = 1_000;
 
@@ -81,70 +74,33 @@ public final class SinkBuffer implements StreamSteps.Host {
 
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SinkBuffer.class);
 
-  private enum Phase {
-    IDLE,
-    INGEST,
-    FLUSH_HELD,
-    FLUSH_STAGE,
-    DRAIN_HELD,
-    DRAIN_QUEUES,
-    DRAIN_STAGING,
-    STOP
-  }
-
   private final int maxQueuedTransactions;
   private final long maxQueuedBytes;
-  private final Map<TopicPartitionKey, PartitionState> partitions = new LinkedHashMap<>();
-  private final Map<TopicPartitionKey, Long> rewinds = new HashMap<>();
-  private final LaneHolds lanes = new LaneHolds();
-  private final StagingBound staging = new StagingBound();
-  private final BarrierDrain drain;
-  private final StreamSteps streams = new StreamSteps(this);
-
-  private Phase phase = Phase.IDLE;
-  private List<Step> steps = List.of();
-  private int cursor;
-  private int flushedAt = -1;
-  private List<Step> segment = new ArrayList<>();
-  private RuntimeException stop;
-
-  /** Where a drain resumes: the partitions in order, and the one at hand. */
-  private List<PartitionState> drainOrder = List.of();
-
-  private int drainIndex;
-
-  /** The decision whose answer the buffer waits for, or null. */
-  private Decision question;
-
-  /** The partition whose stream the last stream decision was about, and that stream. */
-  private PartitionState streamPartition;
-
-  private PartitionState.StreamCursor streamOfDecision;
-
-  private long orphanManifestsDiscarded;
-  private volatile long waitingTransactions;
-  private volatile long waitingLanes;
-  private volatile long queuedBytes;
+  private final BufferState state;
+  private final Map<TopicPartitionKey, PartitionState> partitions;
+  private final BatchWalk walk;
 
   public SinkBuffer(int maxQueuedTransactions, long maxQueuedBytes, long recheckMillis) {
     this.maxQueuedTransactions = maxQueuedTransactions;
     this.maxQueuedBytes = maxQueuedBytes;
-    this.drain = new BarrierDrain(lanes, partitions.values(), recheckMillis * 1_000_000L);
+    this.state = new BufferState(recheckMillis * 1_000_000L);
+    this.partitions = state.partitions;
+    this.walk = new BatchWalk(state);
   }
 
   /** A barrier fails after waiting this long without one of its missing chunks arriving. */
   public void maxBarrierWait(long nanos) {
-    drain.maxWait(nanos);
+    state.drain.maxWait(nanos);
   }
 
   /** A lane pauses while more than {@code maxBytes} of it are staged behind a waiting barrier. */
   public void maxStagedPerLane(long maxBytes, long checkNanos) {
-    staging.limits(maxBytes, checkNanos);
+    state.staging.limits(maxBytes, checkNanos);
   }
 
   /** How long lane chunks may wait in memory for their barrier, and how many bytes of them. */
   public void holdLanes(long holdNanos, long maxBytes) {
-    lanes.limits(holdNanos, maxBytes);
+    state.lanes.limits(holdNanos, maxBytes);
   }
 
   // ---- records in ------------------------------------------------------------------------------
@@ -157,10 +113,10 @@ public final class SinkBuffer implements StreamSteps.Host {
     requireIdle();
     List<Step> taken = new ArrayList<>(inputs.size());
     Set<TopicPartitionKey> poisonedNow = new HashSet<>();
-    stop = null;
+    RuntimeException stop = null;
     for (Input in : inputs) {
-      PartitionState ps = state(in.partition());
-      if (ps.poisoned || poisonedNow.contains(ps.tp) || rewinding(ps, in.offset())) {
+      PartitionState ps = state.state(in.partition());
+      if (ps.poisoned || poisonedNow.contains(ps.tp) || BufferState.rewinding(ps, in.offset())) {
         continue; // re-read from the target's progress after the restart the poison causes
       }
       if (ps.first < 0) {
@@ -191,75 +147,25 @@ public final class SinkBuffer implements StreamSteps.Host {
               ? new Step(ps, in, null, c, null, in.offset())
               : new Step(ps, in, message, null, null, in.offset()));
     }
-    steps = Step.assembleWholeBarriers(taken);
-    cursor = 0;
-    flushedAt = -1;
-    segment = new ArrayList<>();
-    phase = Phase.INGEST;
+    walk.start(Step.assembleWholeBarriers(taken), stop);
   }
 
   /** Looks at waiting barriers again (no records: Connect calls {@code put} now and then). */
   public void poll() {
     requireIdle();
-    steps = List.of();
-    startDrain(Phase.IDLE);
+    walk.drainOnly();
   }
 
   // ---- decisions out ---------------------------------------------------------------------------
 
   /** The next decision at {@code now} (the driver's clock), or null when there is nothing to do. */
   public Decision next(long now) {
-    if (question != null) {
-      throw new IllegalStateException("the answer to " + question + " is still due");
-    }
-    if (completionDue) {
-      throw new IllegalStateException("the last decision is not reported completed");
-    }
-    while (true) {
-      Decision d =
-          switch (phase) {
-            case IDLE -> null;
-            case INGEST -> ingest();
-            case FLUSH_HELD -> flushHeld();
-            case FLUSH_STAGE -> flushStage(now);
-            case DRAIN_HELD -> drainHeld(now);
-            case DRAIN_QUEUES -> drainQueues(now);
-            case DRAIN_STAGING -> drainStaging(now);
-            case STOP -> stopAfterBatch();
-          };
-      if (d != null) {
-        if (d.isQuestion()) {
-          question = d;
-        } else {
-          completionDue = true;
-        }
-        return d;
-      }
-      if (phase == Phase.IDLE) {
-        publishGauges();
-        return null;
-      }
-    }
+    return walk.next(now);
   }
 
   /** The answer to the question {@link #next} returned last (a verdict, a boolean, a map). */
   public void answer(Object answer, long now) {
-    Decision q = question;
-    question = null;
-    if (q instanceof Decision.CheckBarrier) {
-      pending = drain.checked(current(), (BarrierState.Verdict) answer, now);
-      if (pending == null) {
-        drainIndex++; // the barrier waits: it holds its partition, the next one drains
-      }
-    } else if (q instanceof Decision.CheckApplied) {
-      pending = drain.orphanChecked(current(), (Boolean) answer);
-    } else if (q instanceof Decision.MeasureStaging) {
-      @SuppressWarnings("unchecked")
-      Map<StagedLane, Long> staged = (Map<StagedLane, Long>) answer;
-      staging.measured(staged, partitions.values());
-    } else {
-      throw new IllegalStateException("no question is open");
-    }
+    walk.answer(answer, now);
   }
 
   /**
@@ -268,15 +174,8 @@ public final class SinkBuffer implements StreamSteps.Host {
    * decision that failed is never completed: the batch is abandoned ({@link #abandonBatch}).
    */
   public void completed() {
-    completionDue = false;
-    drain.completed();
+    walk.completed();
   }
-
-  /** A decision was returned that the driver has not yet reported completed. */
-  private boolean completionDue;
-
-  /** A decision that follows an answer, taken before the drain goes on. */
-  private Decision pending;
 
   /**
    * The stream decision {@link #next} returned last failed as {@code failure}: the stream is over
@@ -284,279 +183,7 @@ public final class SinkBuffer implements StreamSteps.Host {
    * at the transaction's first chunk.
    */
   public void streamFailed(StreamFailure failure, RuntimeException error) {
-    PartitionState ps = streamPartition;
-    PartitionState.StreamCursor s = streamOfDecision;
-    if (ps == null || s == null) {
-      throw new IllegalStateException("no stream decision to fail", error);
-    }
-    streams.failed(ps, s, failure, error);
-    streamPartition = null;
-    streamOfDecision = null;
-  }
-
-  private PartitionState current() {
-    return drainOrder.get(drainIndex);
-  }
-
-  // ---- the batch, record by record -------------------------------------------------------------
-
-  private Decision ingest() {
-    while (cursor < steps.size()) {
-      Step step = steps.get(cursor);
-      PartitionState ps = step.ps();
-      if (ps.poisoned || ps.rewindTo >= 0) {
-        cursor++; // poisoned, or asked to deliver again, earlier in this batch
-        continue;
-      }
-      if (ps.stream != null) {
-        PartitionState.StreamCursor s = ps.stream;
-        Decision fed = streams.feed(ps, step);
-        if (fed != null) {
-          cursor++;
-          return streamDecision(ps, s, fed);
-        }
-        StreamSteps.Abandon a = streams.abandon(ps, step);
-        if (!a.takenAsIs()) {
-          cursor++;
-        }
-        return a.rollback();
-      }
-      if (streams.canOpen(ps, step)) {
-        if (flushedAt != cursor) {
-          flushedAt = cursor; // everything before the transaction's first chunk, in order
-          return startFlush(Phase.INGEST);
-        }
-        flushedAt = -1;
-        if (ps.idle() && !ps.poisoned) {
-          Decision open = streams.open(ps, step); // the same step is fed to it next
-          return streamDecision(ps, ps.stream, open);
-        }
-      }
-      segment.add(step);
-      cursor++;
-    }
-    return startFlush(Phase.STOP);
-  }
-
-  private Decision streamDecision(PartitionState ps, PartitionState.StreamCursor s, Decision d) {
-    streamPartition = ps;
-    streamOfDecision = s;
-    if (d instanceof Decision.CommitStream) {
-      drain.applied(BoundaryVocabulary.STRICT_CHUNKED);
-    }
-    return d;
-  }
-
-  private Phase afterFlush;
-  private List<Step> flushing = List.of();
-
-  private Decision startFlush(Phase then) {
-    flushing = segment;
-    segment = new ArrayList<>();
-    afterFlush = then;
-    phase = Phase.FLUSH_HELD;
-    return null;
-  }
-
-  /** Lanes are staged in order: what is held goes first when this segment's lanes are not held. */
-  private Decision flushHeld() {
-    phase = Phase.FLUSH_STAGE;
-    return lanes.wanted(flushing, partitions.values()) ? null : drain.stageHeld();
-  }
-
-  /**
-   * Holds the segment's lane chunks (a task that holds a strict partition) or stages them with the
-   * segment's other chunks in one target transaction, then queues the rest and drains.
-   */
-  private Decision flushStage(long now) {
-    boolean hold = lanes.wanted(flushing, partitions.values());
-    List<StagedChunk> chunks = new ArrayList<>();
-    for (Step step : flushing) {
-      if (step.chunk() == null) {
-        continue;
-      }
-      boolean lane = step.chunk().getBoundaryMode() == ManifestBoundaryMode.PARTITIONED_SCALE_MODE;
-      if (lane) {
-        FlowKey.Flow f = step.ps().laneFlow;
-        if (f == null
-            || !f.sourceId().equals(step.chunk().getSourceId())
-            || !f.datasetId().equals(step.chunk().getDatasetId())) {
-          step.ps().laneFlow =
-              new FlowKey.Flow(step.chunk().getSourceId(), step.chunk().getDatasetId());
-        }
-      }
-      if (hold && lane) {
-        lanes.hold(step.ps(), step.in().offset(), step.chunk(), step.in().bytes(), now);
-        drain.chunksArrived();
-      } else {
-        chunks.add(staged(step.in(), step.chunk()));
-      }
-    }
-    Decision stage = chunks.isEmpty() ? null : stage(chunks, flushing);
-    enqueue(flushing);
-    startDrain(afterFlush);
-    return stage;
-  }
-
-  private Decision stopAfterBatch() {
-    phase = Phase.IDLE;
-    RuntimeException s = stop;
-    stop = null;
-    return s == null ? null : new Decision.Fail(s);
-  }
-
-  /**
-   * The staged form of a verified chunk: the input's bytes, or (decoded input) its bytes again,
-   * which must hash the same as those the converter verified.
-   */
-  private static StagedChunk staged(Input in, PartitionChunk c) {
-    byte[] bytes = in.bytes();
-    if (bytes == null) {
-      bytes = c.toByteArray();
-      TrellaraCodec.verifyChecksum(MessageKind.CHUNK, bytes);
-    }
-    return StagedChunk.of(c, bytes);
-  }
-
-  /**
-   * The segment's chunks staged; progress moves with them for every partition that holds nothing
-   * undurable before its last chunk of this segment.
-   */
-  private Decision stage(List<StagedChunk> chunks, List<Step> segmentSteps) {
-    Map<TopicPartitionKey, Long> positions = new HashMap<>();
-    Set<TopicPartitionKey> blocked = new HashSet<>();
-    for (Step step : segmentSteps) {
-      TopicPartitionKey tp = step.ps().tp;
-      if (blocked.contains(tp)) {
-        continue;
-      }
-      if (step.message() != null || step.poison() != null || !step.ps().idle()) {
-        blocked.add(tp); // a record before this one is not durable yet
-        continue;
-      }
-      positions.put(tp, step.in().offset() + 1);
-    }
-    drain.chunksArrived();
-    return new Decision.Stage(chunks, positions);
-  }
-
-  private void enqueue(List<Step> segmentSteps) {
-    for (Step step : segmentSteps) {
-      if (step.ps().poisoned) {
-        continue; // after a poison: not looked at
-      }
-      step.ps().seen(step.lastOffset());
-      if (step.poison() != null) {
-        poison(step.ps(), step.poison(), step.in().offset());
-      } else if (step.assembled()) {
-        step.ps().boundaries = true;
-        step.ps()
-            .queue
-            .add(
-                new Items.EnvelopeItem(
-                    (io.trellara.protocol.v1.TransactionEnvelope) step.message(),
-                    step.in().offset(),
-                    step.lastOffset(),
-                    -1,
-                    true));
-      } else if (step.message() != null) {
-        Pairing.enqueue(this, step.ps(), step.in(), step.message());
-      }
-    }
-  }
-
-  // ---- drain: every partition's queue, in order ------------------------------------------------
-
-  /** Where the buffer goes once the drain is over. */
-  private Phase afterDrain = Phase.IDLE;
-
-  private void startDrain(Phase then) {
-    drainOrder = new ArrayList<>(partitions.values());
-    drainIndex = 0;
-    afterDrain = then;
-    phase = Phase.DRAIN_HELD;
-  }
-
-  /** Held chunks that waited too long, or a strict partition no longer this task's: staged. */
-  private Decision drainHeld(long now) {
-    phase = Phase.DRAIN_QUEUES;
-    if (lanes.overdue(partitions.values(), now) || !lanes.wanted(List.of(), partitions.values())) {
-      return drain.stageHeld();
-    }
-    return null;
-  }
-
-  private Decision drainQueues(long now) {
-    if (pending != null) {
-      Decision d = pending;
-      pending = null;
-      return d;
-    }
-    while (drainIndex < drainOrder.size()) {
-      PartitionState ps = drainOrder.get(drainIndex);
-      if (partitions.get(ps.tp) == ps) {
-        Decision d = drain.next(ps, now);
-        if (d != null) {
-          return d;
-        }
-      }
-      drainIndex++;
-    }
-    phase = Phase.DRAIN_STAGING;
-    return null;
-  }
-
-  private Decision drainStaging(long now) {
-    phase = afterDrain;
-    return staging.due(partitions.values(), now) ? new Decision.MeasureStaging() : null;
-  }
-
-  // ---- what the stream steps and the pairing ask of the buffer --------------------------------
-
-  @Override
-  public void poison(PartitionState ps, RuntimeException error, long offset) {
-    ps.boundaries = true;
-    if (ps.pendingManifest != null) { // the partition must be re-read from the manifest on
-      offset = Math.min(offset, ps.pendingManifest.offset());
-      ps.pendingManifest = null;
-    }
-    ps.queue.add(new Items.PoisonItem(error, offset));
-    ps.poisoned = true;
-  }
-
-  @Override
-  public void rewind(PartitionState ps, long offset) {
-    ps.rewindTo = offset;
-    rewinds.put(ps.tp, offset);
-  }
-
-  @Override
-  public void orphanDiscarded() {
-    orphanManifestsDiscarded++;
-  }
-
-  /**
-   * True while the partition waits for the record it asked to get again; that record ends the wait.
-   */
-  private static boolean rewinding(PartitionState ps, long offset) {
-    if (ps.rewindTo < 0) {
-      return false;
-    }
-    if (offset != ps.rewindTo) {
-      return true;
-    }
-    ps.rewindTo = -1;
-    return false;
-  }
-
-  private void requireIdle() {
-    if (phase != Phase.IDLE || question != null) {
-      throw new IllegalStateException("the decisions of the batch before are not all taken");
-    }
-  }
-
-  private PartitionState state(TopicPartitionKey tp) {
-    return partitions.computeIfAbsent(tp, PartitionState::new);
+    walk.streamFailed(failure, error);
   }
 
   /**
@@ -564,16 +191,13 @@ public final class SinkBuffer implements StreamSteps.Host {
    * forgets its partitions and reads them again from the target's progress).
    */
   public void abandonBatch() {
-    drain.abandonCompletion();
-    completionDue = false;
-    phase = Phase.IDLE;
-    question = null;
-    pending = null;
-    steps = List.of();
-    segment = new ArrayList<>();
-    streamPartition = null;
-    streamOfDecision = null;
-    stop = null;
+    walk.abandon();
+  }
+
+  private void requireIdle() {
+    if (!walk.idle()) {
+      throw new IllegalStateException("the decisions of the batch before are not all taken");
+    }
   }
 
   // ---- partitions assigned and revoked ---------------------------------------------------------
@@ -587,7 +211,7 @@ public final class SinkBuffer implements StreamSteps.Host {
     for (TopicPartitionKey tp : tps) {
       PartitionState ps = partitions.remove(tp);
       if (ps != null) {
-        lanes.forget(ps);
+        state.lanes.forget(ps);
         if (ps.stream != null) {
           LOG.info(
               "Rolling back {} (streamed from {}): the partition is no longer this task's",
@@ -596,10 +220,10 @@ public final class SinkBuffer implements StreamSteps.Host {
           rollBack.add(tp);
         }
       }
-      staging.forget(tp);
-      rewinds.remove(tp);
+      state.staging.forget(tp);
+      state.rewinds.remove(tp);
     }
-    publishGauges();
+    state.publishGauges();
     return rollBack;
   }
 
@@ -615,8 +239,8 @@ public final class SinkBuffer implements StreamSteps.Host {
    * applied the staged way). Cleared by the call.
    */
   public Map<TopicPartitionKey, Long> takeRewinds() {
-    Map<TopicPartitionKey, Long> out = new HashMap<>(rewinds);
-    rewinds.clear();
+    Map<TopicPartitionKey, Long> out = new HashMap<>(state.rewinds);
+    state.rewinds.clear();
     return out;
   }
 
@@ -651,7 +275,7 @@ public final class SinkBuffer implements StreamSteps.Host {
    * poison, or a lane with too much staged behind a waiting barrier.
    */
   public Set<TopicPartitionKey> backlogged() {
-    Set<TopicPartitionKey> out = new HashSet<>(staging.full());
+    Set<TopicPartitionKey> out = new HashSet<>(state.staging.full());
     for (PartitionState ps : partitions.values()) {
       if (ps.poisoned
           || ps.queue.size() >= maxQueuedTransactions
@@ -664,7 +288,7 @@ public final class SinkBuffer implements StreamSteps.Host {
 
   /** How soon {@link #poll()} should run again while {@link #waiting()}, in milliseconds. */
   public long recheckWithinMillis(long now) {
-    return drain.recheckWithinMillis(partitions.values(), now);
+    return state.drain.recheckWithinMillis(partitions.values(), now);
   }
 
   /** True when a barrier waits for chunks, chunks are held, or a lane is paused: poll soon. */
@@ -674,38 +298,31 @@ public final class SinkBuffer implements StreamSteps.Host {
         return true;
       }
     }
-    return !lanes.isEmpty() || !staging.full().isEmpty();
+    return !state.lanes.isEmpty() || !state.staging.full().isEmpty();
   }
 
   /** Manifests dropped because another transaction followed them instead of their marker. */
   public long orphanManifestsDiscarded() {
-    return orphanManifestsDiscarded;
+    return state.orphanManifestsDiscarded;
   }
 
   /** Transactions whose barrier is queued, whose manifest waits for its marker, or streaming. */
   public long transactionsWaitingAtBarrier() {
-    return waitingTransactions;
+    return state.waitingTransactions;
   }
 
   /** Lanes whose chunks the barrier at the head of a queue still lacks (as of its last check). */
   public long waitingLanes() {
-    return waitingLanes;
+    return state.waitingLanes;
   }
 
   /** Bytes of the records queued or held in memory. */
   public long queuedBytes() {
-    return queuedBytes;
+    return state.queuedBytes;
   }
 
   /** The boundary mode of the last transaction applied (wire vocabulary). */
   public String boundaryMode() {
-    return drain.boundaryMode();
-  }
-
-  private void publishGauges() {
-    BufferGauges g = BufferGauges.of(partitions.values(), lanes);
-    waitingTransactions = g.waitingTransactions();
-    waitingLanes = g.waitingLanes();
-    queuedBytes = g.queuedBytes();
+    return state.drain.boundaryMode();
   }
 }

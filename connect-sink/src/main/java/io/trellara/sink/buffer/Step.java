@@ -127,4 +127,18 @@ record Step(
               + " partition of the same number, or lane order (and the missing-chunk rule) cannot hold");
     }
   }
+
+  /**
+   * The staged form of this verified chunk: the input's bytes, or (decoded input) its bytes again,
+   * which must hash the same as those the converter verified.
+   */
+  io.trellara.sink.port.StagedChunk staged() {
+    byte[] bytes = in.bytes();
+    if (bytes == null) {
+      bytes = chunk.toByteArray();
+      io.trellara.protocol.codec.TrellaraCodec.verifyChecksum(
+          io.trellara.protocol.MessageKind.CHUNK, bytes);
+    }
+    return io.trellara.sink.port.StagedChunk.of(chunk, bytes);
+  }
 }
