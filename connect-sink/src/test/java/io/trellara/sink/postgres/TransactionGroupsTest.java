@@ -32,23 +32,22 @@ class TransactionGroupsTest {
     for (int i = 1; i <= 7; i++) {
       txs.add(withRows(i, 1));
     }
-    assertThat(sizes(TransactionApplier.groups(txs, 3, 10_000))).containsExactly(3, 3, 1);
-    assertThat(sizes(TransactionApplier.groups(txs, 1, 10_000)))
-        .containsExactly(1, 1, 1, 1, 1, 1, 1);
+    assertThat(sizes(EnvelopeGroups.groups(txs, 3, 10_000))).containsExactly(3, 3, 1);
+    assertThat(sizes(EnvelopeGroups.groups(txs, 1, 10_000))).containsExactly(1, 1, 1, 1, 1, 1, 1);
   }
 
   @Test
   void closesAGroupOnceItHoldsTheMaximumNumberOfChanges() {
     List<SourceTransaction> txs =
         List.of(withRows(1, 4), withRows(2, 4), withRows(3, 4), withRows(4, 1));
-    assertThat(sizes(TransactionApplier.groups(txs, 500, 8))).containsExactly(2, 2);
+    assertThat(sizes(EnvelopeGroups.groups(txs, 500, 8))).containsExactly(2, 2);
   }
 
   @Test
   void neverSplitsATransactionLargerThanTheChangeBound() {
     List<SourceTransaction> txs = List.of(withRows(1, 1), withRows(2, 20), withRows(3, 1));
-    assertThat(sizes(TransactionApplier.groups(txs, 500, 5))).containsExactly(2, 1);
-    assertThat(sizes(TransactionApplier.groups(List.of(withRows(1, 20), withRows(2, 1)), 500, 5)))
+    assertThat(sizes(EnvelopeGroups.groups(txs, 500, 5))).containsExactly(2, 1);
+    assertThat(sizes(EnvelopeGroups.groups(List.of(withRows(1, 20), withRows(2, 1)), 500, 5)))
         .containsExactly(1, 1);
   }
 
@@ -60,8 +59,8 @@ class TransactionGroupsTest {
             .insert(T, key("id", "integer", "3000"))
             .at("t", 0, 3);
     List<SourceTransaction> txs = List.of(withRows(1, 1), withRows(2, 1), ddl, withRows(4, 1));
-    assertThat(sizes(TransactionApplier.groups(txs, 500, 10_000))).containsExactly(2, 2);
-    assertThat(sizes(TransactionApplier.groups(List.of(ddl, withRows(4, 1)), 500, 10_000)))
+    assertThat(sizes(EnvelopeGroups.groups(txs, 500, 10_000))).containsExactly(2, 2);
+    assertThat(sizes(EnvelopeGroups.groups(List.of(ddl, withRows(4, 1)), 500, 10_000)))
         .containsExactly(2);
   }
 }

@@ -1,0 +1,287 @@
+package io.trellara.sink.postgres;
+
+import io.trellara.protocol.MessageKind;
+import io.trellara.protocol.TransactionBoundaryKey;
+import io.trellara.protocol.codec.Checksums;
+import io.trellara.protocol.codec.TrellaraCodec;
+import io.trellara.protocol.v1.ChangeRecord;
+import io.trellara.protocol.v1.DdlEvent;
+import io.trellara.protocol.v1.ManifestBoundaryMode;
+import io.trellara.protocol.v1.ManifestPartition;
+import io.trellara.protocol.v1.PartitionChunk;
+import io.trellara.protocol.v1.SchemaVersion;
+import io.trellara.protocol.v1.TransactionManifest;
+import io.trellara.protocol.validation.BarrierVerifier;
+import io.trellara.protocol.validation.ProtocolRule;
+import io.trellara.protocol.validation.ProtocolViolationException;
+import io.trellara.sink.port.BarrierResult;
+import io.trellara.sink.port.BarrierState;
+import io.trellara.sink.port.FlowKey;
+import io.trellara.sink.port.StagedChunk;
+import io.trellara.sink.port.StagedLane;
+import io.trellara.sink.port.TopicPartitionKey;
+import io.trellara.sink.postgres.apply.BarrierMerge;
+import io.trellara.sink.postgres.apply.ChangeWriter;
+import io.trellara.sink.postgres.checkpoint.AppliedRecords;
+import io.trellara.sink.postgres.checkpoint.AppliedTransaction;
+import io.trellara.sink.postgres.checkpoint.CheckpointStore;
+import io.trellara.sink.postgres.checkpoint.StagingStore;
+import io.trellara.sink.postgres.session.RetryingExecutor;
+import io.trellara.sink.postgres.session.TargetSession;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Chunked and partitioned boundaries: chunks staged in {@code trellara_sink.staged_chunks}, a
+ * barrier checked (is every listed chunk staged?) and applied (the whole transaction from its
+ * staged or held chunks, merged in total order, in one target transaction with its dedup record).
+ */
+final class StagedBarriers {
+  private final TransactionApplier applier;
+  private final RetryingExecutor executor;
+
+  StagedBarriers(TransactionApplier applier, RetryingExecutor executor) {
+    this.applier = applier;
+    this.executor = executor;
+  }
+
+  // ---- barriers
+  // ---------------------------------------------------------------------------------------
+
+  /**
+   * Stages verified chunks in one target transaction: the chunks (a replay, or a chunk of a
+   * transaction already applied, is a no-op), the watermarks of their lanes, and {@code positions}
+   * (progress of the partitions whose every record up to there is now durable in the target).
+   * Returns the chunks newly staged.
+   */
+  int stage(List<StagedChunk> chunks, Map<TopicPartitionKey, Long> positions) {
+    if (chunks.isEmpty() && positions.isEmpty()) {
+      return 0;
+    }
+    String where = chunks.isEmpty() ? null : chunks.get(0).describe();
+    boolean[] inserted =
+        executor.run(
+            where,
+            (s, a) -> {
+              s.at(null, where);
+              boolean[] rows =
+                  chunks.isEmpty()
+                      ? new boolean[0]
+                      : StagingStore.stage(s, applier.options().sinkName(), chunks);
+              AppliedRecords.record(
+                  s,
+                  applier.options().sinkName(),
+                  applier.owner(),
+                  List.of(),
+                  positions,
+                  applier.options().synchronousCommitOff());
+              return RetryingExecutor.Done.of(rows);
+            });
+    int staged = 0;
+    for (int i = 0; i < inserted.length; i++) {
+      if (inserted[i]) {
+        staged++;
+        applier.metrics().stagedBytes.addAndGet(chunks.get(i).payload().length);
+      }
+    }
+    applier.metrics().chunksStaged.addAndGet(staged);
+    return staged;
+  }
+
+  /**
+   * Where the barrier of {@code m} stands: applied already, ready, or waiting for chunks that may
+   * still be staged. A chunk that can no longer arrive fails closed: {@link
+   * ProtocolViolationException} with {@code MISSING_CHUNK}, or, when another version of the chunk
+   * is staged, the rule its verification against the manifest breaks (transaction id, identity,
+   * checksum).
+   */
+  BarrierState.Verdict check(TransactionManifest m) {
+    String key = boundaryKey(m).display();
+    return executor.run(
+        key,
+        (s, a) -> {
+          s.at(null, key);
+          BarrierState state = StagingStore.state(s, applier.options().sinkName(), m);
+          BarrierState.Verdict v = state.evaluate(m);
+          if (v.kind() == BarrierState.Kind.MISSING
+              && !CheckpointStore.findApplied(s, List.of(FlowKey.of(m))).isEmpty()) {
+            v =
+                new BarrierState(true, List.of(), Map.of())
+                    .evaluate(m); // applied (and swept) meanwhile
+          }
+          if (v.kind() == BarrierState.Kind.MISSING) {
+            ManifestPartition p = v.missing();
+            if (v.otherVersion() != null) {
+              byte[] bytes =
+                  StagingStore.payload(
+                      s,
+                      applier.options().sinkName(),
+                      m,
+                      v.otherVersion().partitionId(),
+                      v.otherVersion().chunkSequence(),
+                      v.otherVersion().checksum());
+              if (bytes != null) {
+                BarrierVerifier.verifyChunk(m, TrellaraCodec.decodeChunk(bytes)); // names the rule
+              }
+            }
+            throw new ProtocolViolationException(
+                ProtocolRule.MISSING_CHUNK,
+                "partitions[" + indexOf(m, p) + "]",
+                txKey(m),
+                "chunk "
+                    + Integer.toUnsignedString(p.getId())
+                    + "/"
+                    + Integer.toUnsignedString(p.getChunkSequence())
+                    + " (checksum "
+                    + Checksums.hex(p.getChecksum())
+                    + ") listed by the manifest is not staged and can no"
+                    + " longer arrive: "
+                    + (m.getBoundaryMode() == ManifestBoundaryMode.STRICT_CHUNKED_TRANSACTION_ORDER
+                        ? "in strict chunked order every chunk precedes its manifest on the strict topic"
+                        : "lane "
+                            + Integer.toUnsignedString(p.getId())
+                            + " has been staged past commit "
+                            + m.getSourceCommitLsn()));
+          }
+          return RetryingExecutor.Done.of(v); // read only: the commit ends the snapshot
+        });
+  }
+
+  /**
+   * Applies the barrier of {@code m} (its marker already bound to it, every listed chunk staged) in
+   * one target transaction: the dedup check, every event of every chunk in total order (read back
+   * from staging one chunk per lane at a time, decoded and verified against the manifest), the
+   * dedup record, {@code positions}, and the removal of the dataset's staged chunks up to this
+   * commit. Any protocol violation rolls everything back and is thrown as it is.
+   */
+  BarrierResult apply(
+      TransactionManifest m, Map<TopicPartitionKey, Long> positions, List<PartitionChunk> held) {
+    TransactionBoundaryKey key = boundaryKey(m);
+    FlowKey flowKey = FlowKey.of(m);
+    BarrierResult r =
+        executor.run(
+            key.display(),
+            (s, a) -> {
+              s.at(null, key.display());
+              boolean present = !CheckpointStore.findApplied(s, List.of(flowKey)).isEmpty();
+              if (present) {
+                AppliedRecords.record(
+                    s,
+                    applier.options().sinkName(),
+                    applier.owner(),
+                    List.of(),
+                    positions,
+                    applier.options().synchronousCommitOff());
+                StagingStore.sweep(s, applier.options().sinkName(), m);
+                boolean ours =
+                    a.commitUnknown().contains(flowKey); // our earlier attempt did commit it
+                return new RetryingExecutor.Done<>(
+                    new BarrierResult(key, !ours, 0, 0, 0, 0, a.number()),
+                    Set.of(),
+                    () -> {
+                      applier.metrics().targetCommits.incrementAndGet();
+                      if (ours) {
+                        applier.metrics().transactionsApplied.incrementAndGet();
+                        applier.metrics().barriersApplied.incrementAndGet();
+                      } else {
+                        applier.metrics().duplicatesSkipped.incrementAndGet();
+                      }
+                    });
+              }
+              a.order().admit(s, flowKey, false);
+              ChangeWriter writer = new ChangeWriter(s, applier.mapper(), applier.options());
+              writer.begin(
+                  m.getSourceId(), m.getDatasetId(), m.getSourceCommitLsn(), m.getTransactionId());
+              BarrierMerge merge = new BarrierMerge();
+              merge.run(
+                  m,
+                  entry -> readChunk(s, m, entry, held),
+                  new BarrierMerge.EventSink() {
+                    @Override
+                    public void change(ChangeRecord change, List<SchemaVersion> schemas)
+                        throws SQLException {
+                      writer.change(change, schemas);
+                    }
+
+                    @Override
+                    public void ddl(DdlEvent ddl) throws SQLException {
+                      writer.ddl(ddl);
+                    }
+                  });
+              writer.flush();
+              s.at(null, key.display());
+              AppliedRecords.record(
+                  s,
+                  applier.options().sinkName(),
+                  applier.owner(),
+                  List.of(AppliedTransaction.of(m, merge.changes(), merge.ddlEvents())),
+                  positions,
+                  applier.options().synchronousCommitOff());
+              StagingStore.sweep(s, applier.options().sinkName(), m);
+              return new RetryingExecutor.Done<>(
+                  new BarrierResult(
+                      key,
+                      false,
+                      merge.changes(),
+                      merge.ddlEvents(),
+                      merge.chunksRead(),
+                      merge.peakOpenChunks(),
+                      a.number()),
+                  Set.of(flowKey),
+                  () -> {
+                    applier.publish(writer, 1, 0);
+                    applier.metrics().barriersApplied.incrementAndGet();
+                  });
+            });
+    return r;
+  }
+
+  Map<StagedLane, Long> stagedBehindOldest() {
+    return executor.run(
+        "the staged chunks of sink " + applier.options().sinkName(),
+        (s, a) ->
+            RetryingExecutor.Done.of(
+                StagingStore.stagedBehindOldest(s, applier.options().sinkName())));
+  }
+
+  private PartitionChunk readChunk(
+      TargetSession s, TransactionManifest m, ManifestPartition entry, List<PartitionChunk> held)
+      throws SQLException {
+    for (PartitionChunk c :
+        held) { // verified when it arrived; BarrierMerge checks it against the entry
+      if (c.getPartitionId() == entry.getId()
+          && c.getChunkSequence() == entry.getChunkSequence()
+          && c.getChecksum() == entry.getChecksum()) {
+        return c;
+      }
+    }
+    byte[] bytes = StagingStore.payload(s, applier.options().sinkName(), m, entry);
+    if (bytes == null) { // swept or removed since the barrier was found ready
+      throw new ProtocolViolationException(
+          ProtocolRule.MISSING_CHUNK,
+          "partitions[" + indexOf(m, entry) + "]",
+          txKey(m),
+          "chunk "
+              + Integer.toUnsignedString(entry.getId())
+              + "/"
+              + Integer.toUnsignedString(entry.getChunkSequence())
+              + " is no longer staged");
+    }
+    // validated when it was staged: verify the checksum over the staged bytes again, then parse
+    return (PartitionChunk) TrellaraCodec.decodeStored(MessageKind.CHUNK, bytes);
+  }
+
+  private static int indexOf(TransactionManifest m, ManifestPartition p) {
+    return m.getPartitionsList().indexOf(p);
+  }
+
+  private static String txKey(TransactionManifest m) {
+    return m.getSourceId() + ':' + m.getSourceCommitLsn() + ':' + m.getTransactionId();
+  }
+
+  private static TransactionBoundaryKey boundaryKey(TransactionManifest m) {
+    return FlowKey.boundaryKey(m);
+  }
+}
