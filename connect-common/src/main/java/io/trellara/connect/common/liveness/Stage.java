@@ -18,7 +18,9 @@ public final class Stage {
   private volatile String waitingFor;
   private volatile long boundNanos;
 
-  /** The start of the wait the handler was called for (once per wait), or {@link Long#MIN_VALUE}. */
+  /**
+   * The start of the wait the handler was called for (once per wait), or {@link Long#MIN_VALUE}.
+   */
   private volatile long reportedWaitNanos = Long.MIN_VALUE;
 
   Stage(String name, Ticker ticker, long boundNanos, StallHandler handler) {
