@@ -108,6 +108,7 @@ public final class TrellaraSourceConfig extends AbstractConfig {
   public static final String SPILL_THRESHOLD_BYTES = "spill.threshold.bytes";
   public static final String QUEUE_MAX_RECORDS = "capture.queue.max.records";
   public static final String QUEUE_MAX_BYTES = "capture.queue.max.bytes";
+  public static final String STALL_TIMEOUT_MS = "capture.stall.timeout.ms";
 
   public static final String MODE_STRICT = "strict_transaction_order";
   public static final String MODE_PARTITIONED = "partitioned_scale_mode";
@@ -786,6 +787,24 @@ public final class TrellaraSourceConfig extends AbstractConfig {
         ++o,
         Width.SHORT,
         "Queue bytes");
+    d.define(
+        STALL_TIMEOUT_MS,
+        Type.LONG,
+        300_000L,
+        ConfigDef.Range.between(1_000L, 86_400_000L),
+        Importance.LOW,
+        "How long a stage of the task that waits may go without progress before the task fails with"
+            + " STALLED naming it: the replication stream (any message from the server is progress,"
+            + " keepalives included; a stream quiet for a quarter of this, at most 10 s, asks the"
+            + " server for one), the initial snapshot's reads (rows read), and the producer"
+            + " (records handed to Kafka Connect and not acknowledged by Kafka; each acknowledgement"
+            + " is progress). A stalled stream or snapshot has its connections closed. Each stage's"
+            + " seconds since its last progress are on the task's JMX bean. A wait past half of"
+            + " this is logged at INFO.",
+        GROUP_CAPTURE,
+        ++o,
+        Width.SHORT,
+        "Stall timeout (ms)");
     return d;
   }
 

@@ -1,5 +1,10 @@
 package io.trellara.source.engine;
 
+import io.trellara.connect.common.Ticker;
+import io.trellara.connect.common.liveness.Stage;
+import io.trellara.connect.common.liveness.Stall;
+import io.trellara.connect.common.liveness.StalledException;
+import io.trellara.connect.common.liveness.Watchdog;
 import io.trellara.protocol.Lsn;
 import io.trellara.source.pgoutput.PgOutputMessage;
 import io.trellara.source.pgoutput.PgOutputMessage.LogicalMessage;
@@ -14,6 +19,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -74,6 +80,25 @@ public final class CaptureEngine implements AutoCloseable {
 
   private Heartbeat heartbeat;
   private final Object closeSignal = new Object();
+
+  /** The stage of a snapshot's reads (rows flowing are its progress), in JMX and a STALLED. */
+  public static final String SNAPSHOT_STAGE = "snapshot read";
+
+  /** The stage of the replication stream (any message from the server is its progress). */
+  public static final String STREAM_STAGE = StreamLiveness.STAGE;
+
+  private Watchdog watchdog;
+  private final boolean ownsWatchdog;
+  private final Ticker ticker;
+  private StreamLiveness streamLiveness;
+  private Stage snapshotStage;
+
+  /** The first stall of a stage of the capture thread; it then fails with STALLED. */
+  private final AtomicReference<Stall> stalled = new AtomicReference<>();
+
+  /** The snapshot being read, which a stall of its reads aborts. */
+  private volatile SnapshotReader reader;
+
   static final long GRACE_MS = 2_000;
 
   /**
@@ -100,6 +125,22 @@ public final class CaptureEngine implements AutoCloseable {
       Function<Consumer<Outbound>, TransactionPipeline> pipelineFactory,
       SnapshotPlan plan,
       ExportedSnapshot exported) {
+    this(settings, startLsn, pipelineFactory, plan, exported, null, Ticker.SYSTEM);
+  }
+
+  /**
+   * @param watchdog the watchdog of the task's stages (tests: a manual one); null: the engine
+   *     starts its own with {@code stallTimeoutMs} and closes it with itself
+   * @param ticker the clock of the stream's probes (the watchdog's)
+   */
+  public CaptureEngine(
+      SourceSettings settings,
+      long startLsn,
+      Function<Consumer<Outbound>, TransactionPipeline> pipelineFactory,
+      SnapshotPlan plan,
+      ExportedSnapshot exported,
+      Watchdog watchdog,
+      Ticker ticker) {
     if (plan.read() != (exported != null)) {
       throw new IllegalArgumentException(
           "a snapshot plan needs its exported snapshot, and only it");
@@ -110,9 +151,20 @@ public final class CaptureEngine implements AutoCloseable {
     this.plan = plan;
     this.exported = exported;
     this.queue = new OutboundQueue(settings.queueMaxRecords(), settings.queueMaxBytes());
+    this.watchdog = watchdog;
+    this.ownsWatchdog = watchdog == null;
+    this.ticker = ticker;
   }
 
   public void start() {
+    if (watchdog == null) {
+      watchdog =
+          Watchdog.start(
+              "source-" + settings.slotName(), Duration.ofMillis(settings.stallTimeoutMs()));
+    }
+    streamLiveness = new StreamLiveness(watchdog, ticker, settings.slotName(), this::streamStalled);
+    snapshotStage = watchdog.stage(SNAPSHOT_STAGE, this::snapshotStalled);
+    snapshotProgress.watch(snapshotStage);
     running = true;
     thread = new Thread(this::run, "trellara-capture-" + settings.slotName());
     thread.setDaemon(true);
@@ -171,6 +223,69 @@ public final class CaptureEngine implements AutoCloseable {
     return snapshotProgress;
   }
 
+  /** The watchdog of the task's stages (the task adds its producer's); set by {@link #start}. */
+  public Watchdog watchdog() {
+    return watchdog;
+  }
+
+  /** The engine's stage of that name ({@link #STREAM_STAGE}, {@link #SNAPSHOT_STAGE}), or null. */
+  public Stage stage(String name) {
+    if (STREAM_STAGE.equals(name)) {
+      return streamLiveness == null ? null : streamLiveness.stage();
+    }
+    return SNAPSHOT_STAGE.equals(name) ? snapshotStage : null;
+  }
+
+  /**
+   * The replication stream went silent past its bound: the capture thread's connection is closed so
+   * that its read ends, and it fails with STALLED instead of reconnecting.
+   */
+  private void streamStalled(Stall stall) {
+    if (!stalled.compareAndSet(null, stall)) {
+      return;
+    }
+    LOG.error(
+        "STALLED: {}; slot {}, last LSN received {}: closing the replication connection, the task"
+            + " fails",
+        stall.describe(),
+        settings.slotName(),
+        streamLiveness.lastLsn());
+    abortQuietly(connection);
+  }
+
+  /** The snapshot's reads stopped past their bound: its connections are closed, the task fails. */
+  private void snapshotStalled(Stall stall) {
+    if (!stalled.compareAndSet(null, stall)) {
+      return;
+    }
+    LOG.error(
+        "STALLED: {}; snapshot of publication {}: closing its connections, the task fails",
+        stall.describe(),
+        settings.publicationName());
+    SnapshotReader r = reader;
+    if (r != null) {
+      r.abort();
+    }
+  }
+
+  /** The failure of a stage that stalled, with {@code detail}; null when none stalled. */
+  private StalledException stalledFailure(String detail, Throwable cause) {
+    Stall s = stalled.get();
+    return s == null ? null : new StalledException(s, detail, cause);
+  }
+
+  private void abortQuietly(Connection c) {
+    if (c == null) {
+      return;
+    }
+    try {
+      c.abort(Runnable::run);
+    } catch (SQLException | RuntimeException e) {
+      LOG.debug(
+          "Aborting the replication connection of slot {}: {}", settings.slotName(), e.toString());
+    }
+  }
+
   /** True while the capture thread runs (capturing, or waiting to reconnect). */
   boolean capturing() {
     return thread != null && thread.isAlive();
@@ -178,6 +293,9 @@ public final class CaptureEngine implements AutoCloseable {
 
   private void rethrowFailure() {
     Throwable t = failure.get();
+    if (t instanceof StalledException stall) {
+      throw stall; // STALLED: names the stage; the task's message starts with it
+    }
     if (t != null) {
       throw new CaptureFailedException(
           "capture of slot " + settings.slotName() + " stopped: " + t.getMessage(), t);
@@ -230,6 +348,20 @@ public final class CaptureEngine implements AutoCloseable {
         capture(reconnecting, backoff);
         return; // closed
       } catch (Throwable t) {
+        streamLiveness.stopped();
+        StalledException stall =
+            stalledFailure(
+                "slot "
+                    + settings.slotName()
+                    + ", last LSN received "
+                    + streamLiveness.lastLsn()
+                    + "; the replication connection was closed. The server (or the network to it)"
+                    + " stopped answering: check it; the task's restart resumes from the offsets",
+                t);
+        if (stall != null) {
+          failure.set(stall);
+          return;
+        }
         if (!running) {
           return; // close() broke the connection
         }
@@ -286,17 +418,17 @@ public final class CaptureEngine implements AutoCloseable {
         LOG.info("Snapshot: {}; streaming continues from there", exported);
         BarrierPipeline.Publication snapshot =
             pipeline.snapshot(consistentPoint, System.currentTimeMillis());
-        new SnapshotReader(
+        reader =
+            new SnapshotReader(
                 settings.endpoint(),
                 settings.publicationName(),
                 snapshotProgress,
                 () -> running,
                 settings.snapshotReads().maxThreads(),
                 settings.snapshotReads().keyRangeRows(),
-                settings.spillDirectory())
-            .read(
-                exported,
-                new SnapshotEvents(settings.sourceId(), consistentPoint, snapshot.events()));
+                settings.spillDirectory());
+        reader.read(
+            exported, new SnapshotEvents(settings.sourceId(), consistentPoint, snapshot.events()));
         snapshot.commit();
       }
       return running;
@@ -304,6 +436,16 @@ public final class CaptureEngine implements AutoCloseable {
       LOG.info("Snapshot abandoned: {}", e.getMessage());
       return false;
     } catch (Throwable t) {
+      StalledException stall =
+          stalledFailure(
+              "snapshot of publication "
+                  + settings.publicationName()
+                  + "; its connections were closed, and the next start snapshots again",
+              t);
+      if (stall != null) {
+        failure.set(stall);
+        return false;
+      }
       if (running) {
         LOG.error(
             "Snapshot of publication {} failed: {}; the task fails, and its next start snapshots"
@@ -319,6 +461,7 @@ public final class CaptureEngine implements AutoCloseable {
   /** One replication connection: its stream and a fresh pipeline, until closed or an error. */
   private void capture(boolean reconnecting, ReconnectBackoff backoff) throws Exception {
     long from = Math.max(startLsn, acknowledged.get());
+    streamLiveness.streaming(); // opening the stream is waiting for the server too
     try (Connection c = settings.endpoint().connectForReplication();
         TransactionPipeline pipeline = pipelineFactory.apply(numbered())) {
       connection = c;
@@ -328,6 +471,9 @@ public final class CaptureEngine implements AutoCloseable {
       }
       streamBroken = null;
       stream = open(c, from);
+      if (stalled.get() != null) {
+        throw new SQLException("the replication stream stalled while it was opened");
+      }
       backoff.connected(System.currentTimeMillis());
       if (reconnecting) {
         metrics.reconnected();
@@ -344,9 +490,19 @@ public final class CaptureEngine implements AutoCloseable {
       WalWait wal = WalWait.on(c);
       IdleWait idle = new IdleWait(lastStatus); // paces the looks when the wait cannot wait
       int waitMillis = (int) Math.max(1, Math.min(WAL_WAIT_MS, settings.statusIntervalMs()));
+      if (!wal.waits()) {
+        // without the socket wait a keepalive cannot be told from an empty look: not watched
+        streamLiveness.stopped();
+      }
       while (running) {
         // wakes the moment a message arrives; a wait that timed out is an empty look
-        ByteBuffer buffer = wal.await(waitMillis) ? stream.readPending() : null;
+        boolean arrived = wal.await(waitMillis);
+        ByteBuffer buffer = arrived ? stream.readPending() : null;
+        if (arrived && wal.waits()) {
+          streamLiveness.received(stream.getLastReceiveLSN().asLong()); // data or keepalive
+        } else if (wal.waits() && streamLiveness.probeDue()) {
+          stream.forceUpdateStatus(); // asks for a reply: an idle walsender answers a keepalive
+        }
         if (buffer != null) {
           idle.message(System.nanoTime());
           PgOutputMessage message = parser.parse(buffer);
@@ -375,6 +531,7 @@ public final class CaptureEngine implements AutoCloseable {
       }
       stream.close();
     } finally {
+      streamLiveness.stopped();
       connection = null;
       walsenderPid = 0;
     }
@@ -466,6 +623,7 @@ public final class CaptureEngine implements AutoCloseable {
 
   /** Called on the capture thread; blocks while the publisher is behind (back-pressure). */
   private void publish(Outbound record) {
+    streamLiveness.handingOver(); // the capture thread works: not waiting for the server
     if (record.closesTransaction()) {
       published.accumulateAndGet(record.endLsn(), Math::max);
       metrics.transactions.incrementAndGet();
@@ -473,7 +631,10 @@ public final class CaptureEngine implements AutoCloseable {
     }
     try {
       while (running && !queue.offer(record, 500)) {
-        if (streamBroken == null) {
+        // waiting for the publisher, whose own stage watches it: not the server's silence
+        streamLiveness.handingOver();
+        snapshotStage.progress();
+        if (streamBroken == null && stream != null) {
           try {
             stream.forceUpdateStatus(); // still alive: keep wal_sender_timeout from closing the
             // stream
@@ -512,6 +673,14 @@ public final class CaptureEngine implements AutoCloseable {
     }
     if (heartbeat != null) {
       heartbeat.close();
+    }
+    if (watchdog != null) {
+      if (ownsWatchdog) {
+        watchdog.close();
+      } else if (streamLiveness != null) {
+        watchdog.remove(streamLiveness.stage());
+        watchdog.remove(snapshotStage);
+      }
     }
     if (thread == null) {
       return;

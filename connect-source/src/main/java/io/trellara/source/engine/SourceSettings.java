@@ -11,7 +11,9 @@ import java.util.List;
  * reconnectMaxDurationMs}: how long the engine keeps reconnecting after it lost the replication
  * connection (0: it fails at once). {@code heartbeatIntervalMs}: how often a {@link Heartbeat}
  * message is written on the source database (0: never). {@code snapshotReads}: how an initial
- * snapshot reads its tables.
+ * snapshot reads its tables. {@code stallTimeoutMs}: how long a stage that waits (the replication
+ * stream, the snapshot's reads, the producer) may go without progress before the task fails with
+ * {@code STALLED}.
  */
 public record SourceSettings(
     PgEndpoint endpoint,
@@ -36,7 +38,63 @@ public record SourceSettings(
     long queueMaxBytes,
     BoundarySettings boundary,
     CapturedTables capturedTables,
-    SnapshotReads snapshotReads) {
+    SnapshotReads snapshotReads,
+    long stallTimeoutMs) {
+
+  /** The default bound of a stage that waits ({@code capture.stall.timeout.ms}). */
+  public static final long DEFAULT_STALL_TIMEOUT_MS = 300_000;
+
+  /** Settings with the default stall bound. */
+  public SourceSettings(
+      PgEndpoint endpoint,
+      String sourceId,
+      String databaseId,
+      String datasetId,
+      String slotName,
+      String publicationName,
+      boolean autocreatePublication,
+      List<String> tables,
+      int protocolVersion,
+      boolean streaming,
+      long statusIntervalMs,
+      long reconnectMaxDurationMs,
+      long heartbeatIntervalMs,
+      boolean ddlCapture,
+      boolean ddlInstall,
+      Path spillDirectory,
+      long spillThresholdBytes,
+      int maxEnvelopeBytes,
+      int queueMaxRecords,
+      long queueMaxBytes,
+      BoundarySettings boundary,
+      CapturedTables capturedTables,
+      SnapshotReads snapshotReads) {
+    this(
+        endpoint,
+        sourceId,
+        databaseId,
+        datasetId,
+        slotName,
+        publicationName,
+        autocreatePublication,
+        tables,
+        protocolVersion,
+        streaming,
+        statusIntervalMs,
+        reconnectMaxDurationMs,
+        heartbeatIntervalMs,
+        ddlCapture,
+        ddlInstall,
+        spillDirectory,
+        spillThresholdBytes,
+        maxEnvelopeBytes,
+        queueMaxRecords,
+        queueMaxBytes,
+        boundary,
+        capturedTables,
+        snapshotReads,
+        DEFAULT_STALL_TIMEOUT_MS);
+  }
 
   /** Settings with the default snapshot reads. */
   public SourceSettings(
@@ -112,7 +170,8 @@ public record SourceSettings(
         queueMaxBytes,
         boundary,
         captured,
-        snapshotReads);
+        snapshotReads,
+        stallTimeoutMs);
   }
 
   public SourceSettings withBoundary(BoundarySettings b) {
@@ -139,6 +198,7 @@ public record SourceSettings(
         queueMaxBytes,
         b,
         capturedTables,
-        snapshotReads);
+        snapshotReads,
+        stallTimeoutMs);
   }
 }

@@ -50,6 +50,9 @@ public final class SnapshotReader {
   private final long rangeRows;
   private final Path spillDirectory;
 
+  /** The connections reading now, which {@link #abort} closes under their reads. */
+  private final List<Connection> open = new java.util.concurrent.CopyOnWriteArrayList<>();
+
   /**
    * @param threads connections reading tables at once ({@code snapshot.max.threads}); above 1,
    *     helpers read ahead into files in {@code spillDirectory} (see {@link TableReadAhead})
@@ -84,7 +87,8 @@ public final class SnapshotReader {
       throw new SQLException("unexpected exported snapshot name '" + exported.snapshotName() + "'");
     }
     List<Connection> helpers = new ArrayList<>();
-    try (Connection c = open(exported)) {
+    Connection c = open(exported);
+    try {
       List<SnapshotTable> tables = tables(c);
       // helpers only when there are tables for them; each imports the snapshot while it is still
       // exported
@@ -125,6 +129,8 @@ public final class SnapshotReader {
       for (Connection h : helpers) {
         closeQuietly(h);
       }
+      closeQuietly(c);
+      open.clear(); // the read-ahead closed its helpers
     }
   }
 
@@ -132,6 +138,7 @@ public final class SnapshotReader {
   private Connection open(ExportedSnapshot exported) throws SQLException {
     // the name trellara status looks for in pg_stat_progress_copy
     Connection c = endpoint.connectPinned("trellara-snapshot:" + exported.slotName());
+    open.add(c);
     try {
       try (Statement st = c.createStatement()) {
         // a COPY lasts as long as the pipeline takes its rows, a connection waits in its
@@ -153,7 +160,22 @@ public final class SnapshotReader {
     }
   }
 
-  private static void closeQuietly(Connection c) {
+  /**
+   * Aborts every connection of the read (another thread: the watchdog's), so a read blocked on a
+   * server that stopped answering ends with an error.
+   */
+  public void abort() {
+    for (Connection c : open) {
+      try {
+        c.abort(Runnable::run);
+      } catch (SQLException | RuntimeException e) {
+        LOG.debug("Aborting a snapshot connection: {}", e.toString());
+      }
+    }
+  }
+
+  private void closeQuietly(Connection c) {
+    open.remove(c);
     try {
       c.close();
     } catch (SQLException ignored) {
@@ -203,6 +225,7 @@ public final class SnapshotReader {
           r,
           (row, length, i) -> {
             feed.row(row, length, false);
+            progress.moved();
             if ((i & 1023) == 1023 && !running.getAsBoolean()) {
               throw new SnapshotCancelledException(
                   "the task stopped during the snapshot of " + t.display());

@@ -14,8 +14,8 @@ import org.junit.jupiter.api.Test;
 
 class TrellaraSourceTaskTest {
 
-  private static TrellaraSourceTask.TransactionRecord record(long sequence, String key) {
-    return new TrellaraSourceTask.TransactionRecord(
+  private static TransactionRecords.TransactionRecord record(long sequence, String key) {
+    return new TransactionRecords.TransactionRecord(
         Map.of(), Map.of(), "strict", 0, key, new byte[0], 0L, new ConnectHeaders(), sequence);
   }
 

@@ -1,8 +1,7 @@
-package io.trellara.source.connect;
+package io.trellara.source.startup;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.trellara.source.engine.ServerIdentity;
 import io.trellara.source.snapshot.SnapshotMode;
 import io.trellara.source.snapshot.SnapshotPlan;
 import java.util.Map;
@@ -10,12 +9,20 @@ import org.junit.jupiter.api.Test;
 
 class SnapshotDecisionTest {
   static final Map<String, Object> DONE =
-      TrellaraSourceTask.offset(
-          "0/16B3748", 0x16B3790L, "771", new ServerIdentity("7390000000000000001", 1));
+      new StoredOffset.At(
+              new SourcePosition("0/16B3748", 0x16B3790L, "771", "7390000000000000001", 1L))
+          .toMap();
 
+  /** The offset of a snapshot's records before its marker. */
+  static final Map<String, Object> RUNNING_OFFSET = new StoredOffset.Running(0).toMap();
+
+  /** Decides on {@code offset} as Connect gives it back (a map), as the start does. */
   private static SnapshotDecision decide(
       SnapshotMode mode, Map<String, ?> offset, String slotStatus) {
-    return SnapshotDecision.decide(mode, offset, slotStatus, "trellara");
+    StoredOffset o = StoredOffset.of(offset);
+    String unfinished =
+        o instanceof StoredOffset.Running ? "Connect's offset says it was running" : null;
+    return SnapshotDecision.decide(mode, o, unfinished, slotStatus, "trellara");
   }
 
   @Test
@@ -32,7 +39,7 @@ class SnapshotDecisionTest {
 
   @Test
   void anUnfinishedSnapshotIsTakenAgainFromTheBeginning() {
-    SnapshotDecision d = decide(SnapshotMode.INITIAL, SnapshotDecision.RUNNING_OFFSET, "reserved");
+    SnapshotDecision d = decide(SnapshotMode.INITIAL, RUNNING_OFFSET, "reserved");
     assertThat(d.plan()).isEqualTo(SnapshotPlan.SNAPSHOT_THEN_STREAM);
     assertThat(d.dropSlot()).isTrue();
     assertThat(d.message()).contains("did not finish");
@@ -58,7 +65,7 @@ class SnapshotDecisionTest {
   @Test
   void neverStreamsAndInitialOnlyStopsAfterItsSnapshot() {
     assertThat(decide(SnapshotMode.NEVER, null, null).plan()).isEqualTo(SnapshotPlan.STREAM);
-    assertThat(decide(SnapshotMode.NEVER, SnapshotDecision.RUNNING_OFFSET, "reserved").plan())
+    assertThat(decide(SnapshotMode.NEVER, RUNNING_OFFSET, "reserved").plan())
         .isEqualTo(SnapshotPlan.STREAM);
     assertThat(decide(SnapshotMode.INITIAL_ONLY, null, null).plan())
         .isEqualTo(SnapshotPlan.SNAPSHOT_ONLY);

@@ -1,9 +1,10 @@
-package io.trellara.source.connect;
+package io.trellara.source.startup;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.trellara.source.connect.ResumeDecision.Verdict;
+import io.trellara.source.connect.TrellaraSourceConfig;
 import io.trellara.source.engine.ServerIdentity;
+import io.trellara.source.startup.ResumeDecision.Verdict;
 import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -13,11 +14,14 @@ class ResumeDecisionTest {
   static final long END = 0x1_6B37_4D48L;
 
   private static Map<String, Object> offsetOf(ServerIdentity identity) {
-    return TrellaraSourceTask.offset("1/6B374D40", END, "742", identity);
+    return new StoredOffset.At(
+            new SourcePosition("1/6B374D40", END, "742", identity.systemId(), identity.timeline()))
+        .toMap();
   }
 
+  /** Decides on {@code offset} as Connect gives it back (a map). */
   private static ResumeDecision decide(Map<String, ?> offset, boolean accept) {
-    return ResumeDecision.decide(offset, SERVER, accept, "orders-source");
+    return ResumeDecision.decide(StoredOffset.of(offset), SERVER, accept, "orders-source");
   }
 
   @Test
