@@ -2,6 +2,9 @@ package io.trellara.source.capture;
 
 import io.trellara.protocol.Lsn;
 import io.trellara.protocol.v1.DdlEvent;
+import io.trellara.source.capture.ddl.DdlFilter;
+import io.trellara.source.capture.ddl.DdlMessageParser;
+import io.trellara.source.capture.ddl.DdlTargets;
 import io.trellara.source.pgoutput.PgOutputMessage;
 import io.trellara.source.pgoutput.PgOutputMessage.Begin;
 import io.trellara.source.pgoutput.PgOutputMessage.Commit;

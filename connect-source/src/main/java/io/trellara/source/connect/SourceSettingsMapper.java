@@ -2,11 +2,11 @@ package io.trellara.source.connect;
 
 import static io.trellara.source.connect.TrellaraSourceConfig.*;
 
-import io.trellara.source.capture.CapturedTables;
-import io.trellara.source.engine.PgEndpoint;
-import io.trellara.source.engine.SourceSettings;
-import io.trellara.source.engine.SourceTopics;
+import io.trellara.source.capture.ddl.CapturedTables;
+import io.trellara.source.kafka.SourceTopics;
 import io.trellara.source.kafka.TopicTailReader;
+import io.trellara.source.pg.PgEndpoint;
+import io.trellara.source.replication.SourceSettings;
 import io.trellara.source.snapshot.SnapshotReads;
 import io.trellara.source.startup.SourceStartup;
 import java.time.Duration;

@@ -1,8 +1,8 @@
 package io.trellara.source.connect;
 
 import io.trellara.connect.common.ConfigRecommenders;
-import io.trellara.source.engine.BoundarySettings;
-import io.trellara.source.engine.PgNames;
+import io.trellara.source.pg.PgNames;
+import io.trellara.source.replication.BoundarySettings;
 import io.trellara.source.routing.KeyChangePolicy;
 import io.trellara.source.routing.NullKeyPolicy;
 import io.trellara.source.routing.OwnershipKeys;

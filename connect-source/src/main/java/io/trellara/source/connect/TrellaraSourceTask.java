@@ -4,12 +4,12 @@ import io.trellara.connect.common.PluginVersion;
 import io.trellara.connect.common.liveness.StalledException;
 import io.trellara.source.connect.TransactionRecords.TransactionRecord;
 import io.trellara.source.connect.metrics.SourceTaskMetrics;
-import io.trellara.source.engine.AckTracker;
-import io.trellara.source.engine.CaptureEngine;
-import io.trellara.source.engine.Outbound;
-import io.trellara.source.engine.PublishLiveness;
-import io.trellara.source.engine.SourceSettings;
-import io.trellara.source.engine.SourceSetup;
+import io.trellara.source.pg.SourceSetup;
+import io.trellara.source.replication.AckTracker;
+import io.trellara.source.replication.CaptureEngine;
+import io.trellara.source.replication.Outbound;
+import io.trellara.source.replication.PublishLiveness;
+import io.trellara.source.replication.SourceSettings;
 import io.trellara.source.startup.SourceStartException;
 import io.trellara.source.startup.SourceStartup;
 import java.sql.SQLException;
@@ -181,7 +181,7 @@ public class TrellaraSourceTask extends SourceTask {
           "{}=true: dropped {}; transactions committed until a task creates the slot again are not"
               + " captured",
           TrellaraSourceConfig.SLOT_DROP_ON_STOP,
-          SourceSetup.drop(settings));
+          SourceSetup.drop(settings.database()));
     } catch (SQLException e) {
       LOG.error(
           "{}=true, but slot {} (or publication {}) could not be dropped: {} (SQLSTATE {}); drop it"

@@ -1,7 +1,6 @@
 package io.trellara.source.kafka;
 
 import io.trellara.protocol.Lsn;
-import io.trellara.source.startup.SourcePosition;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
 

@@ -1,7 +1,6 @@
 package io.trellara.source.kafka;
 
 import io.trellara.protocol.Lsn;
-import io.trellara.source.startup.TopicTail;
 
 /**
  * The verdict of a topic's tail, from its records fed newest first (pure; {@link TopicTailReader}

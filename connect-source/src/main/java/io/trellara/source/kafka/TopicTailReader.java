@@ -1,7 +1,6 @@
 package io.trellara.source.kafka;
 
 import io.trellara.protocol.MessageKind;
-import io.trellara.source.startup.TopicTail;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;

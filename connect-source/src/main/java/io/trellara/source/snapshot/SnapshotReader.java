@@ -2,7 +2,7 @@ package io.trellara.source.snapshot;
 
 import io.trellara.connect.common.SessionTimeouts;
 import io.trellara.protocol.Lsn;
-import io.trellara.source.engine.PgEndpoint;
+import io.trellara.source.pg.PgEndpoint;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;

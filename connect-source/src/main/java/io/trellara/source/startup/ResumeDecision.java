@@ -1,7 +1,8 @@
 package io.trellara.source.startup;
 
 import io.trellara.protocol.Lsn;
-import io.trellara.source.engine.ServerIdentity;
+import io.trellara.source.kafka.SourcePosition;
+import io.trellara.source.pg.ServerIdentity;
 
 /**
  * Where the task starts, given the position it resumes from ({@link StartDecision}: Connect's

@@ -1,15 +1,16 @@
 package io.trellara.source.startup;
 
 import io.trellara.protocol.Lsn;
-import io.trellara.source.engine.CaptureEngine;
-import io.trellara.source.engine.PublishedTables;
-import io.trellara.source.engine.ServerIdentity;
-import io.trellara.source.engine.SourcePreflight;
-import io.trellara.source.engine.SourceProblem;
-import io.trellara.source.engine.SourceSettings;
-import io.trellara.source.engine.SourceSetup;
-import io.trellara.source.engine.StrictPipeline;
+import io.trellara.source.kafka.TopicTail;
 import io.trellara.source.kafka.TopicTailReader;
+import io.trellara.source.pg.PublishedTables;
+import io.trellara.source.pg.ServerIdentity;
+import io.trellara.source.pg.SourcePreflight;
+import io.trellara.source.pg.SourceProblem;
+import io.trellara.source.pg.SourceSetup;
+import io.trellara.source.replication.CaptureEngine;
+import io.trellara.source.replication.SourceSettings;
+import io.trellara.source.replication.StrictPipeline;
 import io.trellara.source.snapshot.ExportedSnapshot;
 import io.trellara.source.snapshot.SnapshotMode;
 import java.sql.SQLException;
@@ -99,7 +100,7 @@ public final class SourceStartup {
   }
 
   private void checkSourceDatabase() {
-    List<SourceProblem> problems = SourcePreflight.check(settings);
+    List<SourceProblem> problems = SourcePreflight.check(settings.database());
     if (!problems.isEmpty()) {
       throw new SourceStartException(
           "The source cannot start: "
@@ -129,7 +130,7 @@ public final class SourceStartup {
     TopicTail tail = TopicTailReader.read(options.tail(), settings.sourceId(), settings.slotName());
     String slotStatus;
     try {
-      slotStatus = SourceSetup.slotStatus(settings);
+      slotStatus = SourceSetup.slotStatus(settings.database());
     } catch (SQLException e) {
       throw failed("Cannot inspect slot " + settings.slotName(), e);
     }
@@ -167,10 +168,10 @@ public final class SourceStartup {
   private void prepareSlot(StartDecision d) {
     try {
       if (d.snapshot().dropSlot()) {
-        SourceSetup.dropSlot(settings);
+        SourceSetup.dropSlot(settings.database());
       }
       boolean createSlot = d.snapshot().plan().stream() && !d.snapshot().plan().read();
-      if (SourceSetup.ensure(settings, createSlot) && d.startLsn() != 0) {
+      if (SourceSetup.ensure(settings.database(), createSlot) && d.startLsn() != 0) {
         // the server starts a new slot where WAL is now, whatever the position asks: the gap is not
         // captured
         LOG.warn(
@@ -191,7 +192,7 @@ public final class SourceStartup {
 
   private SourceSettings withPublishedTables() {
     try {
-      SourceSettings s = settings.withCapturedTables(PublishedTables.load(settings));
+      SourceSettings s = settings.withCapturedTables(PublishedTables.load(settings.database()));
       LOG.info(
           "Source task captures publication {} ({}); DDL capture {}",
           s.publicationName(),

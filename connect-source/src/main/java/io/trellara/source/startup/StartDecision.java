@@ -1,7 +1,9 @@
 package io.trellara.source.startup;
 
 import io.trellara.protocol.Lsn;
-import io.trellara.source.engine.ServerIdentity;
+import io.trellara.source.kafka.SourcePosition;
+import io.trellara.source.kafka.TopicTail;
+import io.trellara.source.pg.ServerIdentity;
 import io.trellara.source.snapshot.SnapshotMode;
 
 /**

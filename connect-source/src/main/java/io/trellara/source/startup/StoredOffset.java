@@ -1,6 +1,7 @@
 package io.trellara.source.startup;
 
 import io.trellara.protocol.Lsn;
+import io.trellara.source.kafka.SourcePosition;
 import java.util.LinkedHashMap;
 import java.util.Map;
 

@@ -2,7 +2,6 @@ package io.trellara.source.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.trellara.source.startup.SourcePosition;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

@@ -3,8 +3,6 @@ package io.trellara.source.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.trellara.protocol.MessageKind;
-import io.trellara.source.startup.SourcePosition;
-import io.trellara.source.startup.TopicTail;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -3,7 +3,8 @@ package io.trellara.source.startup;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.trellara.source.connect.TrellaraSourceConfig;
-import io.trellara.source.engine.ServerIdentity;
+import io.trellara.source.kafka.SourcePosition;
+import io.trellara.source.pg.ServerIdentity;
 import io.trellara.source.startup.ResumeDecision.Verdict;
 import java.util.HashMap;
 import java.util.Map;

@@ -2,6 +2,7 @@ package io.trellara.source.startup;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.trellara.source.kafka.SourcePosition;
 import io.trellara.source.snapshot.SnapshotMode;
 import io.trellara.source.snapshot.SnapshotPlan;
 import java.util.Map;

@@ -3,7 +3,9 @@ package io.trellara.source.startup;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.trellara.protocol.Lsn;
-import io.trellara.source.engine.ServerIdentity;
+import io.trellara.source.kafka.SourcePosition;
+import io.trellara.source.kafka.TopicTail;
+import io.trellara.source.pg.ServerIdentity;
 import io.trellara.source.snapshot.SnapshotMode;
 import io.trellara.source.snapshot.SnapshotPlan;
 import io.trellara.source.startup.ResumeDecision.Verdict;
