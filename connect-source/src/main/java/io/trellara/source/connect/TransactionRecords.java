@@ -7,6 +7,7 @@ import io.trellara.source.kafka.OffsetHeaders;
 import io.trellara.source.kafka.SourcePosition;
 import io.trellara.source.pg.ServerIdentity;
 import io.trellara.source.replication.Outbound;
+import io.trellara.source.startup.SourceStartup;
 import io.trellara.source.startup.StoredOffset;
 import java.util.Map;
 import org.apache.kafka.connect.data.Schema;
@@ -56,6 +57,18 @@ final class TransactionRecords {
     this.partitionedTopic = partitionedTopic;
     this.server = server;
     this.lastOffset = resumedFrom.toMap();
+  }
+
+  /** The records of a started source, to its topics. */
+  static TransactionRecords of(SourceStartup.Started started, TrellaraSourceConfig config) {
+    return new TransactionRecords(
+        started.partition(),
+        started.settings().sourceId(),
+        started.settings().slotName(),
+        config.strictTopic(),
+        config.partitionedTopic(),
+        started.server(),
+        started.decision().position());
   }
 
   /** A record that remembers which transaction it belongs to, for acknowledgement. */

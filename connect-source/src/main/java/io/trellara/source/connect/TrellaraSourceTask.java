@@ -4,15 +4,13 @@ import io.trellara.connect.common.PluginVersion;
 import io.trellara.connect.common.liveness.StalledException;
 import io.trellara.source.connect.TransactionRecords.TransactionRecord;
 import io.trellara.source.connect.metrics.SourceTaskMetrics;
-import io.trellara.source.pg.SourceSetup;
-import io.trellara.source.replication.AckTracker;
 import io.trellara.source.replication.CaptureEngine;
 import io.trellara.source.replication.Outbound;
-import io.trellara.source.replication.PublishLiveness;
 import io.trellara.source.replication.SourceSettings;
+import io.trellara.source.replication.ack.AckTracker;
+import io.trellara.source.replication.ack.PublishLiveness;
 import io.trellara.source.startup.SourceStartException;
 import io.trellara.source.startup.SourceStartup;
-import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -78,15 +76,7 @@ public class TrellaraSourceTask extends SourceTask {
       throw new ConnectException(e.getMessage(), e.getCause());
     }
     engine = started.engine();
-    records =
-        new TransactionRecords(
-            started.partition(),
-            settings.sourceId(),
-            settings.slotName(),
-            config.strictTopic(),
-            config.partitionedTopic(),
-            started.server(),
-            started.decision().position());
+    records = TransactionRecords.of(started, config);
     publishing = new PublishLiveness(engine.watchdog(), acks);
     metrics =
         new SourceTaskMetrics(connector, props.getOrDefault(TASK_ID, "0"), engine, publishing)
@@ -170,30 +160,8 @@ public class TrellaraSourceTask extends SourceTask {
     if (engine != null) {
       engine.close();
       if (dropSlotOnStop) {
-        dropSlot(engine.settings());
+        SourceStartup.dropSlotOnStop(engine.settings());
       }
-    }
-  }
-
-  private static void dropSlot(SourceSettings settings) {
-    try {
-      LOG.warn(
-          "{}=true: dropped {}; transactions committed until a task creates the slot again are not"
-              + " captured",
-          TrellaraSourceConfig.SLOT_DROP_ON_STOP,
-          SourceSetup.drop(settings.database()));
-    } catch (SQLException e) {
-      LOG.error(
-          "{}=true, but slot {} (or publication {}) could not be dropped: {} (SQLSTATE {}); drop it"
-              + " by hand if the connector is gone, or it keeps retaining WAL",
-          TrellaraSourceConfig.SLOT_DROP_ON_STOP,
-          settings.slotName(),
-          settings.publicationName(),
-          e.getMessage(),
-          e.getSQLState());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      LOG.error("Interrupted while dropping slot {}; drop it by hand", settings.slotName());
     }
   }
 }

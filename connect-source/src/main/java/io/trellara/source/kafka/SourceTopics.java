@@ -3,27 +3,13 @@ package io.trellara.source.kafka;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.AlterConfigOp;
-import org.apache.kafka.clients.admin.Config;
-import org.apache.kafka.clients.admin.ConfigEntry;
-import org.apache.kafka.clients.admin.NewPartitions;
-import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
-import org.apache.kafka.common.KafkaFuture;
-import org.apache.kafka.common.config.ConfigResource;
-import org.apache.kafka.common.config.TopicConfig;
-import org.apache.kafka.common.errors.TopicExistsException;
-import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -118,28 +104,29 @@ public final class SourceTopics {
     Admin admin = null;
     try {
       admin = Admin.create(config);
-      Map<String, TopicDescription> existing = describe(admin, plan, deadline);
+      Map<String, TopicDescription> existing = TopicAdmin.describe(admin, plan, deadline);
       List<Requirement> missing =
           plan.topics().stream().filter(r -> !existing.containsKey(r.topic())).toList();
       if (create && !missing.isEmpty()) {
-        createTopics(admin, plan, missing, deadline);
-        existing.putAll(awaitVisible(admin, plan, missing, deadline));
+        TopicAdmin.createTopics(admin, plan, missing, deadline);
+        existing.putAll(TopicAdmin.awaitVisible(admin, plan, missing, deadline));
       }
-      Map<String, Long> maxMessageBytes = maxMessageBytes(admin, existing.keySet(), deadline);
+      Map<String, Long> maxMessageBytes =
+          TopicAdmin.maxMessageBytes(admin, existing.keySet(), deadline);
       for (Requirement r : plan.topics()) {
         TopicDescription d = existing.get(r.topic());
         if (d != null
             && adjustable(r, d, maxMessageBytes.get(r.topic()))
-            && neverWritten(admin, r.topic(), d, deadline)) {
+            && TopicAdmin.neverWritten(admin, r.topic(), d, deadline)) {
           if (create) {
-            adjust(admin, r, d, maxMessageBytes.get(r.topic()), deadline);
+            TopicAdmin.adjust(admin, r, d, maxMessageBytes.get(r.topic()), deadline);
           }
           existing.remove(r.topic()); // fine as it will be: nothing to report
         }
       }
       if (create) {
-        existing.putAll(describe(admin, plan, deadline));
-        maxMessageBytes = maxMessageBytes(admin, existing.keySet(), deadline);
+        existing.putAll(TopicAdmin.describe(admin, plan, deadline));
+        maxMessageBytes = TopicAdmin.maxMessageBytes(admin, existing.keySet(), deadline);
       }
       for (Requirement r : plan.topics()) {
         TopicDescription d = existing.get(r.topic());
@@ -199,77 +186,6 @@ public final class SourceTopics {
     boolean fewer = d.partitions().size() < r.partitions();
     boolean smaller = maxMessageBytes != null && maxMessageBytes < r.minMaxMessageBytes();
     return (fewer || smaller) && d.partitions().size() <= r.partitions();
-  }
-
-  private static boolean neverWritten(Admin admin, String topic, TopicDescription d, long deadline)
-      throws ExecutionException, InterruptedException, TimeoutException {
-    Map<org.apache.kafka.common.TopicPartition, OffsetSpec> latest = new HashMap<>();
-    d.partitions()
-        .forEach(
-            p ->
-                latest.put(
-                    new org.apache.kafka.common.TopicPartition(topic, p.partition()),
-                    OffsetSpec.latest()));
-    for (var info : get(admin.listOffsets(latest).all(), deadline).values()) {
-      if (info.offset() != 0) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  private static void adjust(
-      Admin admin, Requirement r, TopicDescription d, Long maxMessageBytes, long deadline)
-      throws ExecutionException, InterruptedException, TimeoutException {
-    List<String> changes = new ArrayList<>();
-    boolean partitions = d.partitions().size() < r.partitions();
-    if (partitions) {
-      get(
-          admin.createPartitions(Map.of(r.topic(), NewPartitions.increaseTo(r.partitions()))).all(),
-          deadline);
-      changes.add(
-          "partitions "
-              + d.partitions().size()
-              + " -> "
-              + r.partitions()
-              + " ("
-              + r.partitionsRule()
-              + ")");
-    }
-    if (maxMessageBytes != null && maxMessageBytes < r.minMaxMessageBytes()) {
-      ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, r.topic());
-      get(
-          admin
-              .incrementalAlterConfigs(
-                  Map.of(
-                      resource,
-                      List.of(
-                          new AlterConfigOp(
-                              new ConfigEntry(
-                                  TopicConfig.MAX_MESSAGE_BYTES_CONFIG,
-                                  Long.toString(r.minMaxMessageBytes())),
-                              AlterConfigOp.OpType.SET))))
-              .all(),
-          deadline);
-      changes.add(
-          "max.message.bytes "
-              + maxMessageBytes
-              + " -> "
-              + r.minMaxMessageBytes()
-              + " ("
-              + r.sizeRule()
-              + ")");
-    }
-    LOG.warn(
-        "Topic {} existed, but nothing was ever written to it (a broker with auto.create.topics.enable"
-            + " creates it at its defaults for a consumer that subscribes before the source, such as the sink"
-            + " registered first): adjusted {}{}",
-        r.topic(),
-        String.join(", ", changes),
-        partitions
-            ? ". A consumer already subscribed sees the new partitions at its next metadata refresh"
-                + " (metadata.max.age.ms, 5 minutes by default)"
-            : "");
   }
 
   private static void check(
@@ -336,105 +252,5 @@ public final class SourceTopics {
             + ". Check that these are the brokers the"
             + " worker produces to, that they are reachable from the worker, and the kafka.admin.* security"
             + " settings.");
-  }
-
-  private static Map<String, TopicDescription> describe(Admin admin, Plan plan, long deadline)
-      throws ExecutionException, InterruptedException, TimeoutException {
-    Map<String, TopicDescription> found = new LinkedHashMap<>();
-    var futures =
-        admin
-            .describeTopics(plan.topics().stream().map(Requirement::topic).toList())
-            .topicNameValues();
-    for (var e : futures.entrySet()) {
-      try {
-        found.put(e.getKey(), get(e.getValue(), deadline));
-      } catch (ExecutionException ex) {
-        if (!(ex.getCause() instanceof UnknownTopicOrPartitionException)) {
-          throw ex;
-        }
-      }
-    }
-    return found;
-  }
-
-  /**
-   * A created topic reaches the brokers' metadata a moment after CreateTopics answers; describing
-   * it at once can say "unknown topic". Poll until every created topic is visible or the check's
-   * deadline passes.
-   */
-  private static Map<String, TopicDescription> awaitVisible(
-      Admin admin, Plan plan, List<Requirement> created, long deadline)
-      throws ExecutionException, InterruptedException, TimeoutException {
-    long pauseMs = 50;
-    while (true) {
-      Map<String, TopicDescription> found = describe(admin, plan, deadline);
-      boolean all = created.stream().allMatch(r -> found.containsKey(r.topic()));
-      if (all || System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(pauseMs) >= deadline) {
-        return found;
-      }
-      LOG.debug(
-          "Created topics not yet in the brokers' metadata; describing again in {} ms", pauseMs);
-      Thread.sleep(pauseMs);
-      pauseMs = Math.min(pauseMs * 2, 1_000);
-    }
-  }
-
-  private static void createTopics(Admin admin, Plan plan, List<Requirement> missing, long deadline)
-      throws ExecutionException, InterruptedException, TimeoutException {
-    Optional<Short> rf =
-        plan.replicationFactor() < 0 ? Optional.empty() : Optional.of(plan.replicationFactor());
-    List<NewTopic> topics =
-        missing.stream()
-            .map(
-                r ->
-                    new NewTopic(r.topic(), Optional.of(r.partitions()), rf)
-                        .configs(
-                            Map.of(
-                                TopicConfig.MAX_MESSAGE_BYTES_CONFIG,
-                                Long.toString(r.minMaxMessageBytes()))))
-            .toList();
-    var futures = admin.createTopics(topics).values();
-    for (Requirement r : missing) {
-      try {
-        get(futures.get(r.topic()), deadline);
-        LOG.info(
-            "Created topic {} with {} partition(s), max.message.bytes={}, replication factor {}",
-            r.topic(),
-            r.partitions(),
-            r.minMaxMessageBytes(),
-            rf.map(String::valueOf).orElse("broker default"));
-      } catch (ExecutionException ex) {
-        if (!(ex.getCause() instanceof TopicExistsException)) {
-          throw ex;
-        }
-        LOG.info("Topic {} was created concurrently; verifying it", r.topic());
-      }
-    }
-  }
-
-  private static Map<String, Long> maxMessageBytes(
-      Admin admin, java.util.Collection<String> topics, long deadline)
-      throws ExecutionException, InterruptedException, TimeoutException {
-    Map<String, Long> result = new HashMap<>();
-    if (topics.isEmpty()) {
-      return result;
-    }
-    List<ConfigResource> resources =
-        topics.stream().map(t -> new ConfigResource(ConfigResource.Type.TOPIC, t)).toList();
-    Map<ConfigResource, Config> configs = get(admin.describeConfigs(resources).all(), deadline);
-    configs.forEach(
-        (resource, config) -> {
-          ConfigEntry entry = config.get(TopicConfig.MAX_MESSAGE_BYTES_CONFIG);
-          if (entry != null && entry.value() != null) {
-            result.put(resource.name(), Long.parseLong(entry.value()));
-          }
-        });
-    return result;
-  }
-
-  private static <T> T get(KafkaFuture<T> future, long deadline)
-      throws ExecutionException, InterruptedException, TimeoutException {
-    long left = Math.max(1, deadline - System.nanoTime());
-    return future.get(left, TimeUnit.NANOSECONDS);
   }
 }

@@ -229,4 +229,29 @@ public final class SourceStartup {
     return new SourceStartException(
         what + ": " + e.getMessage() + " (SQLSTATE " + e.getSQLState() + ")", e);
   }
+
+  /**
+   * {@code slot.drop.on.stop}: drops the slot and the connector's own publication once capture
+   * stopped; what commits until a task creates the slot again is not captured (logged as a WARN).
+   * Failures are logged, never thrown: the task is stopping.
+   */
+  public static void dropSlotOnStop(SourceSettings settings) {
+    try {
+      LOG.warn(
+          "slot.drop.on.stop=true: dropped {}; transactions committed until a task creates the slot"
+              + " again are not captured",
+          SourceSetup.drop(settings.database()));
+    } catch (SQLException e) {
+      LOG.error(
+          "slot.drop.on.stop=true, but slot {} (or publication {}) could not be dropped: {}"
+              + " (SQLSTATE {}); drop it by hand if the connector is gone, or it keeps retaining WAL",
+          settings.slotName(),
+          settings.publicationName(),
+          e.getMessage(),
+          e.getSQLState());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      LOG.error("Interrupted while dropping slot {}; drop it by hand", settings.slotName());
+    }
+  }
 }

@@ -33,8 +33,8 @@ class TrellaraSourceTaskTest {
     task.acknowledgeWal = acknowledged::add;
     var acks = TrellaraSourceTask.class.getDeclaredField("acks");
     acks.setAccessible(true);
-    io.trellara.source.replication.AckTracker tracker =
-        (io.trellara.source.replication.AckTracker) acks.get(task);
+    io.trellara.source.replication.ack.AckTracker tracker =
+        (io.trellara.source.replication.ack.AckTracker) acks.get(task);
     tracker.sent(1, 100);
     tracker.sent(2, 200);
     tracker.sent(3, 300);

@@ -1,8 +1,12 @@
 package io.trellara.source.capture.ddl;
 
+import io.trellara.protocol.Lsn;
+import io.trellara.protocol.v1.DdlEvent;
 import io.trellara.protocol.v1.RelationId;
 import io.trellara.source.capture.RelationCache;
 import io.trellara.source.capture.RelationSchema;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Decides which {@code trellara.ddl} messages this connector publishes. The event trigger is
@@ -16,8 +20,12 @@ import io.trellara.source.capture.RelationSchema;
  * captured owner when its transaction is emitted.
  */
 public final class DdlFilter {
+  private static final Logger LOG = LoggerFactory.getLogger(DdlFilter.class);
 
   private final boolean enabled;
+  private final DdlTargets probeTargets = new DdlTargets();
+  private final DdlEvent.Builder probe = DdlEvent.newBuilder();
+  private boolean warnedUndescribed;
   private final CapturedTables configured;
   private final RelationCache cache;
 
@@ -29,6 +37,37 @@ public final class DdlFilter {
 
   public boolean enabled() {
     return enabled;
+  }
+
+  /**
+   * Whether the DDL message of {@code content} (at {@code lsn}) is published; parses it (malformed
+   * content fails here).
+   */
+  public boolean keeps(byte[] content, long lsn) {
+    if (!enabled) {
+      LOG.debug("DDL message at LSN {} dropped: DDL capture is disabled", Lsn.format(lsn));
+      return false;
+    }
+    DdlMessageParser.parseInto(content, lsn, probe.clear(), probeTargets);
+    if (!probeTargets.described && !warnedUndescribed) {
+      warnedUndescribed = true;
+      LOG.warn(
+          "A DDL message names no relations: the database's DDL event trigger is older than this"
+              + " connector, so its DDL cannot be attributed and is dropped. Re-run"
+              + " trellara-ddl-capture.sql to upgrade it.");
+    }
+    if (capturedOwner(probeTargets) != null) {
+      return true;
+    }
+    if (LOG.isDebugEnabled()) {
+      LOG.debug(
+          "DDL message at LSN {} dropped ({} of {}): {}",
+          Lsn.format(lsn),
+          probeTargets.temporary ? "temporary objects" : "no captured relation",
+          probeTargets.relations,
+          probe.getCommandTag());
+    }
+    return false;
   }
 
   /**

@@ -7,7 +7,7 @@ import io.trellara.protocol.Lsn;
 import io.trellara.source.pg.SlotLagSampler;
 import io.trellara.source.replication.CaptureEngine;
 import io.trellara.source.replication.CaptureMetrics;
-import io.trellara.source.replication.PublishLiveness;
+import io.trellara.source.replication.ack.PublishLiveness;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;

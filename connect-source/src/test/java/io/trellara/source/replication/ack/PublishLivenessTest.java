@@ -1,4 +1,4 @@
-package io.trellara.source.replication;
+package io.trellara.source.replication.ack;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

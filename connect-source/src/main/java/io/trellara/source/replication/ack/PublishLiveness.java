@@ -1,4 +1,4 @@
-package io.trellara.source.replication;
+package io.trellara.source.replication.ack;
 
 import io.trellara.connect.common.liveness.Stage;
 import io.trellara.connect.common.liveness.Stall;
