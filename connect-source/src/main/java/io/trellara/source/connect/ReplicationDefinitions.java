@@ -116,7 +116,7 @@ final class ReplicationDefinitions {
         Importance.LOW,
         "How long the task keeps reconnecting after it lost the replication connection (server restart"
             + " or failover, network drop, wal_sender_timeout, walsender terminated), retrying after"
-            + " 0.5 s, doubling up to 30 s; then the task fails with the last cause. Transactions"
+            + " 0.5 s, doubling up to 2 s (each less up to 10 % at random), for as long as this; then the task fails with the last cause. Transactions"
             + " Kafka has not acknowledged are sent again (duplicates the sink absorbs). 0: fail at"
             + " once.",
         GROUP_REPLICATION,

@@ -252,7 +252,7 @@ public final class CaptureEngine implements AutoCloseable {
             () -> running,
             stages::stalled,
             current);
-    new ReconnectingStream(settings, session, metrics, () -> running, this::pause)
+    new ReconnectingStream(settings, session, metrics, () -> running, this::pause, Ticker.SYSTEM)
         .run(
             () -> Math.max(startLsn, acknowledged.get()),
             t ->

@@ -1,6 +1,8 @@
 package io.trellara.source.replication;
 
+import io.trellara.connect.common.Ticker;
 import io.trellara.connect.common.liveness.StalledException;
+import io.trellara.connect.common.retry.Backoff;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -12,8 +14,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The capture thread's streaming, across connections: a lost replication connection ({@link
  * ReplicationErrors}) is not a failure: a new stream is opened after a growing delay ({@link
- * ReconnectBackoff}) until {@code reconnectMaxDurationMs} have passed, then capture fails with the
- * last cause. A stall, a close or any other error ends it at once.
+ * ReconnectPolicy}, connect-common's Backoff) until {@code reconnectMaxDurationMs} have passed,
+ * then capture fails with the last cause. A stall, a close or any other error ends it at once.
  *
  * <p>Why a reconnect is safe. The new stream starts at max(start position, acknowledged); the
  * server resumes at max(that, the slot's confirmed_flush_lsn), which the engine never moved past
@@ -44,21 +46,25 @@ final class ReconnectingStream {
   private final CaptureMetrics metrics;
   private final BooleanSupplier running;
   private final LongPredicate pause;
+  private final Ticker ticker;
 
   /**
    * @param pause waits out a delay in milliseconds; false when the engine closed meanwhile
+   * @param ticker the backoff's clock
    */
   ReconnectingStream(
       SourceSettings settings,
       StreamSession session,
       CaptureMetrics metrics,
       BooleanSupplier running,
-      LongPredicate pause) {
+      LongPredicate pause,
+      Ticker ticker) {
     this.settings = settings;
     this.session = session;
     this.metrics = metrics;
     this.running = running;
     this.pause = pause;
+    this.ticker = ticker;
   }
 
   /**
@@ -70,12 +76,11 @@ final class ReconnectingStream {
    */
   void run(
       LongSupplier from, Function<Throwable, StalledException> stall, Consumer<Throwable> fail) {
-    ReconnectBackoff backoff = new ReconnectBackoff(settings.reconnectMaxDurationMs());
+    Backoff backoff = ReconnectPolicy.backoff(settings.reconnectMaxDurationMs(), ticker);
     boolean reconnecting = false;
     while (running.getAsBoolean()) {
       try {
-        session.run(
-            from.getAsLong(), reconnecting, () -> backoff.connected(System.currentTimeMillis()));
+        session.run(from.getAsLong(), reconnecting, backoff::connected);
         return; // closed
       } catch (Throwable t) {
         StalledException stalled = stall.apply(t);
@@ -90,29 +95,28 @@ final class ReconnectingStream {
           fail.accept(t);
           return;
         }
-        long now = System.currentTimeMillis();
-        metrics.disconnected(t, now);
-        long delay = backoff.lost(now);
+        metrics.disconnected(t, System.currentTimeMillis());
+        long delay = ReconnectPolicy.nextDelayMillis(backoff);
         if (delay < 0) {
           LOG.error(
               "Replication connection of slot {} lost and not regained within {} ms ({}={});"
                   + " the task fails with the last cause: {}",
               settings.slotName(),
-              now - backoff.outageStartMs(),
+              backoff.outageMillis(),
               RECONNECT_SETTING,
               settings.reconnectMaxDurationMs(),
               t.toString());
           fail.accept(t);
           return;
         }
-        if (backoff.worthLogging(now)) {
+        if (backoff.worthLogging()) {
           LOG.warn(
               "Replication connection of slot {} lost: {}; reconnecting in {} ms (outage {} ms so"
                   + " far, giving up after {} ms)",
               settings.slotName(),
               describe(t),
               delay,
-              now - backoff.outageStartMs(),
+              backoff.outageMillis(),
               settings.reconnectMaxDurationMs());
         }
         reconnecting = true;

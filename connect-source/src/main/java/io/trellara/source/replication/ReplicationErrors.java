@@ -1,5 +1,7 @@
 package io.trellara.source.replication;
 
+import io.trellara.connect.common.retry.FailureAction;
+import io.trellara.connect.common.retry.SqlFailures;
 import io.trellara.source.capture.CaptureException;
 import io.trellara.source.pgoutput.PgOutputProtocolException;
 import java.io.IOException;
@@ -8,12 +10,12 @@ import java.nio.file.FileSystemException;
 import java.sql.SQLException;
 import java.util.IdentityHashMap;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * Which errors of the capture thread are a lost replication connection (the engine reconnects) and
- * which are fatal (the task fails at once). The cause chain is read from the outside in; the first
- * decisive link wins:
+ * which are fatal (the task fails at once): the source's own exception rules first, then the
+ * SQLSTATE table shared with the sink ({@link SqlFailures}). The cause chain is read from the
+ * outside in; the first decisive link wins:
  *
  * <ul>
  *   <li>fatal: a pgoutput protocol violation ({@link PgOutputProtocolException}), a capture error
@@ -32,9 +34,6 @@ import java.util.Set;
  * fatal.
  */
 public final class ReplicationErrors {
-  private static final Set<String> TRANSIENT_STATES =
-      Set.of("57P01", "57P02", "57P03", "53300", "55006");
-
   private ReplicationErrors() {}
 
   public static boolean isConnectionLoss(Throwable error) {
@@ -58,7 +57,12 @@ public final class ReplicationErrors {
     return false;
   }
 
+  /**
+   * The SQLSTATE part, from the one table of connect-common ({@link SqlFailures}): a state it
+   * answers RECONNECT for is a connection loss here; RETRY (serialization failure, deadlock) cannot
+   * happen on a replication stream and, like every other state, is fatal.
+   */
   static boolean isTransientState(String sqlState) {
-    return sqlState.startsWith("08") || TRANSIENT_STATES.contains(sqlState);
+    return SqlFailures.actionOf(sqlState) == FailureAction.RECONNECT;
   }
 }
