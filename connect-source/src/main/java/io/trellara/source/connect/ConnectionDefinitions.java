@@ -2,6 +2,8 @@ package io.trellara.source.connect;
 
 import static io.trellara.source.connect.TrellaraSourceConfig.*;
 
+import io.trellara.connect.common.ConfigChoices;
+import io.trellara.source.pg.SslMode;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Type;
@@ -76,15 +78,15 @@ final class ConnectionDefinitions {
     d.define(
         SSLMODE,
         Type.STRING,
-        "prefer",
-        ConfigDef.ValidString.in(SSLMODES.toArray(new String[0])),
+        SslMode.PREFER.configName(),
+        ConfigChoices.validator(SslMode.class),
         Importance.MEDIUM,
-        "libpq-style TLS mode: disable, allow, prefer, require, verify-ca, verify-full.",
+        "libpq-style TLS mode: " + ConfigChoices.listed(SslMode.class) + ".",
         GROUP_CONNECTION,
         ++o,
         Width.SHORT,
         "TLS mode",
-        recommender(SSLMODES));
+        ConfigChoices.recommender(SslMode.class));
     d.define(
         SSLROOTCERT,
         Type.STRING,

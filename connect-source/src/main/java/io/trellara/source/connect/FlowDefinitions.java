@@ -2,9 +2,9 @@ package io.trellara.source.connect;
 
 import static io.trellara.source.connect.TrellaraSourceConfig.*;
 
+import io.trellara.connect.common.ConfigChoices;
 import io.trellara.source.routing.KeyChangePolicy;
 import io.trellara.source.routing.NullKeyPolicy;
-import java.util.List;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Type;
@@ -25,7 +25,7 @@ final class FlowDefinitions {
         DATASET_MODE,
         Type.STRING,
         MODE_STRICT,
-        ConfigDef.ValidString.in(MODE_STRICT, MODE_PARTITIONED),
+        ConfigChoices.validator(DatasetMode.class),
         Importance.HIGH,
         "Boundary mode of the flow. strict_transaction_order: every committed transaction on"
             + " the strict topic in commit order, as one envelope (or as chunks, a manifest and a commit"
@@ -38,7 +38,7 @@ final class FlowDefinitions {
         ++o,
         Width.MEDIUM,
         "Dataset mode",
-        recommender(List.of(MODE_STRICT, MODE_PARTITIONED)));
+        ConfigChoices.recommender(DatasetMode.class));
     d.define(
         MAX_ENVELOPE_BYTES,
         Type.INT,
@@ -118,8 +118,8 @@ final class FlowDefinitions {
     d.define(
         NULL_KEY_POLICY,
         Type.STRING,
-        "route_to_singleton_partition",
-        ConfigDef.ValidString.in(NullKeyPolicy.configNames().toArray(new String[0])),
+        NullKeyPolicy.ROUTE_TO_SINGLETON_PARTITION.configName(),
+        ConfigChoices.validator(NullKeyPolicy.class),
         Importance.MEDIUM,
         "partitioned_scale_mode: where an event without an ownership key goes (TRUNCATE and DDL events"
             + " carry no row). quarantine fails closed; route_to_singleton_partition uses partition 0;"
@@ -129,12 +129,12 @@ final class FlowDefinitions {
         ++o,
         Width.MEDIUM,
         "Null key policy",
-        recommender(NullKeyPolicy.configNames()));
+        ConfigChoices.recommender(NullKeyPolicy.class));
     d.define(
         KEY_CHANGE_POLICY,
         Type.STRING,
-        "emit_move",
-        ConfigDef.ValidString.in(KeyChangePolicy.configNames().toArray(new String[0])),
+        KeyChangePolicy.EMIT_MOVE.configName(),
+        ConfigChoices.validator(KeyChangePolicy.class),
         Importance.MEDIUM,
         "partitioned_scale_mode: an update that moves its row to another lane. emit_move publishes a"
             + " delete in the old lane and an insert in the new one under the one manifest;"
@@ -144,7 +144,8 @@ final class FlowDefinitions {
         ++o,
         Width.MEDIUM,
         "Key change policy",
-        recommender(List.of("emit_move", "quarantine")));
+        // offered: the policies a planner implements; the others fail the cross-field rules
+        ConfigChoices.recommender(KeyChangePolicy.class, KeyChangePolicy::planned));
 
     o = 0;
     d.define(

@@ -2,6 +2,7 @@ package io.trellara.source.connect;
 
 import static io.trellara.source.connect.TrellaraSourceConfig.*;
 
+import io.trellara.connect.common.ConfigChoices;
 import io.trellara.source.pg.PgNames;
 import io.trellara.source.snapshot.SnapshotMode;
 import io.trellara.source.snapshot.SnapshotReads;
@@ -52,7 +53,7 @@ final class ReplicationDefinitions {
         PUBLICATION_AUTOCREATE,
         Type.STRING,
         AUTOCREATE_FILTERED,
-        ConfigDef.ValidString.in(AUTOCREATE_FILTERED, AUTOCREATE_DISABLED),
+        ConfigChoices.validator(PublicationAutocreate.class),
         Importance.MEDIUM,
         "'filtered': create the publication for the tables of "
             + TABLE_INCLUDE_LIST
@@ -62,7 +63,7 @@ final class ReplicationDefinitions {
         ++o,
         Width.SHORT,
         "Publication auto-creation",
-        recommender(List.of(AUTOCREATE_FILTERED, AUTOCREATE_DISABLED)));
+        ConfigChoices.recommender(PublicationAutocreate.class));
     d.define(
         TABLE_INCLUDE_LIST,
         Type.LIST,
@@ -184,7 +185,7 @@ final class ReplicationDefinitions {
         SNAPSHOT_MODE,
         Type.STRING,
         SnapshotMode.INITIAL.configName(),
-        ConfigDef.ValidString.in(SnapshotMode.names().toArray(new String[0])),
+        ConfigChoices.validator(SnapshotMode.class),
         Importance.HIGH,
         "Whether the task first publishes what the captured tables already hold, consistent with the"
             + " stream: it creates the slot with an exported snapshot, reads every table of the"
@@ -202,7 +203,7 @@ final class ReplicationDefinitions {
         ++o,
         Width.SHORT,
         "Snapshot mode",
-        recommender(SnapshotMode.names()));
+        ConfigChoices.recommender(SnapshotMode.class));
     d.define(
         SNAPSHOT_MAX_THREADS,
         Type.INT,

@@ -1,6 +1,8 @@
 package io.trellara.source.connect;
 
+import io.trellara.connect.common.ConfigChoices;
 import io.trellara.connect.common.ConfigRecommenders;
+import io.trellara.source.pg.SslMode;
 import io.trellara.source.replication.BoundarySettings;
 import io.trellara.source.routing.KeyChangePolicy;
 import io.trellara.source.routing.NullKeyPolicy;
@@ -103,12 +105,11 @@ public final class TrellaraSourceConfig extends AbstractConfig {
   public static final String QUEUE_MAX_BYTES = "capture.queue.max.bytes";
   public static final String STALL_TIMEOUT_MS = "capture.stall.timeout.ms";
 
-  public static final String MODE_STRICT = "strict_transaction_order";
-  public static final String MODE_PARTITIONED = "partitioned_scale_mode";
-  public static final String AUTOCREATE_FILTERED = "filtered";
-  public static final String AUTOCREATE_DISABLED = "disabled";
-  static final List<String> SSLMODES =
-      List.of("disable", "allow", "prefer", "require", "verify-ca", "verify-full");
+  public static final String MODE_STRICT = DatasetMode.STRICT.configName();
+  public static final String MODE_PARTITIONED = DatasetMode.PARTITIONED.configName();
+  public static final String AUTOCREATE_FILTERED = PublicationAutocreate.FILTERED.configName();
+  public static final String AUTOCREATE_DISABLED = PublicationAutocreate.DISABLED.configName();
+  static final List<String> SSLMODES = ConfigChoices.names(SslMode.class);
 
   public static final ConfigDef CONFIG_DEF = define();
 

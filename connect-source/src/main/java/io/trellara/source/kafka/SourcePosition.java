@@ -41,11 +41,11 @@ public record SourcePosition(
     return systemId != null && systemId.equals(otherSystemId);
   }
 
-  /** For log lines: {@code transaction 0/16B3748:771 (end LSN 0/16B3790)}. */
+  /** For log lines: {@code transaction 771 committed at 0/16B3748 (end LSN 0/16B3790, ...)}. */
   public String describe() {
     return (isSnapshot()
             ? "the snapshot at " + commitLsn
-            : "transaction " + commitLsn + ":" + transactionId)
+            : "transaction " + transactionId + " committed at " + commitLsn)
         + " (end LSN "
         + Lsn.format(endLsn)
         + (systemId == null ? "" : ", system identifier " + systemId + ", timeline " + timeline)
