@@ -33,6 +33,7 @@ final class EmbeddedKafka implements TestServers.Kafka {
   private static final Logger LOG = LoggerFactory.getLogger(EmbeddedKafka.class);
 
   private final Map<String, String> overrides;
+  private final java.util.List<KafkaBroker.Builder.Listener> listeners;
   private final Path logDir;
   private final int brokerPort;
   private final int controllerPort;
@@ -41,6 +42,7 @@ final class EmbeddedKafka implements TestServers.Kafka {
 
   EmbeddedKafka(KafkaBroker.Builder builder) {
     this.overrides = Map.copyOf(builder.overrides);
+    this.listeners = java.util.List.copyOf(builder.listeners);
     this.brokerPort = builder.port > 0 ? builder.port : FreePorts.next();
     this.controllerPort = FreePorts.next();
     try {
@@ -114,13 +116,27 @@ final class EmbeddedKafka implements TestServers.Kafka {
     props.put("process.roles", "broker,controller");
     props.put("node.id", "1");
     props.put("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
-    props.put(
-        "listeners",
-        "PLAINTEXT://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:" + controllerPort);
-    props.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + brokerPort);
+    StringBuilder listen =
+        new StringBuilder(
+            "PLAINTEXT://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:" + controllerPort);
+    StringBuilder advertised = new StringBuilder("PLAINTEXT://127.0.0.1:" + brokerPort);
+    StringBuilder protocols = new StringBuilder("PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+    for (KafkaBroker.Builder.Listener l : listeners) {
+      listen.append(',').append(l.name()).append("://127.0.0.1:").append(l.port());
+      advertised
+          .append(',')
+          .append(l.name())
+          .append("://")
+          .append(l.advertisedHost())
+          .append(':')
+          .append(l.advertisedPort());
+      protocols.append(',').append(l.name()).append(":PLAINTEXT");
+    }
+    props.put("listeners", listen.toString());
+    props.put("advertised.listeners", advertised.toString());
     props.put("controller.listener.names", "CONTROLLER");
     props.put("inter.broker.listener.name", "PLAINTEXT");
-    props.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+    props.put("listener.security.protocol.map", protocols.toString());
     props.put("log.dirs", logDir.toString());
     props.put("num.partitions", "1");
     props.put("default.replication.factor", "1");

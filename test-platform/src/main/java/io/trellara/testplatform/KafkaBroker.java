@@ -377,13 +377,36 @@ public final class KafkaBroker implements AutoCloseable {
   /** Settings of the embedded broker. */
   public static final class Builder {
     final Map<String, String> overrides = new LinkedHashMap<>();
+    final List<Listener> listeners = new ArrayList<>();
     int port;
+
+    /**
+     * An extra PLAINTEXT listener: the broker listens on loopback {@code port} and tells clients
+     * that connected through it to reach it at {@code advertisedHost:advertisedPort}.
+     */
+    record Listener(String name, int port, String advertisedHost, int advertisedPort) {}
 
     private Builder() {}
 
     /** Fixed PLAINTEXT port (e.g. 9092 for the quickstart); default a free one. */
     public Builder port(int port) {
       this.port = port;
+      return this;
+    }
+
+    /**
+     * An extra PLAINTEXT listener {@code name} on loopback {@code port}, advertised at {@code
+     * advertisedHost:advertisedPort}: a client bootstrapped there (e.g. a {@link TcpProxy} to
+     * {@code port}, advertised at the proxy's own address) reaches the broker only through that
+     * address, every connection included. Embedded broker only.
+     */
+    public Builder listener(String name, int port, String advertisedHost, int advertisedPort) {
+      if (!name.matches("[A-Z][A-Z0-9_]*")
+          || name.equals("PLAINTEXT")
+          || name.equals("CONTROLLER")) {
+        throw new IllegalArgumentException("listener name must be upper case and new: " + name);
+      }
+      listeners.add(new Listener(name, port, advertisedHost, advertisedPort));
       return this;
     }
 

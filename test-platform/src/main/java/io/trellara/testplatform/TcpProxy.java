@@ -19,7 +19,10 @@ import org.slf4j.LoggerFactory;
  * A TCP forwarder between a client (a connector) and a server, for fault tests: {@link #cut()}
  * resets every connection through it at once (RST, as a dropped NAT entry or a restarted firewall
  * does), and while it is {@link #refuse(boolean) refusing} every new connection is reset as soon as
- * it is accepted. Threads: one acceptor, two pumps per connection.
+ * it is accepted, and while it is {@link #freeze(boolean) frozen} no byte is forwarded either way
+ * although every connection stays open (a server, or the network to it, that stopped answering: the
+ * client's reads wait, its writes fill the socket buffers). Threads: one acceptor, two pumps per
+ * connection.
  */
 public final class TcpProxy implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(TcpProxy.class);
@@ -31,6 +34,8 @@ public final class TcpProxy implements AutoCloseable {
   private final List<Socket> open = new CopyOnWriteArrayList<>();
   private final AtomicBoolean refusing = new AtomicBoolean();
   private final AtomicBoolean closed = new AtomicBoolean();
+  private final Object thaw = new Object();
+  private volatile boolean frozen;
   private final Thread acceptor;
 
   private TcpProxy(String name, String targetHost, int targetPort) {
@@ -78,6 +83,38 @@ public final class TcpProxy implements AutoCloseable {
     refusing.set(refuse);
   }
 
+  /**
+   * While true, bytes are neither forwarded nor refused: each pump holds what it read until the
+   * proxy thaws (and then forwards it), connections stay open, new ones are accepted and connected
+   * but carry nothing. {@link #cut()} and {@link #close()} still reset everything at once.
+   */
+  public void freeze(boolean freeze) {
+    synchronized (thaw) {
+      frozen = freeze;
+      thaw.notifyAll();
+    }
+    LOG.info("proxy {}: {}", name, freeze ? "frozen" : "thawed");
+  }
+
+  public boolean isFrozen() {
+    return frozen;
+  }
+
+  /** Waits while frozen; false when the proxy or {@code from} closed meanwhile. */
+  private boolean awaitThawed(Socket from) {
+    synchronized (thaw) {
+      while (frozen && !closed.get() && !from.isClosed()) {
+        try {
+          thaw.wait(200);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return false;
+        }
+      }
+    }
+    return !closed.get() && !from.isClosed();
+  }
+
   /** Connections currently open through the proxy (each counted once, client side). */
   public int connections() {
     return open.size() / 2;
@@ -123,6 +160,9 @@ public final class TcpProxy implements AutoCloseable {
               try (InputStream in = from.getInputStream();
                   OutputStream out = to.getOutputStream()) {
                 for (int n; (n = in.read(buffer)) >= 0; ) {
+                  if (!awaitThawed(from)) {
+                    break;
+                  }
                   out.write(buffer, 0, n);
                 }
               } catch (IOException e) {

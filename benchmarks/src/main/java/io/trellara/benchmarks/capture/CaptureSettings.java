@@ -1,8 +1,8 @@
 package io.trellara.benchmarks.capture;
 
-import io.trellara.source.capture.CapturedTables;
-import io.trellara.source.engine.BoundarySettings;
-import io.trellara.source.engine.SourceSettings;
+import io.trellara.source.capture.ddl.CapturedTables;
+import io.trellara.source.replication.BoundarySettings;
+import io.trellara.source.replication.SourceSettings;
 import io.trellara.source.routing.KeyChangePolicy;
 import io.trellara.source.routing.NullKeyPolicy;
 import io.trellara.source.routing.OwnershipKeys;

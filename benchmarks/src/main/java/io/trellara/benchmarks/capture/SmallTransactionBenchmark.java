@@ -5,10 +5,10 @@ import static io.trellara.benchmarks.capture.PgOutputBytes.cstring;
 import static io.trellara.benchmarks.capture.PgOutputBytes.message;
 import static io.trellara.benchmarks.capture.PgOutputBytes.text;
 
-import io.trellara.source.engine.SourceSettings;
-import io.trellara.source.engine.StrictPipeline;
-import io.trellara.source.engine.TransactionPipeline;
 import io.trellara.source.pgoutput.PgOutputParser;
+import io.trellara.source.replication.SourceSettings;
+import io.trellara.source.replication.StrictPipeline;
+import io.trellara.source.replication.TransactionPipeline;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;

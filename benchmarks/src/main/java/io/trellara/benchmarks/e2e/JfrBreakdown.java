@@ -27,7 +27,7 @@ public final class JfrBreakdown {
   /** A sample belongs to the first group one of whose classes is on its stack... */
   private static final List<Map.Entry<String, String>> BY_FRAME =
       List.of(
-          Map.entry("capture", "io.trellara.source.engine.CaptureEngine"),
+          Map.entry("capture", "io.trellara.source.replication.CaptureEngine"),
           Map.entry("source task", "org.apache.kafka.connect.runtime.AbstractWorkerSourceTask"),
           Map.entry("sink task", "org.apache.kafka.connect.runtime.WorkerSinkTask"),
           Map.entry("benchmark driver", "io.trellara.benchmarks."));

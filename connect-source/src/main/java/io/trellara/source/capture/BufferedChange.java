@@ -23,7 +23,7 @@ record BufferedChange(
    * The bytes to spill this change as, or null when they must be encoded from the parsed message.
    */
   ByteBuffer wireBytes() {
-    return wire != null ? ByteBuffer.wrap(wire) : TransactionAssembler.keptWire(message);
+    return wire != null ? ByteBuffer.wrap(wire) : ChangeBuffer.keptWire(message);
   }
 
   /** The (sub)transaction xid the change carries, 0 outside a stream block. */

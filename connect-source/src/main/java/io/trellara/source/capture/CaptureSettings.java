@@ -1,5 +1,7 @@
 package io.trellara.source.capture;
 
+import io.trellara.source.capture.ddl.CapturedTables;
+import io.trellara.source.capture.ddl.DdlFilter;
 import java.nio.file.Path;
 import java.util.Objects;
 

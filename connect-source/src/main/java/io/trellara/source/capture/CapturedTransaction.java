@@ -3,6 +3,7 @@ package io.trellara.source.capture;
 import io.trellara.protocol.Lsn;
 import io.trellara.protocol.log.LocalLogReader;
 import io.trellara.protocol.log.LogRecord;
+import io.trellara.source.capture.ddl.DdlFilter;
 import io.trellara.source.pgoutput.PgOutputMessage.Streamable;
 import io.trellara.source.pgoutput.PgOutputParser;
 import java.nio.ByteBuffer;

@@ -101,7 +101,7 @@ public final class RelationCache {
   }
 
   /** True when a Relation message described the OID (the publication covers that relation). */
-  boolean known(long relationOid) {
+  public boolean known(long relationOid) {
     return current.containsKey(relationOid);
   }
 
@@ -109,7 +109,7 @@ public final class RelationCache {
    * The current schema of the relation with these names, or null (a scan: for rare DDL lookups
    * only).
    */
-  RelationSchema named(String schema, String table) {
+  public RelationSchema named(String schema, String table) {
     for (RelationSchema r : current.values()) {
       if (r.schema().equals(schema) && r.table().equals(table)) {
         return r;

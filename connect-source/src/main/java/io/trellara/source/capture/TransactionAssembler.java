@@ -1,7 +1,7 @@
 package io.trellara.source.capture;
 
 import io.trellara.protocol.Lsn;
-import io.trellara.protocol.v1.DdlEvent;
+import io.trellara.source.capture.ddl.DdlFilter;
 import io.trellara.source.pgoutput.PgOutputMessage;
 import io.trellara.source.pgoutput.PgOutputMessage.Begin;
 import io.trellara.source.pgoutput.PgOutputMessage.Commit;
@@ -16,11 +16,8 @@ import io.trellara.source.pgoutput.PgOutputMessage.Streamable;
 import io.trellara.source.pgoutput.PgOutputMessage.Truncate;
 import io.trellara.source.pgoutput.PgOutputMessage.Type;
 import io.trellara.source.pgoutput.PgOutputMessage.Update;
-import io.trellara.source.pgoutput.TupleData;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import org.slf4j.Logger;
@@ -48,12 +45,12 @@ import org.slf4j.LoggerFactory;
  * when it arrived.
  *
  * <p><b>Memory bound (the spill rule).</b> Each buffered change is charged an estimate of its size
- * (its tuple bytes plus a fixed per-change overhead, see {@link #estimate}). The sum over ALL
- * in-flight transactions stays at or below {@link CaptureSettings#spillThresholdBytes()}: before a
- * change is added that would exceed it, the in-flight transaction holding the most memory is moved
- * to its spill file (repeatedly, until the change fits; the receiving transaction itself is spilled
- * when nothing else holds memory). A spilled transaction writes its buffered changes and every
- * later change, as the raw pgoutput message bytes (a buffered change keeps them: see {@link
+ * (its tuple bytes plus a fixed per-change overhead, see {@link ChangeBuffer#estimate}). The sum
+ * over ALL in-flight transactions stays at or below {@link CaptureSettings#spillThresholdBytes()}:
+ * before a change is added that would exceed it, the in-flight transaction holding the most memory
+ * is moved to its spill file (repeatedly, until the change fits; the receiving transaction itself
+ * is spilled when nothing else holds memory). A spilled transaction writes its buffered changes and
+ * every later change, as the raw pgoutput message bytes (a buffered change keeps them: see {@link
  * BufferedChange}; nothing is encoded back into pgoutput), to a local-log spill file of its own
  * ({@code trellara-spill-<xid>-<unique>.tlog} in the spill directory, {@code FsyncPolicy.NEVER});
  * at commit they are re-parsed. The file is deleted once the transaction's handler returns, or when
@@ -65,12 +62,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class TransactionAssembler implements AutoCloseable {
 
-  /** Per-change bookkeeping charged on top of the tuple bytes (objects, arrays, list slot). */
-  static final int PER_CHANGE_OVERHEAD_BYTES = 96;
-
-  /** Per tuple column (kind byte, bounds) charged on top of the value bytes. */
-  static final int PER_COLUMN_OVERHEAD_BYTES = 9;
-
   private static final Logger LOG = LoggerFactory.getLogger(TransactionAssembler.class);
 
   private final CaptureIdentity identity;
@@ -78,23 +69,12 @@ public final class TransactionAssembler implements AutoCloseable {
   private final CommittedTransactionHandler handler;
   private final RelationCache relations = new RelationCache();
   private final Map<Long, InFlightTransaction> streamed = new LinkedHashMap<>();
-  private final PgOutputEncoder encoder = new PgOutputEncoder();
+  private final ChangeBuffer buffer;
   private final DdlFilter ddlFilter;
-  private final DdlTargets ddlTargets = new DdlTargets();
-  private final DdlEvent.Builder ddlProbe = DdlEvent.newBuilder();
   private long ddlEventsDropped;
-  private boolean warnedUndescribedDdl;
   private InFlightTransaction current;
   private InFlightTransaction streamBlock;
   private static final RelationSchema[] NO_RELATIONS = new RelationSchema[0];
-  private static final int SPILL_FRAME_BYTES = 64 * 1024;
-  private byte[] stage = new byte[SPILL_FRAME_BYTES + 1024];
-  private int stageLength;
-  private InFlightTransaction stageOwner;
-  private long memoryBytes;
-  private long spilledTransactions;
-  private long spilledBytes;
-  private long peakMemoryBytes;
 
   public TransactionAssembler(
       CaptureIdentity identity, CaptureSettings settings, CommittedTransactionHandler handler) {
@@ -102,6 +82,7 @@ public final class TransactionAssembler implements AutoCloseable {
     this.settings = Objects.requireNonNull(settings, "settings");
     this.handler = Objects.requireNonNull(handler, "handler");
     this.ddlFilter = new DdlFilter(settings.ddlCapture(), settings.capturedTables(), relations);
+    this.buffer = new ChangeBuffer(settings);
   }
 
   /**
@@ -139,7 +120,7 @@ public final class TransactionAssembler implements AutoCloseable {
       case 'M' -> {
         LogicalMessage m = (LogicalMessage) message;
         if (m.transactional() && isDdlPrefix(m.prefix())) {
-          if (publishes(m, walStart)) {
+          if (ddlFilter.keeps(m.content(), m.lsn() != 0 ? m.lsn() : walStart)) {
             add(m, raw, walStart, NO_RELATIONS, true);
           } else {
             ddlEventsDropped++;
@@ -185,34 +166,6 @@ public final class TransactionAssembler implements AutoCloseable {
     add(t, raw, walStart, rels, false);
   }
 
-  /** Whether {@link DdlFilter} keeps this DDL message; parses it (malformed content fails here). */
-  private boolean publishes(LogicalMessage m, long walStart) {
-    if (!ddlFilter.enabled()) {
-      LOG.debug("DDL message at LSN {} dropped: DDL capture is disabled", Lsn.format(walStart));
-      return false;
-    }
-    DdlMessageParser.parseInto(
-        m.content(), m.lsn() != 0 ? m.lsn() : walStart, ddlProbe.clear(), ddlTargets);
-    if (!ddlTargets.described && !warnedUndescribedDdl) {
-      warnedUndescribedDdl = true;
-      LOG.warn(
-          "A DDL message names no relations: the database's DDL event trigger is older than this connector,"
-              + " so its DDL cannot be attributed and is dropped. Re-run trellara-ddl-capture.sql to upgrade it.");
-    }
-    if (ddlFilter.capturedOwner(ddlTargets) != null) {
-      return true;
-    }
-    if (LOG.isDebugEnabled()) {
-      LOG.debug(
-          "DDL message at LSN {} dropped ({} of {}): {}",
-          Lsn.format(walStart),
-          ddlTargets.temporary ? "temporary objects" : "no captured relation",
-          ddlTargets.relations,
-          ddlProbe.getCommandTag());
-    }
-    return false;
-  }
-
   /**
    * DDL messages dropped since this assembler started: uncaptured, temporary, or DDL capture
    * disabled.
@@ -227,12 +180,12 @@ public final class TransactionAssembler implements AutoCloseable {
 
   /** Memory charged to buffered changes right now (always at or below the threshold). */
   public long memoryBytes() {
-    return memoryBytes;
+    return buffer.memoryBytes();
   }
 
   /** The highest {@link #memoryBytes()} seen. */
   public long peakMemoryBytes() {
-    return peakMemoryBytes;
+    return buffer.peakMemoryBytes();
   }
 
   /** Transactions begun or streamed and not yet committed or aborted. */
@@ -251,12 +204,12 @@ public final class TransactionAssembler implements AutoCloseable {
 
   /** How many transactions were moved to a spill file since this assembler started. */
   public long spilledTransactions() {
-    return spilledTransactions;
+    return buffer.spilledTransactions();
   }
 
   /** Bytes of change records written to spill files since this assembler started. */
   public long spilledBytes() {
-    return spilledBytes;
+    return buffer.spilledBytes();
   }
 
   /**
@@ -265,8 +218,7 @@ public final class TransactionAssembler implements AutoCloseable {
    */
   @Override
   public void close() {
-    stageOwner = null;
-    stageLength = 0;
+    buffer.clear();
     if (current != null) {
       current.discard();
       current = null;
@@ -276,7 +228,6 @@ public final class TransactionAssembler implements AutoCloseable {
     }
     streamed.clear();
     streamBlock = null;
-    memoryBytes = 0;
   }
 
   // ---- transaction boundaries
@@ -334,11 +285,10 @@ public final class TransactionAssembler implements AutoCloseable {
     }
     if (a.abortsTopLevelTransaction()) {
       streamed.remove(a.xid());
-      dropStage(tx);
-      memoryBytes -= tx.memoryBytes;
+      buffer.released(tx);
       tx.discard();
     } else {
-      memoryBytes -= tx.abortSubtransaction(a.subtransactionXid());
+      buffer.releasedBytes(tx.abortSubtransaction(a.subtransactionXid()));
     }
   }
 
@@ -348,9 +298,7 @@ public final class TransactionAssembler implements AutoCloseable {
         handler.onEmptyCommit(tx.xid, commitLsn, endLsn);
         return;
       }
-      if (stageOwner == tx) {
-        flushStage();
-      }
+      buffer.committing(tx);
       CapturedTransaction captured =
           new CapturedTransaction(
               identity, tx, commitLsn, endLsn, commitTimestampMs, relations, ddlFilter);
@@ -360,8 +308,7 @@ public final class TransactionAssembler implements AutoCloseable {
         captured.release();
       }
     } finally {
-      dropStage(tx);
-      memoryBytes -= tx.memoryBytes;
+      buffer.released(tx);
       tx.discard();
     }
   }
@@ -391,35 +338,7 @@ public final class TransactionAssembler implements AutoCloseable {
     InFlightTransaction tx = target(m, walStart);
     tx.count(m.streamXid(), ddl);
     tx.referenced(rels);
-    int size = estimate(m);
-    if (!tx.spilling()) {
-      long budget = settings.spillThresholdBytes();
-      while (memoryBytes + size > budget) {
-        InFlightTransaction largest = largestInMemory();
-        if (largest == null) {
-          break;
-        }
-        moveToSpill(largest);
-      }
-      if (memoryBytes + size > budget) {
-        moveToSpill(tx); // nothing else holds memory and the change alone exceeds the budget
-      }
-    }
-    if (tx.spilling()) {
-      writeSpill(tx, m, raw != null ? raw : keptWire(m), walStart, rels);
-    } else {
-      byte[] wire = null;
-      if (raw != null && keptWire(m) == null) { // a Truncate or DDL message: small and rare
-        wire = new byte[raw.remaining()];
-        raw.duplicate().get(wire);
-      }
-      tx.memory.add(new BufferedChange(m, walStart, rels, size, wire));
-      tx.memoryBytes += size;
-      memoryBytes += size;
-      if (memoryBytes > peakMemoryBytes) {
-        peakMemoryBytes = memoryBytes;
-      }
-    }
+    buffer.add(tx, m, raw, walStart, rels, this::largestInMemory);
   }
 
   private InFlightTransaction largestInMemory() {
@@ -435,136 +354,8 @@ public final class TransactionAssembler implements AutoCloseable {
     return largest;
   }
 
-  private void moveToSpill(InFlightTransaction tx) {
-    if (tx.spilling()) {
-      return;
-    }
-    tx.openSpill(settings.spillDirectory());
-    spilledTransactions++;
-    List<BufferedChange> buffered = new ArrayList<>(tx.memory);
-    memoryBytes -= tx.memoryBytes;
-    tx.memory.clear();
-    tx.memoryBytes = 0;
-    for (BufferedChange b : buffered) {
-      writeSpill(tx, b.message(), b.wireBytes(), b.walStart(), b.relations());
-    }
-  }
-
-  /**
-   * The wire bytes a parsed Insert, Update or Delete keeps (its tuples hold the whole message it
-   * was parsed from, see {@link TupleData#message()}), so spilling it never encodes it back; null
-   * for other messages.
-   */
-  static ByteBuffer keptWire(Streamable m) {
-    TupleData t =
-        m instanceof Insert i
-            ? i.newTuple()
-            : m instanceof Update u ? u.newTuple() : m instanceof Delete d ? d.oldTuple() : null;
-    if (t == null) {
-      return null;
-    }
-    ByteBuffer wire = t.message();
-    if (wire.get(0) != m.type()) {
-      throw new IllegalStateException(
-          "a '"
-              + (char) m.type()
-              + "' change holds the tuple of a '"
-              + (char) wire.get(0)
-              + "' message");
-    }
-    return wire;
-  }
-
-  /**
-   * Spill record: Int32 length of the rest | Int64 walStart | Int32 n | n x Int32 schema version |
-   * raw pgoutput message. Records are staged in one buffer and written as one spill frame per
-   * {@value #SPILL_FRAME_BYTES} bytes (or when another transaction spills, or at commit), so a
-   * spilled change costs no system call of its own.
-   */
-  private void writeSpill(
-      InFlightTransaction tx, Streamable m, ByteBuffer raw, long walStart, RelationSchema[] rels) {
-    if (stageOwner != tx) {
-      flushStage();
-      stageOwner = tx;
-    }
-    int bodyLength = raw != null ? raw.remaining() : encoder.encode(m);
-    int recordLength = 12 + 4 * rels.length + bodyLength;
-    ensureStage(4 + recordLength);
-    ByteBuffer out = ByteBuffer.wrap(stage, stageLength, 4 + recordLength);
-    out.putInt(recordLength).putLong(walStart).putInt(rels.length);
-    for (RelationSchema r : rels) {
-      out.putInt(r.version());
-    }
-    if (raw != null) {
-      raw.duplicate().get(stage, out.position(), bodyLength);
-    } else {
-      System.arraycopy(encoder.buffer(), 0, stage, out.position(), bodyLength);
-    }
-    stageLength += 4 + recordLength;
-    spilledBytes += 4 + recordLength;
-    tx.spilledRecords++;
-    if (stageLength >= SPILL_FRAME_BYTES) {
-      flushStage();
-    }
-  }
-
-  /** Writes the staged records of their transaction as one spill frame. */
-  private void flushStage() {
-    if (stageOwner != null && stageLength > 0) {
-      stageOwner.spill.appendSpill(stage, 0, stageLength);
-    }
-    stageOwner = null;
-    stageLength = 0;
-  }
-
-  /** Forgets staged records of a transaction that is being dropped. */
-  private void dropStage(InFlightTransaction tx) {
-    if (stageOwner == tx) {
-      stageOwner = null;
-      stageLength = 0;
-    }
-  }
-
-  private void ensureStage(int more) {
-    if (stageLength + more > stage.length) {
-      if (stageLength > 0) {
-        flushStage();
-      }
-      if (more > stage.length) {
-        stage = new byte[more];
-      }
-    }
-  }
-
   private boolean isDdlPrefix(String prefix) {
     return prefix.equals(settings.ddlMessagePrefix());
-  }
-
-  /** The memory a buffered change is charged: tuple bytes + per-column and per-change overheads. */
-  static int estimate(Streamable m) {
-    if (m instanceof Insert i) {
-      return PER_CHANGE_OVERHEAD_BYTES + tuple(i.newTuple());
-    } else if (m instanceof Update u) {
-      return PER_CHANGE_OVERHEAD_BYTES
-          + tuple(u.newTuple())
-          + (u.oldTuple() != null ? tuple(u.oldTuple()) : 0);
-    } else if (m instanceof Delete d) {
-      return PER_CHANGE_OVERHEAD_BYTES + (d.oldTuple() != null ? tuple(d.oldTuple()) : 0);
-    } else if (m instanceof Truncate t) {
-      return PER_CHANGE_OVERHEAD_BYTES + 8 * t.relationOids().length;
-    } else if (m instanceof LogicalMessage l) {
-      return PER_CHANGE_OVERHEAD_BYTES + l.content().length + 2 * l.prefix().length();
-    }
-    return PER_CHANGE_OVERHEAD_BYTES;
-  }
-
-  private static int tuple(TupleData t) {
-    int n = t.columnCount();
-    int bytes = 32 + n * PER_COLUMN_OVERHEAD_BYTES;
-    for (int i = 0; i < n; i++) {
-      bytes += t.valueLength(i);
-    }
-    return bytes;
   }
 
   private static CaptureException order(String what, long lsn) {

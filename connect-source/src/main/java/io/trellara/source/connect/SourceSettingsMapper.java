@@ -2,11 +2,13 @@ package io.trellara.source.connect;
 
 import static io.trellara.source.connect.TrellaraSourceConfig.*;
 
-import io.trellara.source.capture.CapturedTables;
-import io.trellara.source.engine.PgEndpoint;
-import io.trellara.source.engine.SourceSettings;
-import io.trellara.source.engine.SourceTopics;
+import io.trellara.source.capture.ddl.CapturedTables;
+import io.trellara.source.kafka.SourceTopics;
+import io.trellara.source.kafka.TopicTailReader;
+import io.trellara.source.pg.PgEndpoint;
+import io.trellara.source.replication.SourceSettings;
 import io.trellara.source.snapshot.SnapshotReads;
+import io.trellara.source.startup.SourceStartup;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -59,7 +61,29 @@ final class SourceSettingsMapper {
         c.getLong(QUEUE_MAX_BYTES),
         c.boundary(),
         CapturedTables.NONE,
-        new SnapshotReads(c.getInt(SNAPSHOT_MAX_THREADS), c.getLong(SNAPSHOT_KEY_RANGE_ROWS)));
+        new SnapshotReads(c.getInt(SNAPSHOT_MAX_THREADS), c.getLong(SNAPSHOT_KEY_RANGE_ROWS)),
+        c.getLong(STALL_TIMEOUT_MS));
+  }
+
+  /** Records read back at most from each partition of the source's topics at start. */
+  static final int TAIL_MAX_RECORDS_PER_PARTITION = 50_000;
+
+  /**
+   * What the start needs besides the engine's settings; the topics' tail is read with the Admin
+   * client's brokers and security settings, within {@code topic.check.timeout.ms}.
+   */
+  static SourceStartup.Options startupOptions(TrellaraSourceConfig c, String connector) {
+    return new SourceStartup.Options(
+        c.snapshotMode(),
+        c.getBoolean(OFFSETS_ACCEPT_NEW_HISTORY),
+        connector,
+        new TopicTailReader.Settings(
+            c.adminConfig(),
+            c.strictTopic(),
+            c.partitioned() ? c.partitionedTopic() : null,
+            c.partitioned() ? c.getInt(PARTITION_COUNT) : 0,
+            Duration.ofMillis(c.getInt(TOPIC_CHECK_TIMEOUT_MS)),
+            TAIL_MAX_RECORDS_PER_PARTITION));
   }
 
   /** What the source's topics must be: strict (1 partition) and, partitioned, the lane topic. */

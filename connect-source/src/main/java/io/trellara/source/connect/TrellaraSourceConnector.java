@@ -1,9 +1,9 @@
 package io.trellara.source.connect;
 
 import io.trellara.connect.common.PluginVersion;
-import io.trellara.source.engine.SourcePreflight;
-import io.trellara.source.engine.SourceProblem;
-import io.trellara.source.engine.SourceTopics;
+import io.trellara.source.kafka.SourceTopics;
+import io.trellara.source.pg.SourcePreflight;
+import io.trellara.source.pg.SourceProblem;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -138,10 +138,11 @@ public class TrellaraSourceConnector extends SourceConnector {
       SourceSettingsMapper.error(config, values, e[0], e[1]);
     }
     if (crossField.isEmpty()) {
-      for (SourceProblem p : SourcePreflight.check(SourceSettingsMapper.settings(parsed))) {
+      for (SourceProblem p :
+          SourcePreflight.check(SourceSettingsMapper.settings(parsed).database())) {
         SourceSettingsMapper.error(config, values, p.property(), p.message());
       }
-      for (SourceProblem p : SourceTopics.inspect(SourceSettingsMapper.topicPlan(parsed))) {
+      for (SourceTopics.Problem p : SourceTopics.inspect(SourceSettingsMapper.topicPlan(parsed))) {
         SourceSettingsMapper.error(config, values, p.property(), p.message());
       }
     }

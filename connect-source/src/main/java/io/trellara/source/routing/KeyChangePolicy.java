@@ -1,10 +1,11 @@
 package io.trellara.source.routing;
 
-import java.util.Arrays;
+import io.trellara.connect.common.ConfigChoice;
+import io.trellara.connect.common.ConfigChoices;
 import java.util.List;
 
 /** What the partition planner does when an update moves a row's ownership to another partition. */
-public enum KeyChangePolicy {
+public enum KeyChangePolicy implements ConfigChoice {
   /** Fail closed, naming the event. */
   QUARANTINE("quarantine", true),
   /**
@@ -24,6 +25,7 @@ public enum KeyChangePolicy {
     this.planned = planned;
   }
 
+  @Override
   public String configName() {
     return configName;
   }
@@ -37,7 +39,7 @@ public enum KeyChangePolicy {
   }
 
   public static List<String> configNames() {
-    return Arrays.stream(values()).map(KeyChangePolicy::configName).toList();
+    return ConfigChoices.names(KeyChangePolicy.class);
   }
 
   public static KeyChangePolicy fromConfigName(String name) {

@@ -1,13 +1,14 @@
 package io.trellara.source.routing;
 
-import java.util.Arrays;
+import io.trellara.connect.common.ConfigChoice;
+import io.trellara.connect.common.ConfigChoices;
 import java.util.List;
 
 /**
  * What the partition planner does with an event whose ownership key is absent (spec: partition
  * policies).
  */
-public enum NullKeyPolicy {
+public enum NullKeyPolicy implements ConfigChoice {
   /** Fail closed, naming the event. */
   QUARANTINE("quarantine"),
   /** Partition 0. */
@@ -26,12 +27,13 @@ public enum NullKeyPolicy {
     this.configName = configName;
   }
 
+  @Override
   public String configName() {
     return configName;
   }
 
   public static List<String> configNames() {
-    return Arrays.stream(values()).map(NullKeyPolicy::configName).toList();
+    return ConfigChoices.names(NullKeyPolicy.class);
   }
 
   public static NullKeyPolicy fromConfigName(String name) {

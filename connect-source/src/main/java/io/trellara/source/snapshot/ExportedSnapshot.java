@@ -1,7 +1,7 @@
 package io.trellara.source.snapshot;
 
 import io.trellara.protocol.Lsn;
-import io.trellara.source.engine.PgEndpoint;
+import io.trellara.source.pg.PgEndpoint;
 import java.sql.Connection;
 import java.sql.SQLException;
 import org.postgresql.PGConnection;

@@ -1,10 +1,11 @@
 package io.trellara.source.snapshot;
 
-import java.util.Arrays;
+import io.trellara.connect.common.ConfigChoice;
+import io.trellara.connect.common.ConfigChoices;
 import java.util.List;
 
 /** When the source reads the captured tables whole before it streams ({@code snapshot.mode}). */
-public enum SnapshotMode {
+public enum SnapshotMode implements ConfigChoice {
   /**
    * Snapshot when the connector has no offsets (or its last snapshot did not finish), then stream.
    */
@@ -27,6 +28,7 @@ public enum SnapshotMode {
     this.configName = configName;
   }
 
+  @Override
   public String configName() {
     return configName;
   }
@@ -42,6 +44,6 @@ public enum SnapshotMode {
   }
 
   public static List<String> names() {
-    return Arrays.stream(values()).map(SnapshotMode::configName).toList();
+    return ConfigChoices.names(SnapshotMode.class);
   }
 }

@@ -1,5 +1,6 @@
 package io.trellara.source.snapshot;
 
+import io.trellara.connect.common.liveness.Stage;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -26,6 +27,17 @@ public final class SnapshotProgress {
   private final AtomicLong endedMs = new AtomicLong();
   private final AtomicReference<String> currentTable = new AtomicReference<>("");
 
+  /** The snapshot's liveness stage: rows flowing are its progress; null when not watched. */
+  private volatile Stage stage;
+
+  /**
+   * Reports the snapshot's progress to {@code snapshotStage} (rows read are progress; it waits
+   * while a table is read and is idle once the snapshot ended).
+   */
+  public void watch(Stage snapshotStage) {
+    this.stage = snapshotStage;
+  }
+
   void started(int tables, long estimated, long nowMs) {
     tablesTotal.set(tables);
     estimatedRows.set(Math.max(estimated, 0));
@@ -35,11 +47,25 @@ public final class SnapshotProgress {
 
   void table(String name) {
     currentTable.set(name);
+    Stage s = stage;
+    if (s != null) {
+      s.waiting("rows of table " + name + " from the snapshot's COPY");
+      s.progress();
+    }
   }
 
   void row(int length) {
     rows.incrementAndGet();
     bytes.addAndGet(length);
+    moved();
+  }
+
+  /** Something moved without a new row read (a row replayed from a read-ahead file). */
+  void moved() {
+    Stage s = stage;
+    if (s != null) {
+      s.progress();
+    }
   }
 
   void tableDone() {
@@ -50,6 +76,10 @@ public final class SnapshotProgress {
     endedMs.set(nowMs);
     currentTable.set("");
     state.set(completed ? State.COMPLETED : State.FAILED);
+    Stage s = stage;
+    if (s != null) {
+      s.idle();
+    }
   }
 
   public State state() {

@@ -2,24 +2,18 @@ package io.trellara.source.snapshot;
 
 import io.trellara.connect.common.SessionTimeouts;
 import io.trellara.protocol.Lsn;
-import io.trellara.source.engine.PgEndpoint;
+import io.trellara.source.pg.PgEndpoint;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
-import java.sql.Array;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.Deque;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.function.BooleanSupplier;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
@@ -49,6 +43,9 @@ public final class SnapshotReader {
   private final int threads;
   private final long rangeRows;
   private final Path spillDirectory;
+
+  /** The connections reading now, which {@link #abort} closes under their reads. */
+  private final List<Connection> open = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   /**
    * @param threads connections reading tables at once ({@code snapshot.max.threads}); above 1,
@@ -84,7 +81,8 @@ public final class SnapshotReader {
       throw new SQLException("unexpected exported snapshot name '" + exported.snapshotName() + "'");
     }
     List<Connection> helpers = new ArrayList<>();
-    try (Connection c = open(exported)) {
+    Connection c = open(exported);
+    try {
       List<SnapshotTable> tables = tables(c);
       // helpers only when there are tables for them; each imports the snapshot while it is still
       // exported
@@ -125,6 +123,8 @@ public final class SnapshotReader {
       for (Connection h : helpers) {
         closeQuietly(h);
       }
+      closeQuietly(c);
+      open.clear(); // the read-ahead closed its helpers
     }
   }
 
@@ -132,6 +132,7 @@ public final class SnapshotReader {
   private Connection open(ExportedSnapshot exported) throws SQLException {
     // the name trellara status looks for in pg_stat_progress_copy
     Connection c = endpoint.connectPinned("trellara-snapshot:" + exported.slotName());
+    open.add(c);
     try {
       try (Statement st = c.createStatement()) {
         // a COPY lasts as long as the pipeline takes its rows, a connection waits in its
@@ -153,7 +154,22 @@ public final class SnapshotReader {
     }
   }
 
-  private static void closeQuietly(Connection c) {
+  /**
+   * Aborts every connection of the read (another thread: the watchdog's), so a read blocked on a
+   * server that stopped answering ends with an error.
+   */
+  public void abort() {
+    for (Connection c : open) {
+      try {
+        c.abort(Runnable::run);
+      } catch (SQLException | RuntimeException e) {
+        LOG.debug("Aborting a snapshot connection: {}", e.toString());
+      }
+    }
+  }
+
+  private void closeQuietly(Connection c) {
+    open.remove(c);
     try {
       c.close();
     } catch (SQLException ignored) {
@@ -203,6 +219,7 @@ public final class SnapshotReader {
           r,
           (row, length, i) -> {
             feed.row(row, length, false);
+            progress.moved();
             if ((i & 1023) == 1023 && !running.getAsBoolean()) {
               throw new SnapshotCancelledException(
                   "the task stopped during the snapshot of " + t.display());
@@ -255,128 +272,7 @@ public final class SnapshotReader {
 
   /** The publication's tables as of the snapshot, each described as pgoutput describes it. */
   List<SnapshotTable> tables(Connection c) throws SQLException {
-    int major = c.getMetaData().getDatabaseMajorVersion();
-    List<SnapshotTable> tables = new ArrayList<>();
-    List<String[]> columnLists = new ArrayList<>();
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            "SELECT c.oid, n.nspname, c.relname, c.relreplident,"
-                + " c.relkind, c.reltuples::bigint"
-                + (major >= 15 ? ", t.attnames, t.rowfilter" : ", NULL::name[], NULL")
-                + " FROM pg_publication_tables t JOIN pg_namespace n ON n.nspname = t.schemaname"
-                + " JOIN pg_class c ON c.relnamespace = n.oid AND c.relname = t.tablename"
-                + " WHERE t.pubname = ? ORDER BY n.nspname, c.relname")) {
-      ps.setString(1, publication);
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          tables.add(
-              new SnapshotTable(
-                  rs.getLong(1),
-                  rs.getString(2),
-                  rs.getString(3),
-                  rs.getString(4).charAt(0),
-                  "p".equals(rs.getString(5)),
-                  rs.getLong(6),
-                  rs.getString(8),
-                  List.of(),
-                  List.of()));
-          Array names = rs.getArray(7);
-          columnLists.add(names == null ? null : (String[]) names.getArray());
-        }
-      }
-    }
-    List<SnapshotTable> described = new ArrayList<>(tables.size());
-    for (int i = 0; i < tables.size(); i++) {
-      SnapshotTable t = tables.get(i);
-      List<SnapshotTable.Column> columns = columns(c, t, columnLists.get(i), major);
-      described.add(
-          new SnapshotTable(
-              t.oid(),
-              t.schema(),
-              t.name(),
-              t.replicaIdentity(),
-              t.partitioned(),
-              t.estimatedRows(),
-              t.rowFilter(),
-              columns,
-              orderKey(c, t, columns, major)));
-    }
-    return described;
-  }
-
-  private static List<SnapshotTable.Column> columns(
-      Connection c, SnapshotTable t, String[] published, int major) throws SQLException {
-    Set<String> only = published == null ? null : new HashSet<>(Arrays.asList(published));
-    List<SnapshotTable.Column> columns = new ArrayList<>();
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            "SELECT a.attname, a.atttypid, a.atttypmod,"
-                + " (c.relreplident = 'f' OR EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = c.oid"
-                + "   AND a.attnum = ANY (i.indkey) AND ((c.relreplident = 'd' AND i.indisprimary)"
-                + "   OR (c.relreplident = 'i' AND i.indisreplident))))"
-                + " FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid"
-                + " WHERE a.attrelid = ? AND a.attnum > 0 AND NOT a.attisdropped"
-                + (major >= 12 ? " AND a.attgenerated = ''" : "")
-                + " ORDER BY a.attnum")) {
-      ps.setLong(1, t.oid());
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          if (only == null || only.contains(rs.getString(1))) {
-            columns.add(
-                new SnapshotTable.Column(
-                    rs.getString(1), rs.getLong(2), rs.getInt(3), rs.getBoolean(4)));
-          }
-        }
-      }
-    }
-    return columns;
-  }
-
-  /**
-   * The unique key to read {@code t} in the order of: its replica identity index under REPLICA
-   * IDENTITY USING INDEX, else its primary key; in the index's column order, so the range scans use
-   * the index. Empty (read in storage order) when it has none, when a key column is not published
-   * (column list), or when the index orders by another operator class or collation than a plain
-   * ORDER BY would (the ranges would then sort the table instead of scanning the index).
-   */
-  private static List<SnapshotTable.KeyColumn> orderKey(
-      Connection c, SnapshotTable t, List<SnapshotTable.Column> columns, int major)
-      throws SQLException {
-    List<SnapshotTable.KeyColumn> key = new ArrayList<>();
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            "SELECT a.attname, format_type(a.atttypid, NULL),"
-                + " o.opcdefault AND k.coll = a.attcollation"
-                + " FROM pg_class c JOIN pg_index i ON i.indrelid = c.oid AND CASE WHEN c.relreplident = 'i'"
-                + "   THEN i.indisreplident ELSE i.indisprimary END"
-                + " CROSS JOIN LATERAL unnest(i.indkey::int2[], i.indclass::oid[], i.indcollation::oid[])"
-                + "   WITH ORDINALITY AS k(attnum, opclass, coll, ord)"
-                + " JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = k.attnum"
-                + " JOIN pg_opclass o ON o.oid = k.opclass"
-                + " WHERE c.oid = ? AND k.ord <= "
-                + (major >= 11 ? "i.indnkeyatts" : "i.indnatts")
-                + " ORDER BY k.ord")) {
-      ps.setLong(1, t.oid());
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          int column = indexOf(columns, rs.getString(1));
-          if (column < 0 || !rs.getBoolean(3)) {
-            return List.of();
-          }
-          key.add(new SnapshotTable.KeyColumn(column, rs.getString(2)));
-        }
-      }
-    }
-    return List.copyOf(key);
-  }
-
-  private static int indexOf(List<SnapshotTable.Column> columns, String name) {
-    for (int i = 0; i < columns.size(); i++) {
-      if (columns.get(i).name().equals(name)) {
-        return i;
-      }
-    }
-    return -1;
+    return SnapshotTables.of(c, publication);
   }
 
   /** How a table is read, for its log line. */

@@ -1,6 +1,6 @@
 package io.trellara.source.snapshot;
 
-import io.trellara.source.engine.PgNames;
+import io.trellara.source.pg.PgNames;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.SQLException;

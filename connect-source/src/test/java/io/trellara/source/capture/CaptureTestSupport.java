@@ -3,6 +3,7 @@ package io.trellara.source.capture;
 import io.trellara.protocol.v1.ChangeRecord;
 import io.trellara.protocol.v1.DdlEvent;
 import io.trellara.protocol.v1.TransactionEnvelope;
+import io.trellara.source.capture.ddl.CapturedTables;
 import io.trellara.source.pgoutput.PgOutputMessage;
 import io.trellara.source.pgoutput.PgOutputMessage.LogicalMessage;
 import io.trellara.source.pgoutput.PgOutputParser;

@@ -9,7 +9,7 @@ import io.trellara.protocol.v1.RelationId;
 import io.trellara.protocol.v1.TransactionEnvelope;
 import io.trellara.protocol.validation.ProtocolValidator;
 import io.trellara.source.capture.CaptureTestSupport.EnvelopeCollector;
-import io.trellara.source.engine.PublishedTables;
+import io.trellara.source.pg.PublishedTables;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;

@@ -9,6 +9,8 @@ import io.trellara.protocol.v1.RelationId;
 import io.trellara.protocol.v1.TransactionEnvelope;
 import io.trellara.protocol.validation.ProtocolValidator;
 import io.trellara.source.capture.CaptureTestSupport.EnvelopeCollector;
+import io.trellara.source.capture.ddl.CapturedTables;
+import io.trellara.source.capture.ddl.OwningRelation;
 import io.trellara.source.pgoutput.PgOutputMessage;
 import java.nio.file.Path;
 import java.util.List;

@@ -14,8 +14,8 @@ import org.junit.jupiter.api.Test;
 
 class TrellaraSourceTaskTest {
 
-  private static TrellaraSourceTask.TransactionRecord record(long sequence, String key) {
-    return new TrellaraSourceTask.TransactionRecord(
+  private static TransactionRecords.TransactionRecord record(long sequence, String key) {
+    return new TransactionRecords.TransactionRecord(
         Map.of(), Map.of(), "strict", 0, key, new byte[0], 0L, new ConnectHeaders(), sequence);
   }
 
@@ -33,8 +33,8 @@ class TrellaraSourceTaskTest {
     task.acknowledgeWal = acknowledged::add;
     var acks = TrellaraSourceTask.class.getDeclaredField("acks");
     acks.setAccessible(true);
-    io.trellara.source.engine.AckTracker tracker =
-        (io.trellara.source.engine.AckTracker) acks.get(task);
+    io.trellara.source.replication.ack.AckTracker tracker =
+        (io.trellara.source.replication.ack.AckTracker) acks.get(task);
     tracker.sent(1, 100);
     tracker.sent(2, 200);
     tracker.sent(3, 300);

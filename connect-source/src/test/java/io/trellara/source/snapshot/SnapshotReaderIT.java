@@ -8,7 +8,7 @@ import io.trellara.protocol.v1.ColumnState;
 import io.trellara.protocol.v1.DdlEvent;
 import io.trellara.source.capture.CaptureEventSink;
 import io.trellara.source.capture.RelationSchema;
-import io.trellara.source.engine.PgEndpoint;
+import io.trellara.source.pg.PgEndpoint;
 import io.trellara.testplatform.EitherPlatform;
 import io.trellara.testplatform.PostgresDatabase;
 import io.trellara.testplatform.TestServers;

@@ -1,6 +1,7 @@
 package io.trellara.identity.codec;
 
 import io.trellara.identity.ColumnType;
+import io.trellara.identity.PgTypes;
 import io.trellara.identity.RowIdentityException;
 import java.util.HashMap;
 import java.util.List;
@@ -26,87 +27,94 @@ public final class Codecs {
   /** Every type name the registry knows, supported or not, for messages. */
   private static final Map<Integer, String> NAMES = new HashMap<>();
 
-  public static final int JSONB_OID = 3802;
+  public static final int JSONB_OID = PgTypes.JSONB;
   public static final int JSONB_ARRAY_OID = 3807;
 
   static {
-    scalar(16, 1000, "bool", BoolCodec.INSTANCE);
-    scalar(21, 1005, "int2", IntegerCodec.INT2);
-    scalar(23, 1007, "int4", IntegerCodec.INT4);
-    scalar(20, 1016, "int8", IntegerCodec.INT8);
-    scalar(26, 1028, "oid", IntegerCodec.OID);
-    scalar(700, 1021, "float4", FloatCodec.FLOAT4);
-    scalar(701, 1022, "float8", FloatCodec.FLOAT8);
-    scalar(1700, 1231, "numeric", NumericCodec.INSTANCE);
-    scalar(25, 1009, "text", StringCodec.TEXT);
-    scalar(1043, 1015, "varchar", StringCodec.VARCHAR);
-    scalar(1042, 1014, "bpchar", StringCodec.BPCHAR);
-    scalar(17, 1001, "bytea", ByteaCodec.INSTANCE);
-    scalar(2950, 2951, "uuid", UuidCodec.INSTANCE);
-    scalar(1082, 1182, "date", DateTimeCodec.DATE);
-    scalar(1083, 1183, "time", DateTimeCodec.TIME);
-    scalar(1114, 1115, "timestamp", DateTimeCodec.TIMESTAMP);
-    scalar(1184, 1185, "timestamptz", DateTimeCodec.TIMESTAMPTZ);
-    scalar(1266, 1270, "timetz", DateTimeCodec.TIMETZ);
-    scalar(1186, 1187, "interval", IntervalCodec.INSTANCE);
-    scalar(869, 1041, "inet", NetworkCodec.INET);
-    scalar(650, 651, "cidr", NetworkCodec.CIDR);
-    scalar(829, 1040, "macaddr", NetworkCodec.MACADDR);
-    scalar(774, 775, "macaddr8", NetworkCodec.MACADDR8);
-    scalar(1560, 1561, "bit", BitCodec.BIT);
-    scalar(1562, 1563, "varbit", BitCodec.VARBIT);
-    scalar(JSONB_OID, JSONB_ARRAY_OID, "jsonb", JsonbCodec.INSTANCE);
-    range(3904, 4451, "int4range", 23);
-    range(3926, 4536, "int8range", 20);
-    range(3906, 4532, "numrange", 1700);
-    range(3908, 4533, "tsrange", 1114);
-    range(3910, 4534, "tstzrange", 1184);
-    range(3912, 4535, "daterange", 1082);
+    scalar("bool", BoolCodec.INSTANCE);
+    scalar("int2", IntegerCodec.INT2);
+    scalar("int4", IntegerCodec.INT4);
+    scalar("int8", IntegerCodec.INT8);
+    scalar("oid", IntegerCodec.OID);
+    scalar("float4", FloatCodec.FLOAT4);
+    scalar("float8", FloatCodec.FLOAT8);
+    scalar("numeric", NumericCodec.INSTANCE);
+    scalar("text", StringCodec.TEXT);
+    scalar("varchar", StringCodec.VARCHAR);
+    scalar("bpchar", StringCodec.BPCHAR);
+    scalar("bytea", ByteaCodec.INSTANCE);
+    scalar("uuid", UuidCodec.INSTANCE);
+    scalar("date", DateTimeCodec.DATE);
+    scalar("time", DateTimeCodec.TIME);
+    scalar("timestamp", DateTimeCodec.TIMESTAMP);
+    scalar("timestamptz", DateTimeCodec.TIMESTAMPTZ);
+    scalar("timetz", DateTimeCodec.TIMETZ);
+    scalar("interval", IntervalCodec.INSTANCE);
+    scalar("inet", NetworkCodec.INET);
+    scalar("cidr", NetworkCodec.CIDR);
+    scalar("macaddr", NetworkCodec.MACADDR);
+    scalar("macaddr8", NetworkCodec.MACADDR8);
+    scalar("bit", BitCodec.BIT);
+    scalar("varbit", BitCodec.VARBIT);
+    scalar("jsonb", JsonbCodec.INSTANCE);
+    range("int4range");
+    range("int8range");
+    range("numrange");
+    range("tsrange");
+    range("tstzrange");
+    range("daterange");
     // Known but unsupported, so rejections can name them.
-    unsupported(114, "json");
-    unsupported(142, "xml");
-    unsupported(18, "char");
-    unsupported(19, "name");
-    unsupported(790, "money");
-    unsupported(600, "point");
-    unsupported(601, "lseg");
-    unsupported(602, "path");
-    unsupported(603, "box");
-    unsupported(604, "polygon");
-    unsupported(628, "line");
-    unsupported(718, "circle");
-    unsupported(3614, "tsvector");
-    unsupported(3615, "tsquery");
-    unsupported(2249, "record");
-    unsupported(705, "unknown");
-    unsupported(3220, "pg_lsn");
-    unsupported(24, "regproc");
-    unsupported(2205, "regclass");
-    unsupported(2206, "regtype");
-    unsupported(28, "xid");
-    unsupported(5069, "xid8");
-    unsupported(27, "tid");
-    unsupported(29, "cid");
+    unsupported("json");
+    unsupported("xml");
+    unsupported("char");
+    unsupported("name");
+    unsupported("money");
+    unsupported("point");
+    unsupported("lseg");
+    unsupported("path");
+    unsupported("box");
+    unsupported("polygon");
+    unsupported("line");
+    unsupported("circle");
+    unsupported("tsvector");
+    unsupported("tsquery");
+    unsupported("record");
+    unsupported("unknown");
+    unsupported("pg_lsn");
+    unsupported("regproc");
+    unsupported("regclass");
+    unsupported("regtype");
+    unsupported("xid");
+    unsupported("xid8");
+    unsupported("tid");
+    unsupported("cid");
   }
 
   private Codecs() {}
 
-  private static void scalar(int oid, int arrayOid, String name, FieldCodec codec) {
-    SCALARS.put(oid, codec);
-    ARRAYS.put(arrayOid, oid);
-    NAMES.put(oid, name);
-    NAMES.put(arrayOid, "_" + name);
+  /** A scalar type and its array, by {@code typname}; OIDs from {@link PgTypes}. */
+  private static void scalar(String typname, FieldCodec codec) {
+    PgTypes.PgType t = PgTypes.named(typname);
+    SCALARS.put(t.oid(), codec);
+    ARRAYS.put(t.arrayOid(), t.oid());
+    NAMES.put(t.oid(), t.typname());
+    NAMES.put(t.arrayOid(), "_" + t.typname());
   }
 
-  private static void range(int oid, int multirangeOid, String name, int subtypeOid) {
-    RANGES.put(oid, subtypeOid);
-    MULTIRANGES.put(multirangeOid, oid);
-    NAMES.put(oid, name);
-    NAMES.put(multirangeOid, name.replace("range", "multirange"));
+  /** A range type and its multirange, by {@code typname}; OIDs from {@link PgTypes}. */
+  private static void range(String typname) {
+    PgTypes.PgType t = PgTypes.named(typname);
+    PgTypes.PgRange r = PgTypes.range(t.oid());
+    RANGES.put(t.oid(), r.subtypeOid());
+    MULTIRANGES.put(r.multirangeOid(), t.oid());
+    NAMES.put(t.oid(), t.typname());
+    NAMES.put(r.multirangeOid(), PgTypes.byOid(r.multirangeOid()).typname());
   }
 
-  private static void unsupported(int oid, String name) {
-    NAMES.putIfAbsent(oid, name);
+  /** A type known but unsupported, so rejections can name it. */
+  private static void unsupported(String typname) {
+    PgTypes.PgType t = PgTypes.named(typname);
+    NAMES.putIfAbsent(t.oid(), t.typname());
   }
 
   /** Whether a built-in type OID has an encoder without further catalog information. */

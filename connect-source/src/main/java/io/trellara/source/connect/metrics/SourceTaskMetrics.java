@@ -2,10 +2,12 @@ package io.trellara.source.connect.metrics;
 
 import io.trellara.connect.common.RateWindow;
 import io.trellara.connect.common.TaskMBeans;
+import io.trellara.connect.common.liveness.Stage;
 import io.trellara.protocol.Lsn;
-import io.trellara.source.engine.CaptureEngine;
-import io.trellara.source.engine.CaptureMetrics;
-import io.trellara.source.engine.SlotLagSampler;
+import io.trellara.source.pg.SlotLagSampler;
+import io.trellara.source.replication.CaptureEngine;
+import io.trellara.source.replication.CaptureMetrics;
+import io.trellara.source.replication.ack.PublishLiveness;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -28,6 +30,7 @@ public final class SourceTaskMetrics implements SourceTaskMetricsMXBean, AutoClo
   private static final Logger LOG = LoggerFactory.getLogger(SourceTaskMetrics.class);
 
   private final CaptureEngine engine;
+  private final Stage producer;
   private final CaptureMetrics capture;
   private final SlotLagSampler lag;
   private final ObjectName name;
@@ -39,8 +42,10 @@ public final class SourceTaskMetrics implements SourceTaskMetricsMXBean, AutoClo
   private volatile long lastAcknowledgedCommitMs = -1;
   private ScheduledExecutorService ticker;
 
-  public SourceTaskMetrics(String connector, String task, CaptureEngine engine) {
+  public SourceTaskMetrics(
+      String connector, String task, CaptureEngine engine, PublishLiveness publishing) {
     this.engine = engine;
+    this.producer = publishing.stage();
     this.capture = engine.metrics();
     this.lag = new SlotLagSampler(engine.settings().endpoint(), engine.settings().slotName());
     this.name = TaskMBeans.name(TYPE, connector, task);
@@ -339,5 +344,48 @@ public final class SourceTaskMetrics implements SourceTaskMetricsMXBean, AutoClo
   @Override
   public String getSnapshotCurrentTable() {
     return engine.snapshotProgress().currentTable();
+  }
+
+  @Override
+  public long getStallBoundSeconds() {
+    return engine.watchdog().bound().toSeconds();
+  }
+
+  @Override
+  public long getReplicationStreamSecondsSinceProgress() {
+    return seconds(engine.stage(CaptureEngine.STREAM_STAGE));
+  }
+
+  @Override
+  public String getReplicationStreamWaitingFor() {
+    return waitingFor(engine.stage(CaptureEngine.STREAM_STAGE));
+  }
+
+  @Override
+  public long getSnapshotReadSecondsSinceProgress() {
+    return seconds(engine.stage(CaptureEngine.SNAPSHOT_STAGE));
+  }
+
+  @Override
+  public String getSnapshotReadWaitingFor() {
+    return waitingFor(engine.stage(CaptureEngine.SNAPSHOT_STAGE));
+  }
+
+  @Override
+  public long getProducerSecondsSinceProgress() {
+    return seconds(producer);
+  }
+
+  @Override
+  public String getProducerWaitingFor() {
+    return waitingFor(producer);
+  }
+
+  private static long seconds(Stage s) {
+    return s == null ? 0 : s.secondsSinceProgress();
+  }
+
+  private static String waitingFor(Stage s) {
+    return s == null ? null : s.waitingFor();
   }
 }

@@ -157,4 +157,34 @@ public interface SourceTaskMetricsMXBean {
 
   /** The table the snapshot is reading; empty when none. */
   String getSnapshotCurrentTable();
+
+  /**
+   * capture.stall.timeout.ms in seconds: how long a stage may wait without progress before the task
+   * fails with STALLED.
+   */
+  long getStallBoundSeconds();
+
+  /**
+   * Seconds since the replication stream last received a message (data or keepalive) while it waits
+   * for the server; 0 when it does not wait (no stream open, or handing over to the publisher).
+   */
+  long getReplicationStreamSecondsSinceProgress();
+
+  /** What the replication stream waits for; null when it does not wait. */
+  String getReplicationStreamWaitingFor();
+
+  /** Seconds since the initial snapshot last read a row while it reads; 0 when it does not. */
+  long getSnapshotReadSecondsSinceProgress();
+
+  /** What the snapshot's reads wait for (the table); null when no snapshot is read. */
+  String getSnapshotReadWaitingFor();
+
+  /**
+   * Seconds since Kafka last acknowledged a record while records handed to Kafka Connect wait for
+   * it; 0 when none wait.
+   */
+  long getProducerSecondsSinceProgress();
+
+  /** What the producer waits for; null when every record handed over is acknowledged. */
+  String getProducerWaitingFor();
 }

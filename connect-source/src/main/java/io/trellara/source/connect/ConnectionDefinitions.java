@@ -1,0 +1,193 @@
+package io.trellara.source.connect;
+
+import static io.trellara.source.connect.TrellaraSourceConfig.*;
+
+import io.trellara.connect.common.ConfigChoices;
+import io.trellara.source.pg.SslMode;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigDef.Width;
+import org.apache.kafka.common.config.ConfigException;
+
+/**
+ * The settings of the Connection and Identity groups: where the source database is, how to log in,
+ * and the identities on the wire.
+ */
+final class ConnectionDefinitions {
+  private ConnectionDefinitions() {}
+
+  static void define(ConfigDef d) {
+    int o;
+    o = 0;
+    d.define(
+        HOSTNAME,
+        Type.STRING,
+        ConfigDef.NO_DEFAULT_VALUE,
+        hostnameValidator(),
+        Importance.HIGH,
+        "Host name or address of the source PostgreSQL server.",
+        GROUP_CONNECTION,
+        ++o,
+        Width.MEDIUM,
+        "Host");
+    d.define(
+        PORT,
+        Type.INT,
+        5432,
+        ConfigDef.Range.between(1, 65535),
+        Importance.HIGH,
+        "Port of the source PostgreSQL server.",
+        GROUP_CONNECTION,
+        ++o,
+        Width.SHORT,
+        "Port");
+    d.define(
+        DBNAME,
+        Type.STRING,
+        ConfigDef.NO_DEFAULT_VALUE,
+        new ConfigDef.NonEmptyString(),
+        Importance.HIGH,
+        "Database to capture. One connector reads one database through one replication slot.",
+        GROUP_CONNECTION,
+        ++o,
+        Width.MEDIUM,
+        "Database");
+    d.define(
+        USER,
+        Type.STRING,
+        ConfigDef.NO_DEFAULT_VALUE,
+        new ConfigDef.NonEmptyString(),
+        Importance.HIGH,
+        "User to connect as. Needs the REPLICATION attribute (or superuser) and SELECT on the captured"
+            + " tables; creating the publication and the DDL trigger needs ownership or superuser.",
+        GROUP_CONNECTION,
+        ++o,
+        Width.MEDIUM,
+        "User");
+    d.define(
+        PASSWORD,
+        Type.PASSWORD,
+        "",
+        Importance.HIGH,
+        "Password of the user.",
+        GROUP_CONNECTION,
+        ++o,
+        Width.MEDIUM,
+        "Password");
+    d.define(
+        SSLMODE,
+        Type.STRING,
+        SslMode.PREFER.configName(),
+        ConfigChoices.validator(SslMode.class),
+        Importance.MEDIUM,
+        "libpq-style TLS mode: " + ConfigChoices.listed(SslMode.class) + ".",
+        GROUP_CONNECTION,
+        ++o,
+        Width.SHORT,
+        "TLS mode",
+        ConfigChoices.recommender(SslMode.class));
+    d.define(
+        SSLROOTCERT,
+        Type.STRING,
+        "",
+        Importance.LOW,
+        "File of the CA certificate(s) that verify the" + " server (verify-ca, verify-full).",
+        GROUP_CONNECTION,
+        ++o,
+        Width.LONG,
+        "TLS root certificate");
+    d.define(
+        SSLCERT,
+        Type.STRING,
+        "",
+        Importance.LOW,
+        "Client certificate file for certificate" + " authentication.",
+        GROUP_CONNECTION,
+        ++o,
+        Width.LONG,
+        "TLS client certificate");
+    d.define(
+        SSLKEY,
+        Type.STRING,
+        "",
+        Importance.LOW,
+        "Client private key file (PKCS-8 DER or PEM).",
+        GROUP_CONNECTION,
+        ++o,
+        Width.LONG,
+        "TLS client key");
+    d.define(
+        SSLPASSWORD,
+        Type.PASSWORD,
+        "",
+        Importance.LOW,
+        "Password of the client key.",
+        GROUP_CONNECTION,
+        ++o,
+        Width.MEDIUM,
+        "TLS key password");
+
+    o = 0;
+    d.define(
+        SOURCE_ID,
+        Type.STRING,
+        ConfigDef.NO_DEFAULT_VALUE,
+        new ConfigDef.NonEmptyString(),
+        Importance.HIGH,
+        "Stable identity of this source (source_id on the wire). Part of every transaction identity the"
+            + " sink deduplicates by: never change it for a running flow.",
+        GROUP_IDENTITY,
+        ++o,
+        Width.MEDIUM,
+        "Source id");
+    d.define(
+        DATABASE_ID,
+        Type.STRING,
+        ConfigDef.NO_DEFAULT_VALUE,
+        new ConfigDef.NonEmptyString(),
+        Importance.HIGH,
+        "Stable identity of the database (database_id on the wire; shown in transaction"
+            + " boundary keys).",
+        GROUP_IDENTITY,
+        ++o,
+        Width.MEDIUM,
+        "Database id");
+    d.define(
+        DATASET_ID,
+        Type.STRING,
+        ConfigDef.NO_DEFAULT_VALUE,
+        new ConfigDef.NonEmptyString(),
+        Importance.HIGH,
+        "Identity of the flow (dataset_id on the wire).",
+        GROUP_IDENTITY,
+        ++o,
+        Width.MEDIUM,
+        "Dataset id");
+  }
+
+  /**
+   * A host name or address only: the JDBC URL is host, port and database, and anything that could
+   * start a path or a parameter ({@code /}, {@code ?}, {@code &}, {@code #}, {@code @}, white
+   * space) is refused.
+   */
+  static ConfigDef.Validator hostnameValidator() {
+    return ConfigDef.LambdaValidator.with(
+        (name, value) -> {
+          String h = value == null ? "" : value.toString().trim();
+          if (h.isEmpty()) {
+            throw new ConfigException(name, value, "String must be non-empty");
+          }
+          if (!h.matches("[A-Za-z0-9._:%\\[\\]-]+")) {
+            throw new ConfigException(
+                name,
+                value,
+                "A host name or IP address only (letters, digits, '.', '-',"
+                    + " '_', ':' and [] for IPv6): no port, path, parameters or user. Put the port in "
+                    + PORT
+                    + " and TLS settings in database.ssl*.");
+          }
+        },
+        () -> "host name or IP address");
+  }
+}

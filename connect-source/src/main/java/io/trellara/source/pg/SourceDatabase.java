@@ -1,0 +1,26 @@
+package io.trellara.source.pg;
+
+import io.trellara.source.routing.OwnershipKeys;
+import java.util.List;
+
+/**
+ * The source database as the PostgreSQL administration sees it: where it is, the slot and the
+ * publication capture reads, the tables an auto-created publication covers, the DDL capture, and
+ * (partitioned mode) the ownership keys the preflight checks against the tables' keys.
+ *
+ * @param ownershipKeys the ownership keys in partitioned mode; null otherwise
+ */
+public record SourceDatabase(
+    PgEndpoint endpoint,
+    String slotName,
+    String publicationName,
+    boolean autocreatePublication,
+    List<String> tables,
+    boolean ddlCapture,
+    boolean ddlInstall,
+    OwnershipKeys ownershipKeys) {
+
+  public boolean partitioned() {
+    return ownershipKeys != null;
+  }
+}

@@ -1,0 +1,316 @@
+package io.trellara.source.pg;
+
+import io.trellara.identity.RowIdentityTypes;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The checks {@code validate()} and task start run against the live server: logical WAL, the
+ * replication privilege, and tables the protocol can carry (primary key, REPLICA IDENTITY DEFAULT,
+ * key columns with a row identity V2 encoder and deterministic collation). Each problem names the
+ * setting to change.
+ */
+public final class SourcePreflight {
+  static final String HOST_PROPERTY = "database.hostname";
+  static final String USER_PROPERTY = "database.user";
+  static final String TABLES_PROPERTY = "table.include.list";
+  static final String OWNERSHIP_PROPERTY = "dataset.partitioned.ownership_keys";
+
+  private SourcePreflight() {}
+
+  public static List<SourceProblem> check(SourceDatabase s) {
+    List<SourceProblem> problems = new ArrayList<>();
+    try (Connection c = s.endpoint().connect()) {
+      walLevel(c, problems);
+      replicationPrivilege(c, s, problems);
+      List<String> tables = tablesToCheck(c, s, problems);
+      for (String table : tables) {
+        List<KeyColumn> key = table(c, table, problems);
+        if (s.partitioned() && key != null) {
+          ownership(table, key, s.ownershipKeys().columnsOf(table), problems);
+        }
+      }
+      if (s.partitioned()) {
+        for (String owned : s.ownershipKeys().asMap().keySet()) {
+          if (!tables.contains(owned)) {
+            problems.add(
+                new SourceProblem(
+                    OWNERSHIP_PROPERTY,
+                    "An ownership key is configured for "
+                        + owned
+                        + ", which is not captured. Fix the table name or capture the table."));
+          }
+        }
+      }
+    } catch (SQLException e) {
+      problems.add(
+          new SourceProblem(
+              HOST_PROPERTY,
+              "Cannot connect to "
+                  + s.endpoint()
+                  + ": "
+                  + e.getMessage()
+                  + " (SQLSTATE "
+                  + e.getSQLState()
+                  + "). Check host, port, database, user, password and TLS"
+                  + " settings, and that pg_hba.conf admits this worker."));
+    }
+    return problems;
+  }
+
+  private static void walLevel(Connection c, List<SourceProblem> problems) throws SQLException {
+    String level = single(c, "SHOW wal_level");
+    if (!"logical".equals(level)) {
+      problems.add(
+          new SourceProblem(
+              HOST_PROPERTY,
+              "The server runs with wal_level="
+                  + level
+                  + "; logical"
+                  + " decoding needs wal_level=logical. Set it in postgresql.conf (ALTER SYSTEM SET wal_level ="
+                  + " logical) and restart PostgreSQL."));
+    }
+  }
+
+  private static void replicationPrivilege(
+      Connection c, SourceDatabase s, List<SourceProblem> problems) throws SQLException {
+    String ok =
+        single(
+            c,
+            "SELECT (rolreplication OR rolsuper)::text FROM pg_roles WHERE rolname = current_user");
+    if (!"true".equals(ok)) {
+      problems.add(
+          new SourceProblem(
+              USER_PROPERTY,
+              "User '"
+                  + s.endpoint().user()
+                  + "' lacks the REPLICATION"
+                  + " attribute. Run ALTER ROLE \""
+                  + s.endpoint().user()
+                  + "\" WITH REPLICATION as a superuser,"
+                  + " or connect as a role that has it."));
+    }
+  }
+
+  private static List<String> tablesToCheck(
+      Connection c, SourceDatabase s, List<SourceProblem> problems) throws SQLException {
+    List<String> tables = new ArrayList<>();
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT schemaname || '.' || tablename FROM pg_publication_tables WHERE pubname = ?")) {
+      ps.setString(1, s.publicationName());
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          tables.add(rs.getString(1));
+        }
+      }
+    }
+    if (tables.isEmpty()) {
+      if (!s.autocreatePublication()) {
+        problems.add(
+            new SourceProblem(
+                "publication.name",
+                "Publication '"
+                    + s.publicationName()
+                    + "' does"
+                    + " not exist or has no tables. Create it (CREATE PUBLICATION ... FOR TABLE ...) or set"
+                    + " publication.autocreate.mode=filtered with "
+                    + TABLES_PROPERTY
+                    + "."));
+      }
+      tables.addAll(s.tables());
+    }
+    return tables;
+  }
+
+  /**
+   * A primary-key column: name, and whether ownership routing can hash it (built-in type, not
+   * enum/domain).
+   */
+  private record KeyColumn(String name, boolean routable) {}
+
+  /**
+   * Partitioned scale mode: ownership columns must be primary-key columns of a type routing can
+   * hash.
+   */
+  private static void ownership(
+      String table, List<KeyColumn> key, List<String> configured, List<SourceProblem> problems) {
+    List<String> names = key.stream().map(KeyColumn::name).toList();
+    for (String column : configured == null ? names : configured) {
+      KeyColumn k = key.stream().filter(kc -> kc.name().equals(column)).findFirst().orElse(null);
+      if (k == null) {
+        problems.add(
+            new SourceProblem(
+                OWNERSHIP_PROPERTY,
+                "Ownership column \""
+                    + column
+                    + "\" of "
+                    + table
+                    + " is not a primary-key column "
+                    + names
+                    + ". Ownership columns must be primary-key"
+                    + " columns, so every update and delete carries them and an ownership move is visible."));
+      } else if (!k.routable()) {
+        problems.add(
+            new SourceProblem(
+                OWNERSHIP_PROPERTY,
+                "Ownership column \""
+                    + column
+                    + "\" of "
+                    + table
+                    + " has an enum or domain type, which ownership routing cannot hash yet. Route by another"
+                    + " primary-key column ("
+                    + OWNERSHIP_PROPERTY
+                    + "="
+                    + table
+                    + ":col)."));
+      }
+    }
+  }
+
+  private static List<KeyColumn> table(Connection c, String qualified, List<SourceProblem> problems)
+      throws SQLException {
+    String sql =
+        """
+                SELECT c.oid, c.relreplident::text, (SELECT count(*) FROM pg_index i
+                        WHERE i.indrelid = c.oid AND i.indisprimary)
+                FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                WHERE n.nspname = ? AND c.relname = ? AND c.relkind IN ('r', 'p')""";
+    String[] parts = splitQualified(qualified);
+    long oid;
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      ps.setString(1, parts[0]);
+      ps.setString(2, parts[1]);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          problems.add(
+              new SourceProblem(
+                  TABLES_PROPERTY,
+                  "Table "
+                      + qualified
+                      + " does not exist. Fix "
+                      + TABLES_PROPERTY
+                      + " (schema.table) or create the table."));
+          return null;
+        }
+        oid = rs.getLong(1);
+        if (rs.getLong(3) == 0) {
+          problems.add(
+              new SourceProblem(
+                  TABLES_PROPERTY,
+                  "Table "
+                      + qualified
+                      + " has no primary key;"
+                      + " protocol 1 carries primary-key tables only. Add a primary key or remove the table"
+                      + " from "
+                      + TABLES_PROPERTY
+                      + " / the publication."));
+          return null;
+        }
+        if (!"d".equals(rs.getString(2))) {
+          problems.add(
+              new SourceProblem(
+                  TABLES_PROPERTY,
+                  "Table "
+                      + qualified
+                      + " has REPLICA IDENTITY "
+                      + identityName(rs.getString(2))
+                      + "; protocol 1 supports REPLICA IDENTITY DEFAULT only."
+                      + " Run ALTER TABLE "
+                      + qualified
+                      + " REPLICA IDENTITY DEFAULT."));
+        }
+      }
+    }
+    return keyColumns(c, qualified, oid, problems);
+  }
+
+  private static List<KeyColumn> keyColumns(
+      Connection c, String qualified, long oid, List<SourceProblem> problems) throws SQLException {
+    List<KeyColumn> key = new ArrayList<>();
+    String sql =
+        """
+                SELECT a.attname, t.oid, format_type(a.atttypid, a.atttypmod), t.typtype::text,
+                       COALESCE(bt.oid, 0), COALESCE(col.collisdeterministic, true), COALESCE(col.collname, '')
+                FROM pg_index i
+                JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
+                JOIN pg_type t ON t.oid = a.atttypid
+                LEFT JOIN pg_type bt ON t.typtype = 'd' AND bt.oid = t.typbasetype
+                LEFT JOIN pg_collation col ON col.oid = a.attcollation
+                WHERE i.indrelid = ? AND i.indisprimary ORDER BY a.attnum""";
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      ps.setLong(1, oid);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          String column = rs.getString(1);
+          int typeOid = (int) rs.getLong(2);
+          String typeName = rs.getString(3);
+          boolean isEnum = "e".equals(rs.getString(4));
+          int baseOid = (int) rs.getLong(5);
+          int effective = baseOid != 0 ? baseOid : typeOid;
+          key.add(
+              new KeyColumn(column, !isEnum && baseOid == 0 && RowIdentityTypes.supports(typeOid)));
+          if (!isEnum && !RowIdentityTypes.supports(effective)) {
+            problems.add(
+                new SourceProblem(
+                    TABLES_PROPERTY,
+                    "Key column \""
+                        + column
+                        + "\" of "
+                        + qualified
+                        + " has type "
+                        + typeName
+                        + " (OID "
+                        + typeOid
+                        + "), which has no row identity V2"
+                        + " encoder, so its rows cannot be identified exactly. Change the key's type or"
+                        + " remove the table from "
+                        + TABLES_PROPERTY
+                        + " / the publication."));
+          }
+          if (!rs.getBoolean(6)) {
+            problems.add(
+                new SourceProblem(
+                    TABLES_PROPERTY,
+                    "Key column \""
+                        + column
+                        + "\" of "
+                        + qualified
+                        + " uses the non-deterministic collation "
+                        + rs.getString(7)
+                        + ": equal keys could"
+                        + " differ in bytes. Use a deterministic collation (e.g. \"C\") for key columns."));
+          }
+        }
+      }
+    }
+    return key;
+  }
+
+  static String[] splitQualified(String qualified) {
+    int dot = qualified.indexOf('.');
+    return dot < 0
+        ? new String[] {"public", qualified.trim()}
+        : new String[] {qualified.substring(0, dot).trim(), qualified.substring(dot + 1).trim()};
+  }
+
+  private static String identityName(String code) {
+    return switch (code) {
+      case "n" -> "NOTHING";
+      case "f" -> "FULL";
+      case "i" -> "USING INDEX";
+      default -> "DEFAULT";
+    };
+  }
+
+  private static String single(Connection c, String sql) throws SQLException {
+    try (var st = c.createStatement();
+        ResultSet rs = st.executeQuery(sql)) {
+      return rs.next() ? rs.getString(1) : null;
+    }
+  }
+}

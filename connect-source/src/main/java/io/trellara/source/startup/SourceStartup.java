@@ -1,0 +1,257 @@
+package io.trellara.source.startup;
+
+import io.trellara.protocol.Lsn;
+import io.trellara.source.kafka.TopicTail;
+import io.trellara.source.kafka.TopicTailReader;
+import io.trellara.source.pg.PublishedTables;
+import io.trellara.source.pg.ServerIdentity;
+import io.trellara.source.pg.SourcePreflight;
+import io.trellara.source.pg.SourceProblem;
+import io.trellara.source.pg.SourceSetup;
+import io.trellara.source.replication.CaptureEngine;
+import io.trellara.source.replication.SourceSettings;
+import io.trellara.source.replication.StrictPipeline;
+import io.trellara.source.snapshot.ExportedSnapshot;
+import io.trellara.source.snapshot.SnapshotMode;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A source task's start, step by step: check the source database, identify the server, decide where
+ * to resume and whether to snapshot (Connect's offsets, the topic's tail, the slot), prepare the
+ * slot and publication, read what the publication covers, create the snapshot's slot, and start the
+ * capture engine. Free of Connect types: the task passes Connect's offset reader as a function.
+ */
+public final class SourceStartup {
+  private static final Logger LOG = LoggerFactory.getLogger(SourceStartup.class);
+
+  /**
+   * What the start needs besides the engine's settings.
+   *
+   * @param connector the connector's name (messages, JMX)
+   * @param tail where and how much of the source's topics to read back
+   */
+  public record Options(
+      SnapshotMode snapshotMode,
+      boolean acceptNewHistory,
+      String connector,
+      TopicTailReader.Settings tail) {}
+
+  /**
+   * A started source.
+   *
+   * @param partition the source partition its records carry
+   * @param decision where it resumed and why
+   */
+  public record Started(
+      CaptureEngine engine,
+      SourceSettings settings,
+      ServerIdentity server,
+      Map<String, String> partition,
+      StartDecision decision) {}
+
+  private final SourceSettings settings;
+  private final Options options;
+
+  private SourceStartup(SourceSettings settings, Options options) {
+    this.settings = settings;
+    this.options = options;
+  }
+
+  /**
+   * Starts the source; {@code offsets} is Connect's {@code OffsetStorageReader.offset}. Throws
+   * {@link SourceStartException} naming what failed.
+   */
+  public static Started start(
+      SourceSettings settings,
+      Options options,
+      Function<Map<String, String>, Map<String, Object>> offsets) {
+    SourceStartup s = new SourceStartup(settings, options);
+    s.checkSourceDatabase();
+    ServerIdentity server = s.identifyServer();
+    StartDecision decision = s.decide(server, offsets);
+    s.prepareSlot(decision);
+    SourceSettings captured = s.withPublishedTables();
+    ExportedSnapshot exported = s.exportSnapshot(decision);
+    CaptureEngine engine =
+        new CaptureEngine(
+            captured,
+            decision.startLsn(),
+            StrictPipeline.factory(captured),
+            decision.snapshot().plan(),
+            exported);
+    engine.start();
+    LOG.info(
+        "Source task of slot {} started at LSN {} ({} mode, {})",
+        settings.slotName(),
+        decision.startLsn() == 0 ? "of the slot" : Lsn.format(decision.startLsn()),
+        settings.boundary().wireMode(),
+        server);
+    return new Started(
+        engine,
+        captured,
+        server,
+        SourceOffsets.partition(settings.sourceId(), settings.slotName()),
+        decision);
+  }
+
+  private void checkSourceDatabase() {
+    List<SourceProblem> problems = SourcePreflight.check(settings.database());
+    if (!problems.isEmpty()) {
+      throw new SourceStartException(
+          "The source cannot start: "
+              + String.join(
+                  " | ", problems.stream().map(p -> p.property() + ": " + p.message()).toList()),
+          null);
+    }
+  }
+
+  private ServerIdentity identifyServer() {
+    try {
+      return ServerIdentity.of(settings.endpoint());
+    } catch (SQLException e) {
+      throw failed(
+          "Cannot identify the server (IDENTIFY_SYSTEM over a replication connection to "
+              + settings.endpoint()
+              + ")",
+          e);
+    }
+  }
+
+  /** Connect's offsets, the topic's tail and the slot: where to resume, and whether to snapshot. */
+  private StartDecision decide(
+      ServerIdentity server, Function<Map<String, String>, Map<String, Object>> offsets) {
+    SourceOffsets.Lookup connect =
+        SourceOffsets.lookup(settings.sourceId(), settings.slotName(), offsets);
+    TopicTail tail = TopicTailReader.read(options.tail(), settings.sourceId(), settings.slotName());
+    String slotStatus;
+    try {
+      slotStatus = SourceSetup.slotStatus(settings.database());
+    } catch (SQLException e) {
+      throw failed("Cannot inspect slot " + settings.slotName(), e);
+    }
+    StartDecision d =
+        StartDecision.decide(
+            connect,
+            tail,
+            slotStatus,
+            options.snapshotMode(),
+            server,
+            options.acceptNewHistory(),
+            options.connector(),
+            settings.slotName());
+    if (d.positionWarns()) {
+      LOG.warn(d.positionMessage());
+    } else {
+      LOG.info(d.positionMessage());
+    }
+    switch (d.resume().verdict()) {
+      case REFUSE -> {
+        LOG.error(d.resume().message());
+        throw new SourceStartException(d.resume().message(), null);
+      }
+      case NEW_HISTORY_ACCEPTED, NEW_TIMELINE -> LOG.warn(d.resume().message());
+      default -> LOG.info(d.resume().message());
+    }
+    LOG.info(d.snapshot().message());
+    return d;
+  }
+
+  /**
+   * Drops the slot a snapshot replaces, then creates what capture needs (a snapshot's slot is
+   * created with its snapshot; initial_only, its snapshot taken, needs none).
+   */
+  private void prepareSlot(StartDecision d) {
+    try {
+      if (d.snapshot().dropSlot()) {
+        SourceSetup.dropSlot(settings.database());
+      }
+      boolean createSlot = d.snapshot().plan().stream() && !d.snapshot().plan().read();
+      if (SourceSetup.ensure(settings.database(), createSlot) && d.startLsn() != 0) {
+        // the server starts a new slot where WAL is now, whatever the position asks: the gap is not
+        // captured
+        LOG.warn(
+            "Slot {} did not exist and was created now, although the source had captured up to {}:"
+                + " transactions committed after that and before now are not captured (the slot was"
+                + " dropped, e.g. by slot.drop.on.stop=true or an administrator, or the server is"
+                + " another one). Re-synchronise the target if they matter.",
+            settings.slotName(),
+            Lsn.format(d.startLsn()));
+      }
+    } catch (SQLException e) {
+      throw failed("Cannot prepare slot " + settings.slotName() + " or its publication", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new SourceStartException("Interrupted while dropping slot " + settings.slotName(), e);
+    }
+  }
+
+  private SourceSettings withPublishedTables() {
+    try {
+      SourceSettings s = settings.withCapturedTables(PublishedTables.load(settings.database()));
+      LOG.info(
+          "Source task captures publication {} ({}); DDL capture {}",
+          s.publicationName(),
+          s.capturedTables(),
+          s.ddlCapture() ? "on" : "off (trellara.ddl messages are ignored)");
+      return s;
+    } catch (SQLException e) {
+      throw failed("Cannot read the tables of publication " + settings.publicationName(), e);
+    }
+  }
+
+  /**
+   * The snapshot's slot, created here and not on the capture thread: once the task reports itself
+   * started, whatever commits is after the consistent point and streamed (this waits, like any slot
+   * creation, for running transactions).
+   */
+  private ExportedSnapshot exportSnapshot(StartDecision d) {
+    if (!d.snapshot().plan().read()) {
+      return null;
+    }
+    try {
+      LOG.info(
+          "Creating slot {}{} with an exported snapshot",
+          settings.slotName(),
+          d.snapshot().plan().temporarySlot() ? " (temporary: snapshot.mode=initial_only)" : "");
+      return ExportedSnapshot.create(
+          settings.endpoint(), settings.slotName(), d.snapshot().plan().temporarySlot());
+    } catch (SQLException e) {
+      throw failed("Cannot create slot " + settings.slotName() + " with an exported snapshot", e);
+    }
+  }
+
+  private static SourceStartException failed(String what, SQLException e) {
+    return new SourceStartException(
+        what + ": " + e.getMessage() + " (SQLSTATE " + e.getSQLState() + ")", e);
+  }
+
+  /**
+   * {@code slot.drop.on.stop}: drops the slot and the connector's own publication once capture
+   * stopped; what commits until a task creates the slot again is not captured (logged as a WARN).
+   * Failures are logged, never thrown: the task is stopping.
+   */
+  public static void dropSlotOnStop(SourceSettings settings) {
+    try {
+      LOG.warn(
+          "slot.drop.on.stop=true: dropped {}; transactions committed until a task creates the slot"
+              + " again are not captured",
+          SourceSetup.drop(settings.database()));
+    } catch (SQLException e) {
+      LOG.error(
+          "slot.drop.on.stop=true, but slot {} (or publication {}) could not be dropped: {}"
+              + " (SQLSTATE {}); drop it by hand if the connector is gone, or it keeps retaining WAL",
+          settings.slotName(),
+          settings.publicationName(),
+          e.getMessage(),
+          e.getSQLState());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      LOG.error("Interrupted while dropping slot {}; drop it by hand", settings.slotName());
+    }
+  }
+}

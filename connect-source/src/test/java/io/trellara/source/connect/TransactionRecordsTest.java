@@ -1,0 +1,132 @@
+package io.trellara.source.connect;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.trellara.protocol.BoundaryVocabulary;
+import io.trellara.protocol.EventCounts;
+import io.trellara.protocol.MessageKind;
+import io.trellara.protocol.TransactionBoundaryKey;
+import io.trellara.source.kafka.OffsetHeaders;
+import io.trellara.source.kafka.SourcePosition;
+import io.trellara.source.pg.ServerIdentity;
+import io.trellara.source.replication.Outbound;
+import io.trellara.source.startup.SourceOffsets;
+import io.trellara.source.startup.StoredOffset;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.kafka.connect.header.Header;
+import org.apache.kafka.connect.source.SourceRecord;
+import org.junit.jupiter.api.Test;
+
+class TransactionRecordsTest {
+  static final ServerIdentity SERVER = new ServerIdentity("7390000000000000001", 1);
+  static final Map<String, String> PARTITION = SourceOffsets.partition("orders", "orders_slot");
+
+  static Outbound record(
+      MessageKind kind, String xid, String commit, long end, Outbound.Destination d) {
+    return new Outbound(
+        d,
+        0,
+        kind,
+        new byte[0],
+        new TransactionBoundaryKey("orders", "db", commit, xid),
+        BoundaryVocabulary.STRICT,
+        1L,
+        new EventCounts(1, 0),
+        1,
+        end,
+        10);
+  }
+
+  static TransactionRecords records(StoredOffset resumedFrom) {
+    return new TransactionRecords(
+        PARTITION, "orders", "orders_slot", "strict", "lanes", SERVER, resumedFrom);
+  }
+
+  @SuppressWarnings("unchecked")
+  static Map<String, Object> offset(SourceRecord r) {
+    return (Map<String, Object>) r.sourceOffset();
+  }
+
+  static Map<String, String> headers(SourceRecord r) {
+    Map<String, String> m = new HashMap<>();
+    for (Header h : r.headers()) {
+      m.put(h.key(), String.valueOf(h.value()));
+    }
+    return m;
+  }
+
+  @Test
+  void recordsBeforeTheFirstClosingRecordCarryTheResumedPositionNeverANullOffset() {
+    SourceRecord chunk =
+        records(new StoredOffset.None())
+            .record(
+                record(MessageKind.CHUNK, "771", "0/2000000", 0, Outbound.Destination.PARTITIONED));
+    assertThat(chunk.sourceOffset()).isEqualTo(SourceOffsets.NO_POSITION);
+    assertThat(chunk.sourcePartition()).isSameAs(PARTITION);
+    assertThat(chunk.topic()).isEqualTo("lanes");
+    SourcePosition from = new SourcePosition("0/1000000", 0x1000048, "770", SERVER.systemId(), 1L);
+    SourceRecord resumed =
+        records(new StoredOffset.At(from))
+            .record(record(MessageKind.CHUNK, "771", "0/2000000", 0, Outbound.Destination.STRICT));
+    assertThat(offset(resumed)).containsEntry("end_lsn", 0x1000048L);
+  }
+
+  @Test
+  void theClosingRecordSetsTheOffsetAndRepeatsItInItsHeadersTheOthersCarryNone() {
+    TransactionRecords records = records(new StoredOffset.None());
+    SourceRecord chunk =
+        records.record(
+            record(MessageKind.CHUNK, "771", "0/2000000", 0, Outbound.Destination.STRICT));
+    SourceRecord marker =
+        records.record(
+            record(
+                MessageKind.COMMIT_MARKER,
+                "771",
+                "0/2000000",
+                0x2000048,
+                Outbound.Destination.STRICT));
+    assertThat(headers(chunk)).doesNotContainKey(OffsetHeaders.END_LSN);
+    assertThat(offset(marker))
+        .containsEntry("commit_lsn", "0/2000000")
+        .containsEntry("end_lsn", 0x2000048L)
+        .containsEntry("transaction_id", "771")
+        .containsEntry("system_id", "7390000000000000001")
+        .containsEntry("timeline", 1L);
+    assertThat(headers(marker))
+        .containsEntry("trellara.kind", "commit_marker")
+        .containsEntry("trellara.offset.source_id", "orders")
+        .containsEntry("trellara.offset.slot", "orders_slot")
+        .containsEntry("trellara.offset.end_lsn", "0/2000048")
+        .containsEntry("trellara.offset.transaction_id", "771");
+    OffsetHeaders.Stamp stamp = OffsetHeaders.read(headers(marker)::get);
+    assertThat(new StoredOffset.At(stamp.position()).toMap()).isEqualTo(marker.sourceOffset());
+    SourceRecord next =
+        records.record(
+            record(MessageKind.CHUNK, "772", "0/2100000", 0, Outbound.Destination.STRICT));
+    assertThat(next.sourceOffset()).isEqualTo(marker.sourceOffset());
+  }
+
+  @Test
+  void aSnapshotsRecordsBeforeItsMarkerSayRunningWithTheConsistentPoint() {
+    TransactionRecords records = records(new StoredOffset.None());
+    SourceRecord chunk =
+        records.record(
+            record(MessageKind.CHUNK, "snapshot", "0/16B3748", 0, Outbound.Destination.STRICT));
+    assertThat(offset(chunk))
+        .containsEntry("snapshot", "running")
+        .containsEntry("snapshot_lsn", "0/16B3748");
+    assertThat(StoredOffset.of(chunk.sourceOffset()))
+        .isEqualTo(new StoredOffset.Running(0x16B3748L));
+    SourceRecord marker =
+        records.record(
+            record(
+                MessageKind.COMMIT_MARKER,
+                "snapshot",
+                "0/16B3748",
+                0x16B3748L,
+                Outbound.Destination.STRICT));
+    assertThat(StoredOffset.of(marker.sourceOffset())).isInstanceOf(StoredOffset.At.class);
+    assertThat(headers(marker)).containsEntry("trellara.offset.transaction_id", "snapshot");
+  }
+}
