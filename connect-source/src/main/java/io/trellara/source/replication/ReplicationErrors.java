@@ -58,11 +58,19 @@ public final class ReplicationErrors {
   }
 
   /**
-   * The SQLSTATE part, from the one table of connect-common ({@link SqlFailures}): a state it
-   * answers RECONNECT for is a connection loss here; RETRY (serialization failure, deadlock) cannot
-   * happen on a replication stream and, like every other state, is fatal.
+   * The SQLSTATE part, from the one table of connect-common ({@link SqlFailures}) and 55006 (a slot
+   * still held): a state the table answers RECONNECT for is a connection loss here; RETRY
+   * (serialization failure, deadlock) cannot happen on a replication stream and, like every other
+   * state, is fatal.
    */
   static boolean isTransientState(String sqlState) {
-    return SqlFailures.actionOf(sqlState) == FailureAction.RECONNECT;
+    // 55006 is the replication connection's own rule: the shared table fails it (for the sink it is
+    // an ALTER TABLE meeting pending trigger events), here it is a slot its old walsender still
+    // holds
+    return SLOT_IN_USE.equals(sqlState)
+        || SqlFailures.actionOf(sqlState) == FailureAction.RECONNECT;
   }
+
+  /** object_in_use: "replication slot is active for PID ...". */
+  private static final String SLOT_IN_USE = "55006";
 }
