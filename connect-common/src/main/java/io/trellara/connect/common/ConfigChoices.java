@@ -48,4 +48,20 @@ public final class ConfigChoices {
   public static <E extends Enum<E> & ConfigChoice> String listed(Class<E> type) {
     return String.join(", ", names(type));
   }
+
+  /** The value configured as {@code configName} (validated already: an unknown name is a bug). */
+  public static <E extends Enum<E> & ConfigChoice> E of(Class<E> type, String configName) {
+    for (E e : type.getEnumConstants()) {
+      if (e.configName().equals(configName)) {
+        return e;
+      }
+    }
+    throw new IllegalArgumentException(
+        "'" + configName + "' is not one of " + listed(type) + " (" + type.getSimpleName() + ")");
+  }
+
+  /** The configuration name most enums use: their constant's name in lower case. */
+  public static String lowerCase(Enum<?> e) {
+    return e.name().toLowerCase(java.util.Locale.ROOT);
+  }
 }

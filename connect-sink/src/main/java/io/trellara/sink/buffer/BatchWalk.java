@@ -112,7 +112,7 @@ final class BatchWalk {
       Decision d =
           switch (phase) {
             case IDLE -> null;
-            case INGEST -> ingest();
+            case INGEST -> ingest(now);
             case FLUSH_HELD -> flushHeld();
             case FLUSH_STAGE -> flushStage(now);
             case DRAIN_HELD -> drainHeld(now);
@@ -204,7 +204,7 @@ final class BatchWalk {
 
   // ---- the batch, record by record -------------------------------------------------------------
 
-  private Decision ingest() {
+  private Decision ingest(long now) {
     while (cursor < steps.size()) {
       Step step = steps.get(cursor);
       PartitionState ps = step.ps();
@@ -214,7 +214,7 @@ final class BatchWalk {
       }
       if (ps.stream != null) {
         PartitionState.StreamCursor s = ps.stream;
-        Decision fed = streams.feed(ps, step);
+        Decision fed = streams.feed(ps, step, now);
         if (fed != null) {
           cursor++;
           return streamDecision(ps, s, fed);
@@ -232,7 +232,7 @@ final class BatchWalk {
         }
         flushedAt = -1;
         if (ps.idle() && !ps.poisoned) {
-          Decision open = streams.open(ps, step); // the same step is fed to it next
+          Decision open = streams.open(ps, step, now); // the same step is fed to it next
           return streamDecision(ps, ps.stream, open);
         }
       }
@@ -339,6 +339,12 @@ final class BatchWalk {
 
   /** Held chunks that waited too long, or a strict partition no longer this task's: staged. */
   private Decision drainHeld(long now) {
+    for (PartitionState ps : partitions.values()) {
+      Decision idle = streams.idleTooLong(ps, now, state.streamIdleNanos);
+      if (idle != null) {
+        return idle; // the drain comes back here, and looks again
+      }
+    }
     phase = Phase.DRAIN_QUEUES;
     if (lanes.overdue(partitions.values(), now) || !lanes.wanted(List.of(), partitions.values())) {
       return drain.stageHeld();

@@ -17,6 +17,10 @@ final class BufferState implements StreamSteps.Host {
   final BarrierDrain drain;
   final StreamSteps streams = new StreamSteps(this);
   long orphanManifestsDiscarded;
+
+  /** How long an open stream may wait for its next record (0: no bound). */
+  long streamIdleNanos;
+
   volatile long waitingTransactions;
   volatile long waitingLanes;
   volatile long queuedBytes;

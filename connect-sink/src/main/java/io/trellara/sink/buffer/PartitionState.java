@@ -104,6 +104,9 @@ final class PartitionState {
     int nextIndex;
     TransactionManifest manifest;
 
+    /** When the stream last moved (opened, or a record fed to it), on the buffer's clock. */
+    long lastProgressNanos;
+
     StreamCursor(TransactionBoundaryKey key, long firstOffset) {
       this.key = key;
       this.firstOffset = firstOffset;

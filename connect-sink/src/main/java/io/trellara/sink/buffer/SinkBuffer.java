@@ -93,6 +93,14 @@ public final class SinkBuffer {
     state.drain.maxWait(nanos);
   }
 
+  /**
+   * An open stream (a strict-chunked transaction applied as its chunks arrive) whose next record
+   * has not come for {@code nanos} is rolled back and goes the staged way (0: no bound).
+   */
+  public void maxStreamIdle(long nanos) {
+    state.streamIdleNanos = nanos;
+  }
+
   /** A lane pauses while more than {@code maxBytes} of it are staged behind a waiting barrier. */
   public void maxStagedPerLane(long maxBytes, long checkNanos) {
     state.staging.limits(maxBytes, checkNanos);

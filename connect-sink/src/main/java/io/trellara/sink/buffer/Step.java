@@ -1,6 +1,7 @@
 package io.trellara.sink.buffer;
 
 import com.google.protobuf.Message;
+import io.trellara.protocol.EventKey;
 import io.trellara.protocol.v1.ManifestBoundaryMode;
 import io.trellara.protocol.v1.PartitionChunk;
 import io.trellara.protocol.v1.TransactionCommitMarker;
@@ -117,7 +118,7 @@ record Step(
       throw new ApplyException(
           ApplyException.Reason.BARRIER_SEQUENCE,
           null,
-          c.getSourceId() + ':' + c.getCommitLsn() + ':' + c.getTransactionId(),
+          EventKey.transaction(c.getSourceId(), c.getCommitLsn(), c.getTransactionId()),
           in.where()
               + ": a partitioned chunk of lane "
               + Integer.toUnsignedString(c.getPartitionId())

@@ -67,8 +67,9 @@ final class StreamSteps {
   }
 
   /** Opens the stream at {@code step}'s first chunk; the same step is then fed to it. */
-  Decision open(PartitionState ps, Step step) {
+  Decision open(PartitionState ps, Step step, long now) {
     ps.stream = new PartitionState.StreamCursor(key(step.chunk()), step.in().offset());
+    ps.stream.lastProgressNanos = now;
     return new Decision.OpenStream(ps.tp, step.chunk());
   }
 
@@ -76,8 +77,9 @@ final class StreamSteps {
    * The decision that feeds {@code step} to the partition's stream; null when it does not continue
    * it.
    */
-  Decision feed(PartitionState ps, Step step) {
+  Decision feed(PartitionState ps, Step step, long now) {
     PartitionState.StreamCursor s = ps.stream;
+    s.lastProgressNanos = now;
     if (step.chunk() != null && step.poison() == null && s.continuesWith(step.chunk())) {
       s.nextIndex++;
       ps.seen(step.in().offset());
@@ -157,6 +159,28 @@ final class StreamSteps {
       }
       case REFUSED -> host.poison(ps, error, s.firstOffset);
     }
+    return new Decision.RollbackStream(ps.tp);
+  }
+
+  /**
+   * A stream whose next chunk has not come for {@code boundNanos} holds a target transaction open
+   * for nothing (a source that stopped mid-transaction, a lone first chunk): it is rolled back, so
+   * its locks are released, and the transaction goes the staged way when it is delivered again.
+   * Null when the partition's stream (if any) is within its bound.
+   */
+  Decision idleTooLong(PartitionState ps, long now, long boundNanos) {
+    PartitionState.StreamCursor s = ps.stream;
+    if (s == null || boundNanos <= 0 || now - s.lastProgressNanos < boundNanos) {
+      return null;
+    }
+    LOG.warn(
+        "Rolled back {} after {} chunk(s): its next chunk has not arrived for {} ms"
+            + " (apply.stall.timeout.ms); its open target transaction is released and the transaction"
+            + " is applied the staged way once it is delivered again",
+        s.key.display(),
+        s.nextIndex,
+        (now - s.lastProgressNanos) / 1_000_000L);
+    stageInstead(ps, s);
     return new Decision.RollbackStream(ps.tp);
   }
 

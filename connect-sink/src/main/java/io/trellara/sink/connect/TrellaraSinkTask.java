@@ -4,16 +4,10 @@ import io.trellara.connect.common.PluginVersion;
 import io.trellara.protocol.validation.ProtocolViolationException;
 import io.trellara.sink.buffer.Input;
 import io.trellara.sink.connect.metrics.SinkTaskMetrics;
-import io.trellara.sink.engine.ApplyPipeline;
 import io.trellara.sink.engine.SinkEngine;
 import io.trellara.sink.port.ApplyException;
 import io.trellara.sink.port.TopicPartitionKey;
-import io.trellara.sink.postgres.ApplyOptions;
 import io.trellara.sink.postgres.TransactionApplier;
-import io.trellara.sink.postgres.checkpoint.CheckpointStore;
-import io.trellara.sink.postgres.session.JdbcConnectionFactory;
-import java.sql.SQLException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -33,9 +27,6 @@ import org.apache.kafka.connect.sink.SinkTask;
  * durable, and the engine's failures as Connect's.
  */
 public class TrellaraSinkTask extends SinkTask {
-  private static final org.slf4j.Logger LOG =
-      org.slf4j.LoggerFactory.getLogger(TrellaraSinkTask.class);
-
   /** Added to each task's config by the connector; names the task's JMX bean. */
   static final String TASK_ID = "trellara.task.id";
 
@@ -50,62 +41,10 @@ public class TrellaraSinkTask extends SinkTask {
 
   @Override
   public void start(Map<String, String> props) {
-    List<SinkConfigRules.Problem> problems = SinkConfigRules.check(props);
-    if (!problems.isEmpty()) {
-      throw new ConnectException(SinkConfigRules.describe(problems));
-    }
-    TrellaraSinkConfig config = new TrellaraSinkConfig(props);
-    String sinkName = props.getOrDefault("name", "trellara-sink");
-    JdbcConnectionFactory connections =
-        new JdbcConnectionFactory(
-            config.getString(TrellaraSinkConfig.URL),
-            config.getString(TrellaraSinkConfig.USER),
-            TrellaraSinkConfig.secret(config.getPassword(TrellaraSinkConfig.PASSWORD)),
-            config.driverProperties());
-    CheckpointStore checkpoints = new CheckpointStore(connections);
-    try {
-      checkpoints.createSchema();
-      checkpoints.requireCompatibleVersions();
-    } catch (IllegalStateException e) {
-      throw new ConnectException(e.getMessage(), e);
-    } catch (SQLException e) {
-      throw new ConnectException(
-          "Cannot create the sink's checkpoint schema trellara_sink on the target: "
-              + e.getMessage()
-              + " (SQLSTATE "
-              + e.getSQLState()
-              + "). Grant CREATE on the database or create"
-              + " it as an administrator.",
-          e);
-    }
-    applier =
-        new TransactionApplier(connections, config.relationMapper(), config.applyOptions(sinkName))
-            .ownedBy(sinkName + " task " + props.getOrDefault(TASK_ID, "0"));
-    metrics = new SinkTaskMetrics(sinkName, props.getOrDefault(TASK_ID, "0"), applier.metrics());
-    ApplyPipeline pipeline =
-        new ApplyPipeline(applier, metrics)
-            .maxBarrierWait(
-                Duration.ofMillis(config.getLong(TrellaraSinkConfig.BARRIER_MAX_WAIT_MS)))
-            .maxStagedPerLane(config.getLong(TrellaraSinkConfig.STAGING_LANE_MAX_BYTES))
-            .holdLanes(
-                Duration.ofMillis(io.trellara.sink.buffer.SinkBuffer.DEFAULT_HOLD_MILLIS),
-                config.getLong(TrellaraSinkConfig.LANES_HOLD_MAX_BYTES))
-            .retryPolicy(applier.options().retryPolicy());
-    metrics.pipeline(pipeline).stages(applier.stages()).start();
-    engine =
-        new SinkEngine(sinkName, applier, pipeline, consumer())
-            .fenceWait(applier.options().maxRetryDuration());
-    ApplyOptions o = applier.options();
-    LOG.info(
-        "Sink task {} started: allowlist {}, ddl.apply={}, schema evolution {}, {} transaction(s) per target"
-            + " commit, synchronous_commit {}, retries for up to {} s",
-        sinkName,
-        config.getList(TrellaraSinkConfig.ALLOWLIST),
-        o.ddlPolicy(),
-        o.schemaEvolution(),
-        o.groupMaxTransactions(),
-        o.synchronousCommitOff() ? "off" : "on",
-        o.maxRetryDuration().toSeconds());
+    SinkTaskParts parts = SinkTaskParts.start(props, consumer());
+    applier = parts.applier();
+    engine = parts.engine();
+    metrics = parts.metrics();
   }
 
   @Override

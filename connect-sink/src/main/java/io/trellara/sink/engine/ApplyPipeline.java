@@ -85,6 +85,12 @@ public final class ApplyPipeline implements AutoCloseable {
     return this;
   }
 
+  /** Rolls back a stream whose next record has not come for {@code maxIdle} (released locks). */
+  public ApplyPipeline maxStreamIdle(Duration maxIdle) {
+    buffer.maxStreamIdle(maxIdle.toNanos());
+    return this;
+  }
+
   /** Pauses a lane while more than {@code maxBytes} of it are staged behind a waiting barrier. */
   public ApplyPipeline maxStagedPerLane(long maxBytes) {
     return maxStagedPerLane(maxBytes, Duration.ofMillis(SinkBuffer.DEFAULT_STAGING_CHECK_MILLIS));

@@ -6,7 +6,6 @@ import io.trellara.sink.port.TopicPartitionKey;
 import io.trellara.sink.postgres.checkpoint.AsyncCommits;
 import io.trellara.sink.postgres.checkpoint.CheckpointStore;
 import io.trellara.sink.postgres.checkpoint.PartitionOwners;
-import io.trellara.sink.postgres.session.RetryingExecutor;
 import java.util.List;
 import java.util.Map;
 
@@ -48,9 +47,12 @@ final class Ownership {
     }
     return executor.run(
         "the claim of " + partitions + " by sink " + applier.options().sinkName(),
-        (s, a) ->
-            PartitionOwners.claimAndRead(
-                s, applier.options().sinkName(), applier.owner(), partitions));
+        (s, a) -> {
+          PartitionOwners.Claimed c =
+              PartitionOwners.claimAndRead(
+                  s, applier.options().sinkName(), applier.owner(), partitions);
+          return new RetryingExecutor.Done<>(c.positions(), java.util.Set.of(), c.afterCommit());
+        });
   }
 
   /** The claims other tasks hold on any of {@code partitions}, for a message. */

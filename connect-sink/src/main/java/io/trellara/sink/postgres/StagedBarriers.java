@@ -1,5 +1,6 @@
 package io.trellara.sink.postgres;
 
+import io.trellara.protocol.EventKey;
 import io.trellara.protocol.MessageKind;
 import io.trellara.protocol.TransactionBoundaryKey;
 import io.trellara.protocol.codec.Checksums;
@@ -26,7 +27,6 @@ import io.trellara.sink.postgres.checkpoint.AppliedRecords;
 import io.trellara.sink.postgres.checkpoint.AppliedTransaction;
 import io.trellara.sink.postgres.checkpoint.CheckpointStore;
 import io.trellara.sink.postgres.checkpoint.StagingStore;
-import io.trellara.sink.postgres.session.RetryingExecutor;
 import io.trellara.sink.postgres.session.TargetSession;
 import java.sql.SQLException;
 import java.util.List;
@@ -278,7 +278,7 @@ final class StagedBarriers {
   }
 
   private static String txKey(TransactionManifest m) {
-    return m.getSourceId() + ':' + m.getSourceCommitLsn() + ':' + m.getTransactionId();
+    return EventKey.transaction(m.getSourceId(), m.getSourceCommitLsn(), m.getTransactionId());
   }
 
   private static TransactionBoundaryKey boundaryKey(TransactionManifest m) {

@@ -3,6 +3,7 @@ package io.trellara.sink.postgres;
 import io.trellara.connect.common.liveness.Watchdog;
 import io.trellara.connect.common.retry.Sleeper;
 import io.trellara.connect.common.retry.SqlFailures;
+import io.trellara.protocol.EventKey;
 import io.trellara.protocol.v1.PartitionChunk;
 import io.trellara.protocol.v1.TransactionManifest;
 import io.trellara.sink.port.ApplyException;
@@ -17,16 +18,15 @@ import io.trellara.sink.port.Target;
 import io.trellara.sink.port.TargetStream;
 import io.trellara.sink.port.TopicPartitionKey;
 import io.trellara.sink.postgres.apply.ChangeWriter;
-import io.trellara.sink.postgres.apply.StreamedBarrier;
 import io.trellara.sink.postgres.checkpoint.AsyncCommits;
 import io.trellara.sink.postgres.checkpoint.CheckpointStore;
 import io.trellara.sink.postgres.checkpoint.CommitOrder;
 import io.trellara.sink.postgres.checkpoint.PartitionOwners;
 import io.trellara.sink.postgres.schema.RelationMapper;
 import io.trellara.sink.postgres.session.ConnectionFactory;
-import io.trellara.sink.postgres.session.RetryingExecutor;
 import io.trellara.sink.postgres.session.SessionWatch;
 import io.trellara.sink.postgres.session.TargetSession;
+import io.trellara.sink.postgres.settings.ApplyOptions;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
@@ -177,7 +177,10 @@ public final class TransactionApplier implements Target, AutoCloseable {
         streamWatch.watch(streamSession);
       }
       asyncCommits.checkProgress();
-      streamWorking("the first chunk of " + first.getSourceId() + ':' + first.getCommitLsn());
+      streamWorking(
+          "the first chunk of "
+              + EventKey.transaction(
+                  first.getSourceId(), first.getCommitLsn(), first.getTransactionId()));
       return new StreamedBarrier(this, streamSession, first, order.pending());
     } catch (SQLException e) {
       if (streamSession != null && streamSession.stalled() != null) {
@@ -185,7 +188,11 @@ public final class TransactionApplier implements Target, AutoCloseable {
         String relation = streamSession.relation;
         rolledBack(streamSession);
         throw RetryingExecutor.stalled(
-            stall, relation, first.getSourceId() + ':' + first.getCommitLsn(), e);
+            stall,
+            relation,
+            EventKey.transaction(
+                first.getSourceId(), first.getCommitLsn(), first.getTransactionId()),
+            e);
       }
       String state = SqlFailures.sqlState(e);
       boolean transientFailure =
@@ -208,7 +215,8 @@ public final class TransactionApplier implements Target, AutoCloseable {
       throw RetryingExecutor.translate(
           e,
           null,
-          first.getSourceId() + ':' + first.getCommitLsn() + ':' + first.getTransactionId());
+          EventKey.transaction(
+              first.getSourceId(), first.getCommitLsn(), first.getTransactionId()));
     } catch (RuntimeException e) {
       rolledBack(streamSession);
       throw e;

@@ -1,9 +1,9 @@
 /**
  * The PostgreSQL implementation of the sink engine's target port ({@link
  * io.trellara.sink.postgres.TransactionApplier} implements {@code io.trellara.sink.port.Target};
- * {@link io.trellara.sink.postgres.apply.StreamedBarrier} its streams): whole source transactions
- * into PostgreSQL, exactly once, with checkpoints, staging, row writing, schema evolution and the
- * DDL gate ({@code ddl}). Imports nothing from Kafka or Connect.
+ * {@link io.trellara.sink.postgres.StreamedBarrier} its streams): whole source transactions into
+ * PostgreSQL, exactly once, with checkpoints, staging, row writing, schema evolution and the DDL
+ * gate ({@code ddl}). Imports nothing from Kafka or Connect.
  *
  * <h2>One target transaction per group</h2>
  *

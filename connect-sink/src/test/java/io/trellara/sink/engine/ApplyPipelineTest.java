@@ -170,6 +170,30 @@ class ApplyPipelineTest {
   }
 
   @Test
+  void aStreamWhoseNextChunkDoesNotComeWithinTheBoundIsRolledBackAndAppliedTheStagedWay() {
+    java.util.concurrent.atomic.AtomicLong now = new java.util.concurrent.atomic.AtomicLong();
+    ApplyPipeline p =
+        new ApplyPipeline(target, null, 3, 64 << 20, 0)
+            .time(now::get, target::pause)
+            .maxStreamIdle(java.time.Duration.ofSeconds(10));
+    Barriers b = strict(opens(0x100, 1, 9, "1"));
+    List<Input> inputs = new Feed().inputs(b.all());
+    Feed.oneByOne(p, inputs.subList(0, 2)); // two chunks streamed into one open target transaction
+    assertThat(target.openStreams()).isEqualTo(1);
+    now.addAndGet(9_000_000_000L);
+    p.poll();
+    assertThat(p.takeRewinds()).as("within the bound: the stream stays open").isEmpty();
+    now.addAndGet(2_000_000_000L);
+    p.poll(); // its next chunk has not come for 11 s
+    assertThat(p.takeRewinds()).containsEntry(STRICT, 0L);
+    assertThat(target.committedLsns()).isEmpty();
+    Feed.oneByOne(p, inputs); // delivered again from its first chunk: the staged way
+    assertThat(target.committedLsns()).containsExactly("0/100");
+    assertThat(target.metrics().chunksStaged()).as("its chunks were staged").isPositive();
+    assertThat(target.openStreams()).as("no target transaction left open").isZero();
+  }
+
+  @Test
   void aTransientFailurePersistingBeyondTheRetryTimeStopsThePartitionAtTheFirstChunk() {
     ApplyPipeline p =
         new ApplyPipeline(

@@ -27,7 +27,7 @@ import io.trellara.sink.port.TargetProgressLost;
 import io.trellara.sink.port.TargetStream;
 import io.trellara.sink.port.TopicPartitionKey;
 import io.trellara.sink.postgres.ApplyMetrics;
-import io.trellara.sink.postgres.ApplyOptions;
+import io.trellara.sink.postgres.settings.ApplyOptions;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;

@@ -9,6 +9,7 @@ import io.trellara.sink.port.SourceTransaction;
 import io.trellara.sink.postgres.checkpoint.CheckpointStore;
 import io.trellara.sink.postgres.schema.RelationMapper;
 import io.trellara.sink.postgres.session.ConnectionFactory;
+import io.trellara.sink.postgres.settings.ApplyOptions;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.sql.Connection;
 import java.sql.Statement;

@@ -18,6 +18,8 @@ import io.trellara.sink.port.TopicPartitionKey;
 import io.trellara.sink.postgres.checkpoint.CheckpointStore;
 import io.trellara.sink.postgres.schema.RelationMapper;
 import io.trellara.sink.postgres.session.ConnectionFactory;
+import io.trellara.sink.postgres.settings.ApplyOptions;
+import io.trellara.sink.postgres.settings.DdlPolicy;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;

@@ -18,6 +18,7 @@ import io.trellara.protocol.validation.ProtocolViolationException;
 import io.trellara.sink.buffer.Input;
 import io.trellara.sink.engine.ApplyPipeline;
 import io.trellara.sink.postgres.schema.RelationMapper;
+import io.trellara.sink.postgres.settings.ApplyOptions;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

@@ -12,6 +12,7 @@ import io.trellara.protocol.v1.TransactionEnvelope;
 import io.trellara.sink.postgres.apply.ChangeWriter;
 import io.trellara.sink.postgres.schema.RelationMapper;
 import io.trellara.sink.postgres.session.TargetSession;
+import io.trellara.sink.postgres.settings.ApplyOptions;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

@@ -13,6 +13,8 @@ import io.trellara.sink.port.ApplyException;
 import io.trellara.sink.postgres.schema.Identifiers;
 import io.trellara.sink.postgres.schema.QualifiedName;
 import io.trellara.sink.postgres.schema.RelationMapper;
+import io.trellara.sink.postgres.settings.ApplyOptions;
+import io.trellara.sink.postgres.settings.DdlPolicy;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

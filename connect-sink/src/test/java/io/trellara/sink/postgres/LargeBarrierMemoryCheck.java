@@ -28,6 +28,7 @@ import io.trellara.sink.port.TopicPartitionKey;
 import io.trellara.sink.postgres.checkpoint.CheckpointStore;
 import io.trellara.sink.postgres.schema.RelationMapper;
 import io.trellara.sink.postgres.session.ConnectionFactory;
+import io.trellara.sink.postgres.settings.ApplyOptions;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;

@@ -19,6 +19,7 @@ import io.trellara.sink.postgres.checkpoint.AppliedRecords;
 import io.trellara.sink.postgres.checkpoint.AppliedTransaction;
 import io.trellara.sink.postgres.schema.RelationMapper;
 import io.trellara.sink.postgres.session.TargetSession;
+import io.trellara.sink.postgres.settings.ApplyOptions;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;

@@ -9,6 +9,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.trellara.protocol.v1.RelationId;
 import io.trellara.sink.postgres.schema.RelationMapper;
+import io.trellara.sink.postgres.settings.ApplyOptions;
+import io.trellara.sink.postgres.settings.DdlPolicy;
+import io.trellara.sink.postgres.settings.DropColumnsPolicy;
+import io.trellara.sink.postgres.settings.SchemaEvolutionMode;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

@@ -12,6 +12,8 @@ import io.trellara.protocol.v1.TransactionEnvelope;
 import io.trellara.sink.engine.ApplyPipeline;
 import io.trellara.sink.port.ApplyException;
 import io.trellara.sink.postgres.schema.RelationMapper;
+import io.trellara.sink.postgres.settings.ApplyOptions;
+import io.trellara.sink.postgres.settings.SnapshotApplyMode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

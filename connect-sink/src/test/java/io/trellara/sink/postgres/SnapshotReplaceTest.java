@@ -11,6 +11,8 @@ import io.trellara.protocol.v1.RelationId;
 import io.trellara.sink.buffer.Input;
 import io.trellara.sink.engine.ApplyPipeline;
 import io.trellara.sink.postgres.schema.RelationMapper;
+import io.trellara.sink.postgres.settings.ApplyOptions;
+import io.trellara.sink.postgres.settings.SnapshotApplyMode;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;

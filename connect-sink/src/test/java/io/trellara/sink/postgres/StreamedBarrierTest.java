@@ -14,6 +14,7 @@ import io.trellara.protocol.v1.TransactionEnvelope;
 import io.trellara.sink.engine.ApplyPipeline;
 import io.trellara.sink.port.TopicPartitionKey;
 import io.trellara.sink.postgres.schema.RelationMapper;
+import io.trellara.sink.postgres.settings.ApplyOptions;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;

@@ -13,6 +13,7 @@ import io.trellara.protocol.v1.ReplicaIdentity;
 import io.trellara.sink.port.ApplyResult;
 import io.trellara.sink.port.SourceTransaction;
 import io.trellara.sink.postgres.schema.RelationMapper;
+import io.trellara.sink.postgres.settings.ApplyOptions;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

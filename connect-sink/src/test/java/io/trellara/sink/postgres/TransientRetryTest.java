@@ -15,6 +15,7 @@ import io.trellara.sink.port.TargetProgressLost;
 import io.trellara.sink.port.TopicPartitionKey;
 import io.trellara.sink.postgres.schema.RelationMapper;
 import io.trellara.sink.postgres.session.ConnectionFactory;
+import io.trellara.sink.postgres.settings.ApplyOptions;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;

@@ -11,6 +11,7 @@ import io.trellara.protocol.v1.RelationId;
 import io.trellara.sink.port.ApplyException;
 import io.trellara.sink.port.SourceTransaction;
 import io.trellara.sink.postgres.schema.RelationMapper;
+import io.trellara.sink.postgres.settings.ApplyOptions;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;

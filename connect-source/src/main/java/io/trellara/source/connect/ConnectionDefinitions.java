@@ -3,7 +3,7 @@ package io.trellara.source.connect;
 import static io.trellara.source.connect.TrellaraSourceConfig.*;
 
 import io.trellara.connect.common.ConfigChoices;
-import io.trellara.source.pg.SslMode;
+import io.trellara.connect.common.SslMode;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Type;

@@ -2,7 +2,7 @@ package io.trellara.source.connect;
 
 import io.trellara.connect.common.ConfigChoices;
 import io.trellara.connect.common.ConfigRecommenders;
-import io.trellara.source.pg.SslMode;
+import io.trellara.connect.common.SslMode;
 import io.trellara.source.replication.BoundarySettings;
 import io.trellara.source.routing.KeyChangePolicy;
 import io.trellara.source.routing.NullKeyPolicy;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.trellara.connect.common.ConfigChoice;
 import io.trellara.connect.common.ConfigChoices;
-import io.trellara.source.pg.SslMode;
+import io.trellara.connect.common.SslMode;
 import io.trellara.source.routing.KeyChangePolicy;
 import io.trellara.source.routing.NullKeyPolicy;
 import io.trellara.source.snapshot.SnapshotMode;

@@ -5,6 +5,7 @@ import static io.trellara.protocol.validation.ProtocolRule.EMPTY_BARRIER;
 import static io.trellara.protocol.validation.ProtocolRule.EVENT_COUNT_MISMATCH;
 import static io.trellara.protocol.validation.ProtocolRule.TOTAL_ORDER_NOT_ASCENDING;
 
+import io.trellara.protocol.EventKey;
 import io.trellara.protocol.v1.ChangeRecord;
 import io.trellara.protocol.v1.DdlEvent;
 import io.trellara.protocol.v1.ManifestPartition;
@@ -70,7 +71,8 @@ public final class BarrierMerge {
   }
 
   public void run(TransactionManifest m, ChunkReader reader, EventSink sink) throws SQLException {
-    String txKey = m.getSourceId() + ':' + m.getSourceCommitLsn() + ':' + m.getTransactionId();
+    String txKey =
+        EventKey.transaction(m.getSourceId(), m.getSourceCommitLsn(), m.getTransactionId());
     if (m.getPartitionsCount() == 0 || m.getGlobalEventCount() == 0) {
       throw new ProtocolViolationException(
           EMPTY_BARRIER, "partitions", txKey, "no chunk or no event");
@@ -112,7 +114,7 @@ public final class BarrierMerge {
         throw new ProtocolViolationException(
             DUPLICATE_TOTAL_ORDER,
             c.name() + (ddl ? " ddl_events[" + c.ddl : " changes[" + c.change) + "].total_order",
-            txKey + ':' + Long.toUnsignedString(order),
+            EventKey.of(m.getSourceId(), m.getSourceCommitLsn(), m.getTransactionId(), order),
             "total_order "
                 + Long.toUnsignedString(order)
                 + " is used by "
@@ -125,7 +127,7 @@ public final class BarrierMerge {
         throw new ProtocolViolationException(
             repeat ? DUPLICATE_TOTAL_ORDER : TOTAL_ORDER_NOT_ASCENDING,
             c.name() + (ddl ? " ddl_events[" + c.ddl : " changes[" + c.change) + "].total_order",
-            txKey + ':' + Long.toUnsignedString(order),
+            EventKey.of(m.getSourceId(), m.getSourceCommitLsn(), m.getTransactionId(), order),
             "total_order "
                 + Long.toUnsignedString(order)
                 + (repeat

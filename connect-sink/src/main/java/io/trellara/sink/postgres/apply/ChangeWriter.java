@@ -13,9 +13,6 @@ import io.trellara.protocol.v1.SchemaVersion;
 import io.trellara.protocol.v1.TransactionEnvelope;
 import io.trellara.protocol.v1.TruncateSpec;
 import io.trellara.sink.port.ApplyException;
-import io.trellara.sink.postgres.ApplyOptions;
-import io.trellara.sink.postgres.InsertConflictPolicy;
-import io.trellara.sink.postgres.MissingRowPolicy;
 import io.trellara.sink.postgres.checkpoint.AppliedRecords;
 import io.trellara.sink.postgres.schema.DdlApplier;
 import io.trellara.sink.postgres.schema.QualifiedName;
@@ -24,6 +21,9 @@ import io.trellara.sink.postgres.schema.SchemaEvolution;
 import io.trellara.sink.postgres.schema.TargetTable;
 import io.trellara.sink.postgres.schema.TargetTables;
 import io.trellara.sink.postgres.session.TargetSession;
+import io.trellara.sink.postgres.settings.ApplyOptions;
+import io.trellara.sink.postgres.settings.InsertConflictPolicy;
+import io.trellara.sink.postgres.settings.MissingRowPolicy;
 import io.trellara.sink.postgres.snapshot.SnapshotLoad;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -47,7 +47,7 @@ import java.util.List;
  * row images, so the writer holds a bounded number of changes whatever the size of the transaction:
  * splitting a run into consecutive statements in the same order changes nothing observable.
  */
-public final class ChangeWriter {
+public final class ChangeWriter implements io.trellara.sink.postgres.snapshot.RowWriter {
   /** Rows per multi-row INSERT statement (bounded by the 32767 bind parameters of a statement). */
   private static final int MAX_INSERT_ROWS = 256;
 
@@ -144,6 +144,7 @@ public final class ChangeWriter {
    * Writes changes and DDL events of the transaction named by {@link #begin} in total order ({@code
    * schemas}: the schema versions of the envelope or chunk that carries them).
    */
+  @Override
   public void write(List<SchemaVersion> schemas, List<ChangeRecord> changes, List<DdlEvent> ddl)
       throws SQLException {
     if (!ascending(changes)) {
@@ -279,10 +280,10 @@ public final class ChangeWriter {
    * description.
    */
   private RowLayout layout(TargetTable table, SchemaVersion version, String eventKey) {
-    RowLayout cached = session.layouts.get(table.name());
+    RowLayout cached = session.cache(ShapeCache.class, ShapeCache::new).layouts.get(table.name());
     RowLayout layout = RowLayout.of(cached, version, table, table.name().quoted(), eventKey);
     if (layout != cached) {
-      session.layouts.put(table.name(), layout);
+      session.cache(ShapeCache.class, ShapeCache::new).layouts.put(table.name(), layout);
     }
     return layout;
   }
@@ -299,11 +300,12 @@ public final class ChangeWriter {
   private TargetTable prepared(QualifiedName target, SchemaVersion version, String eventKey)
       throws SQLException {
     String fingerprint = version == null ? "" : version.getFingerprint();
-    if (fingerprint.equals(session.preparedFingerprints.get(target))) {
+    if (fingerprint.equals(
+        session.cache(ShapeCache.class, ShapeCache::new).preparedFingerprints.get(target))) {
       return tables.ensure(target, version, eventKey); // described once per session
     }
     TargetTable t = evolution.prepare(target, version, sourceId, datasetId, eventKey);
-    session.preparedFingerprints.put(target, fingerprint);
+    session.cache(ShapeCache.class, ShapeCache::new).preparedFingerprints.put(target, fingerprint);
     return t;
   }
 
@@ -379,6 +381,7 @@ public final class ChangeWriter {
    * Writes the pending run and ends an open COPY: after this the session can run other statements
    * (the next table's, the dedup and progress records, COMMIT).
    */
+  @Override
   public void flush() throws SQLException {
     writeAll();
     endCopy();

@@ -2,7 +2,6 @@ package io.trellara.sink.postgres.checkpoint;
 
 import io.trellara.sink.port.ApplyException;
 import io.trellara.sink.port.TopicPartitionKey;
-import io.trellara.sink.postgres.session.RetryingExecutor;
 import io.trellara.sink.postgres.session.TargetSession;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -11,7 +10,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * Fencing: which task of a sink owns each input partition, in {@code
@@ -66,7 +64,7 @@ public final class PartitionOwners {
    * the progress recorded for {@code partitions}, read after it. The earlier owners are logged once
    * it has committed.
    */
-  public static RetryingExecutor.Done<Map<TopicPartitionKey, Long>> claimAndRead(
+  public static Claimed claimAndRead(
       TargetSession s, String sinkName, String owner, List<TopicPartitionKey> partitions)
       throws SQLException {
     List<Owner> previous;
@@ -96,9 +94,8 @@ public final class PartitionOwners {
         out.put(p, all.get(p));
       }
     }
-    return new RetryingExecutor.Done<>(
+    return new Claimed(
         out,
-        Set.of(),
         () ->
             previous.forEach(
                 o ->
@@ -110,6 +107,12 @@ public final class PartitionOwners {
                         o.owner(),
                         o.claimedAt())));
   }
+
+  /**
+   * What a claim read: the progress recorded for the claimed partitions, and what to log once the
+   * claim has committed (the earlier owners it took them from).
+   */
+  public record Claimed(Map<TopicPartitionKey, Long> positions, Runnable afterCommit) {}
 
   /** The claims of others than {@code owner} on {@code partitions}. */
   public static List<String> claimsByOthers(

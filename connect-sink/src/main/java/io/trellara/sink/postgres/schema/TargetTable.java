@@ -1,6 +1,5 @@
 package io.trellara.sink.postgres.schema;
 
-import io.trellara.sink.postgres.apply.ChangeWriter;
 import java.util.List;
 import java.util.Map;
 
@@ -16,7 +15,7 @@ import java.util.Map;
  *     not touch it: an ordinary table (not partitioned, not a partition, no inheritance parent or
  *     child) without triggers (so without foreign keys either way: they are triggers), rules or row
  *     security. Writes to two such tables commute, so the writer may batch each one's rows across
- *     the others' ({@link ChangeWriter})
+ *     the others' (the apply package's change writer)
  */
 public record TargetTable(
     QualifiedName name,

@@ -86,7 +86,7 @@ public final class TargetTables {
 
   /** The table as the catalog says now (cached per session), or null when it does not exist. */
   public TargetTable describe(QualifiedName target) throws SQLException {
-    TargetTable cached = session.tables.get(target);
+    TargetTable cached = session.cache(TableCache.class, TableCache::new).tables.get(target);
     if (cached != null) {
       return cached;
     }
@@ -109,7 +109,7 @@ public final class TargetTables {
       return null;
     }
     TargetTable t = new TargetTable(target, columns, new ArrayList<>(key.values()), selfContained);
-    session.tables.put(target, t);
+    session.cache(TableCache.class, TableCache::new).tables.put(target, t);
     return t;
   }
 
@@ -159,7 +159,7 @@ public final class TargetTables {
     sql.append(')');
     session.execute("CREATE SCHEMA IF NOT EXISTS " + Identifiers.quote(target.schema()));
     session.execute(sql.toString());
-    session.tables.remove(target);
+    session.cache(TableCache.class, TableCache::new).tables.remove(target);
   }
 
   /**

@@ -2,10 +2,6 @@ package io.trellara.sink.postgres.session;
 
 import io.trellara.connect.common.SessionTimeouts;
 import io.trellara.connect.common.liveness.Stage;
-import io.trellara.sink.postgres.apply.RowLayout;
-import io.trellara.sink.postgres.schema.QualifiedName;
-import io.trellara.sink.postgres.schema.TargetTable;
-import io.trellara.sink.postgres.schema.TargetTables;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -57,14 +53,8 @@ public final class TargetSession implements AutoCloseable {
   private final Stage stage;
   private volatile State state = State.IDLE;
 
-  /** Target tables as the catalog described them (see {@link TargetTables#describe}). */
-  public final Map<QualifiedName, TargetTable> tables = new HashMap<>();
-
-  /** Per target table, the fingerprint of the schema version its rows were last prepared for. */
-  public final Map<QualifiedName, String> preparedFingerprints = new HashMap<>();
-
-  /** Per target table, how the positional rows of the schema version last written map onto it. */
-  public final Map<QualifiedName, RowLayout> layouts = new HashMap<>();
+  /** What this session remembers of the target, by kind (see {@link SessionCache}). */
+  private final Map<Class<?>, SessionCache> caches = new HashMap<>();
 
   private final LinkedHashMap<String, PreparedStatement> statements =
       new LinkedHashMap<>(64, 0.75f, true) {
@@ -411,6 +401,11 @@ public final class TargetSession implements AutoCloseable {
 
   // ---- caches --------------------------------------------------------------------------------
 
+  /** This session's cache of {@code type}, made by {@code create} on first use. */
+  public <C extends SessionCache> C cache(Class<C> type, java.util.function.Supplier<C> create) {
+    return type.cast(caches.computeIfAbsent(type, t -> create.get()));
+  }
+
   /** After DDL: cached statements and table descriptions may no longer hold. */
   public void invalidate() {
     statements.values().forEach(TargetSession::closeQuietly);
@@ -419,19 +414,15 @@ public final class TargetSession implements AutoCloseable {
   }
 
   /** After the sink altered {@code target}: describe it again, prepare its statements again. */
-  public void forget(QualifiedName target) {
+  public void forget(Object target) {
     statements.values().forEach(TargetSession::closeQuietly);
     statements.clear();
-    tables.remove(target);
-    preparedFingerprints.remove(target);
-    layouts.remove(target);
+    caches.values().forEach(c -> c.forget(target));
   }
 
   /** After a rollback: a table created or altered by the rolled-back transaction is as it was. */
   public void forgetTables() {
-    tables.clear();
-    preparedFingerprints.clear();
-    layouts.clear();
+    caches.values().forEach(SessionCache::forgetAll);
   }
 
   @Override

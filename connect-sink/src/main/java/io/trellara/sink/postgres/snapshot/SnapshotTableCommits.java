@@ -5,7 +5,6 @@ import io.trellara.protocol.v1.RelationId;
 import io.trellara.protocol.v1.SchemaVersion;
 import io.trellara.sink.port.ApplyException;
 import io.trellara.sink.port.FlowKey;
-import io.trellara.sink.postgres.apply.ChangeWriter;
 import io.trellara.sink.postgres.session.TargetSession;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -91,7 +90,7 @@ public final class SnapshotTableCommits {
    * Writes one chunk's changes through {@code writer}: those an earlier delivery committed are
    * skipped, and where a new table begins the table before it is committed first.
    */
-  public void write(ChangeWriter writer, List<SchemaVersion> schemas, List<ChangeRecord> changes)
+  public void write(RowWriter writer, List<SchemaVersion> schemas, List<ChangeRecord> changes)
       throws SQLException {
     int from = 0;
     while (from < changes.size() && changes.get(from).getTotalOrder() <= resumeAfter) {
@@ -151,7 +150,7 @@ public final class SnapshotTableCommits {
     return tablesCommitted;
   }
 
-  private void commitTable(ChangeWriter writer) throws SQLException {
+  private void commitTable(RowWriter writer) throws SQLException {
     writer.flush();
     session.at(name(current), key.display());
     PreparedStatement ps = session.prepare(RECORD);

@@ -1,7 +1,10 @@
-package io.trellara.sink.postgres;
+package io.trellara.sink.postgres.settings;
+
+import io.trellara.connect.common.ConfigChoice;
+import io.trellara.connect.common.ConfigChoices;
 
 /** How a source's initial snapshot becomes visible on the target ({@code snapshot.apply}). */
-public enum SnapshotApplyMode {
+public enum SnapshotApplyMode implements ConfigChoice {
   /**
    * The whole snapshot in one target transaction: a reader sees the tables empty or all of them
    * loaded, mutually consistent (default).
@@ -14,5 +17,10 @@ public enum SnapshotApplyMode {
    * transaction. Tables loaded earlier are visible before later ones, so foreign keys between them
    * hold only once the snapshot completes.
    */
-  PER_TABLE
+  PER_TABLE;
+
+  @Override
+  public String configName() {
+    return ConfigChoices.lowerCase(this);
+  }
 }

@@ -1,4 +1,4 @@
-package io.trellara.sink.postgres.session;
+package io.trellara.sink.postgres;
 
 import io.trellara.connect.common.Ticker;
 import io.trellara.connect.common.liveness.Stage;
@@ -11,6 +11,9 @@ import io.trellara.sink.port.FlowKey;
 import io.trellara.sink.port.TargetProgressLost;
 import io.trellara.sink.postgres.checkpoint.AsyncCommits;
 import io.trellara.sink.postgres.checkpoint.CommitOrder;
+import io.trellara.sink.postgres.session.ConnectionFactory;
+import io.trellara.sink.postgres.session.SessionWatch;
+import io.trellara.sink.postgres.session.TargetSession;
 import java.sql.SQLException;
 import java.util.Objects;
 import java.util.Set;

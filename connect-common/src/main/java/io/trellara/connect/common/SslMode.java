@@ -1,6 +1,4 @@
-package io.trellara.source.pg;
-
-import io.trellara.connect.common.ConfigChoice;
+package io.trellara.connect.common;
 
 /** libpq's TLS modes ({@code database.sslmode}), as pgjdbc's {@code sslmode} takes them. */
 public enum SslMode implements ConfigChoice {

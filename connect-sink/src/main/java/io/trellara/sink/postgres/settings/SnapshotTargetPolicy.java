@@ -1,4 +1,7 @@
-package io.trellara.sink.postgres;
+package io.trellara.sink.postgres.settings;
+
+import io.trellara.connect.common.ConfigChoice;
+import io.trellara.connect.common.ConfigChoices;
 
 /**
  * What the sink does when a source's initial snapshot is about to load a target table that already
@@ -7,7 +10,7 @@ package io.trellara.sink.postgres;
  * always replaces the table, emptied in the same target transaction that loads it again: the later
  * snapshot supersedes what came before.
  */
-public enum SnapshotTargetPolicy {
+public enum SnapshotTargetPolicy implements ConfigChoice {
   /** Refuse: nothing of the snapshot is applied, and the error names the table (default). */
   FAIL,
   /**
@@ -16,5 +19,10 @@ public enum SnapshotTargetPolicy {
    */
   TRUNCATE,
   /** Keep the rows and upsert the snapshot's rows over them by key. */
-  UPSERT
+  UPSERT;
+
+  @Override
+  public String configName() {
+    return ConfigChoices.lowerCase(this);
+  }
 }

@@ -1,9 +1,11 @@
-package io.trellara.sink.postgres;
+package io.trellara.sink.postgres.settings;
 
+import io.trellara.connect.common.ConfigChoice;
+import io.trellara.connect.common.ConfigChoices;
 import io.trellara.sink.port.ApplyException;
 
 /** What the applier does with a DDL event at its place in the transaction's total order. */
-public enum DdlPolicy {
+public enum DdlPolicy implements ConfigChoice {
   /**
    * The default: run no statement text. Schema changes of captured tables reach the target through
    * structured schema evolution (see {@link SchemaEvolution}); a DDL event is only looked at to
@@ -19,5 +21,10 @@ public enum DdlPolicy {
   /** Ignore the DDL event (the target's schema is managed elsewhere); counted in the metrics. */
   SKIP,
   /** Stop: the transaction is not applied and an {@link ApplyException} names the DDL event. */
-  FAIL
+  FAIL;
+
+  @Override
+  public String configName() {
+    return ConfigChoices.lowerCase(this);
+  }
 }

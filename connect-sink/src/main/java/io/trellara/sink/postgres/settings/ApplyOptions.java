@@ -1,4 +1,4 @@
-package io.trellara.sink.postgres;
+package io.trellara.sink.postgres.settings;
 
 import io.trellara.connect.common.retry.Backoff;
 import java.time.Duration;

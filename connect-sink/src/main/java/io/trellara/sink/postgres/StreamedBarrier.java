@@ -1,4 +1,4 @@
-package io.trellara.sink.postgres.apply;
+package io.trellara.sink.postgres;
 
 import io.trellara.connect.common.retry.SqlFailures;
 import io.trellara.protocol.Snapshots;
@@ -16,14 +16,13 @@ import io.trellara.sink.port.BarrierResult;
 import io.trellara.sink.port.FlowKey;
 import io.trellara.sink.port.TargetStream;
 import io.trellara.sink.port.TopicPartitionKey;
-import io.trellara.sink.postgres.SnapshotApplyMode;
-import io.trellara.sink.postgres.TransactionApplier;
+import io.trellara.sink.postgres.apply.ChangeWriter;
 import io.trellara.sink.postgres.checkpoint.AppliedRecords;
 import io.trellara.sink.postgres.checkpoint.AppliedTransaction;
 import io.trellara.sink.postgres.checkpoint.CheckpointStore;
 import io.trellara.sink.postgres.checkpoint.CommitOrder;
-import io.trellara.sink.postgres.session.RetryingExecutor;
 import io.trellara.sink.postgres.session.TargetSession;
+import io.trellara.sink.postgres.settings.SnapshotApplyMode;
 import io.trellara.sink.postgres.snapshot.SnapshotTableCommits;
 import java.sql.SQLException;
 import java.util.List;
