@@ -62,13 +62,14 @@ final class TransactionRecords {
   /** The records of a started source, to its topics. */
   static TransactionRecords of(SourceStartup.Started started, TrellaraSourceConfig config) {
     return new TransactionRecords(
-        started.partition(),
-        started.settings().sourceId(),
-        started.settings().slotName(),
-        config.strictTopic(),
-        config.partitionedTopic(),
-        started.server(),
-        started.decision().position());
+            started.partition(),
+            started.settings().sourceId(),
+            started.settings().slotName(),
+            config.strictTopic(),
+            config.partitionedTopic(),
+            started.server(),
+            started.decision().position())
+        .dataset(started.settings().datasetId());
   }
 
   /** A record that remembers which transaction it belongs to, for acknowledgement. */
@@ -102,6 +103,24 @@ final class TransactionRecords {
     }
   }
 
+  /** The dataset an offset was written under (a start under another one is refused). */
+  private Map<String, Object> withDataset(Map<String, Object> offset) {
+    if (datasetId == null) {
+      return offset;
+    }
+    Map<String, Object> m = new java.util.LinkedHashMap<>(offset);
+    m.put("dataset_id", datasetId);
+    return java.util.Collections.unmodifiableMap(m);
+  }
+
+  /** The dataset this task publishes; recorded in every closing record's offset. */
+  private String datasetId;
+
+  TransactionRecords dataset(String datasetId) {
+    this.datasetId = datasetId;
+    return this;
+  }
+
   TransactionRecord record(Outbound o) {
     ConnectHeaders headers = new ConnectHeaders();
     headers.addString(MessageKind.HEADER, o.kind().wireName());
@@ -116,7 +135,7 @@ final class TransactionRecords {
               o.key().transactionId(),
               server.systemId(),
               server.timeline());
-      lastOffset = new StoredOffset.At(p).toMap();
+      lastOffset = withDataset(new StoredOffset.At(p).toMap());
       offset = lastOffset;
       OffsetHeaders.write(sourceId, slot, p, headers::addString);
     } else if (Snapshots.isSnapshot(o.key().transactionId())) {

@@ -127,6 +127,15 @@ public final class SourceStartup {
       ServerIdentity server, Function<Map<String, String>, Map<String, Object>> offsets) {
     SourceOffsets.Lookup connect =
         SourceOffsets.lookup(settings.sourceId(), settings.slotName(), offsets);
+    String changedDataset =
+        DatasetGuard.refusal(
+            offsets.apply(SourceOffsets.partition(settings.sourceId(), settings.slotName())),
+            settings.datasetId(),
+            options.connector());
+    if (changedDataset != null) {
+      LOG.error(changedDataset);
+      throw new SourceStartException(changedDataset, null);
+    }
     TopicTail tail = TopicTailReader.read(options.tail(), settings.sourceId(), settings.slotName());
     String slotStatus;
     try {
