@@ -76,14 +76,29 @@ final class StatusCommand implements Callable<Integer> {
       description = "default: $TRELLARA_TARGET_PASSWORD")
   String targetPassword;
 
+  @Option(
+      names = "--jmx",
+      paramLabel = "HOST:PORT",
+      description =
+          "a worker's JMX port (host:port, or a JMX service URL), to read its Trellara tasks'"
+              + " stages (seconds since each last made progress) and barrier gauges; repeatable,"
+              + " one per worker")
+  List<String> jmx = new ArrayList<>();
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   private PrintWriter out;
   private int problems;
 
   @Override
-  public Integer call() throws SQLException {
+  public Integer call() throws SQLException, java.io.IOException {
     out = spec.commandLine().getOut();
+    try (TaskGauges gauges = jmx.isEmpty() ? null : new TaskGauges(jmx)) {
+      return report(gauges);
+    }
+  }
+
+  private int report(TaskGauges gauges) throws SQLException, java.io.IOException {
     ConnectRest rest = new ConnectRest(connectUrl);
     List<String> names = connectors.isEmpty() ? rest.connectors() : connectors;
     Set<String> sinks = new TreeSet<>();
@@ -98,9 +113,9 @@ final class StatusCommand implements Callable<Integer> {
           printSlot(source, c.config().getOrDefault("slot.name", DEFAULT_SLOT));
         } else if (isTrellara(c) && "sink".equals(c.type())) {
           sinks.add(name);
-          out.println(
-              "  barrier  waiting_transactions=0  buffered_lanes=0  buffered_bytes=0"
-                  + "  (strict transaction order: every envelope is a whole transaction)");
+        }
+        if (isTrellara(c)) {
+          printGauges(gauges, c);
         }
       }
     }
@@ -146,6 +161,40 @@ final class StatusCommand implements Callable<Integer> {
               + "  worker="
               + t.workerId()
               + traceLine(t.trace()));
+    }
+  }
+
+  /** The tasks' stages and, for a sink, its barrier gauges, from the workers' JMX. */
+  private void printGauges(TaskGauges gauges, ConnectorState c) throws java.io.IOException {
+    if (gauges == null) {
+      out.println("  stages  unknown (pass --jmx HOST:PORT of the worker to read them)");
+      return;
+    }
+    java.util.Map<String, java.util.Map<String, Object>> tasks = gauges.tasks(c.name());
+    if (tasks.isEmpty()) {
+      out.println("  stages  no task of this connector on the JMX ports given");
+    }
+    for (java.util.Map.Entry<String, java.util.Map<String, Object>> t : tasks.entrySet()) {
+      java.util.Map<String, Object> a = t.getValue();
+      out.println(
+          "  task "
+              + t.getKey()
+              + "  stages  "
+              + TaskGauges.stages(a)
+              + "  stall_bound="
+              + a.getOrDefault("StallBoundSeconds", "?")
+              + "s");
+      if (a.containsKey("TransactionsWaitingAtBarrier")) {
+        out.println(
+            "  task "
+                + t.getKey()
+                + "  barrier  waiting_transactions="
+                + a.get("TransactionsWaitingAtBarrier")
+                + "  buffered_lanes="
+                + a.get("BufferedLanes")
+                + "  buffered_bytes="
+                + a.get("BufferedBytes"));
+      }
     }
   }
 

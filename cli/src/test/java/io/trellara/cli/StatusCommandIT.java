@@ -20,7 +20,7 @@ class StatusCommandIT {
   private static final TrellaraStack STACK = TrellaraStack.get();
 
   @Test
-  void showsBothConnectorsTheSlotsLagAndTheTargetsCheckpoints() {
+  void showsBothConnectorsTheSlotsLagTheTasksStagesAndTheTargetsCheckpoints() throws Exception {
     try (TestScope scope = STACK.newScope("status")) {
       PostgresDatabase src = scope.sourceDatabase();
       PostgresDatabase dst = scope.targetDatabase();
@@ -42,31 +42,50 @@ class StatusCommandIT {
       String newest =
           dst.queryString("SELECT max(commit_lsn)::text FROM trellara_sink.applied_transactions");
 
+      // the worker runs in this JVM: its platform MBeanServer holds the tasks' beans
+      int jmxPort = freePort();
+      java.rmi.registry.Registry registry =
+          java.rmi.registry.LocateRegistry.createRegistry(jmxPort);
+      javax.management.remote.JMXConnectorServer jmx =
+          javax.management.remote.JMXConnectorServerFactory.newJMXConnectorServer(
+              new javax.management.remote.JMXServiceURL(
+                  "service:jmx:rmi:///jndi/rmi://127.0.0.1:" + jmxPort + "/jmxrmi"),
+              null,
+              java.lang.management.ManagementFactory.getPlatformMBeanServer());
+      jmx.start();
       StringWriter out = new StringWriter();
       StringWriter err = new StringWriter();
-      int status =
-          TrellaraCli.run(
-              new PrintWriter(out, true),
-              new PrintWriter(err, true),
-              "status",
-              "--connect-url",
-              STACK.worker().restUrl().toString(),
-              "--connector",
-              source,
-              "--connector",
-              sink,
-              "--source-jdbc",
-              src.jdbcUrl(),
-              "--source-user",
-              src.user(),
-              "--source-password",
-              src.password(),
-              "--target-jdbc",
-              dst.jdbcUrl(),
-              "--target-user",
-              dst.user(),
-              "--target-password",
-              dst.password());
+      int status;
+      try {
+        status =
+            TrellaraCli.run(
+                new PrintWriter(out, true),
+                new PrintWriter(err, true),
+                "status",
+                "--connect-url",
+                STACK.worker().restUrl().toString(),
+                "--connector",
+                source,
+                "--connector",
+                sink,
+                "--source-jdbc",
+                src.jdbcUrl(),
+                "--source-user",
+                src.user(),
+                "--source-password",
+                src.password(),
+                "--target-jdbc",
+                dst.jdbcUrl(),
+                "--target-user",
+                dst.user(),
+                "--target-password",
+                dst.password(),
+                "--jmx",
+                "127.0.0.1:" + jmxPort);
+      } finally {
+        jmx.stop();
+        java.rmi.server.UnicastRemoteObject.unexportObject(registry, true);
+      }
 
       String text = out.toString();
       assertThat(status).as(text + err).isZero();
@@ -80,7 +99,9 @@ class StatusCommandIT {
                   + "  active=true  lag_bytes=\\d+"
                   + "  confirmed_flush_lsn=[0-9A-F]+/[0-9A-F]+  current_wal_lsn=[0-9A-F]+/[0-9A-F]+"
                   + "  wal_status=(reserved|extended)  safe_wal_bytes=unlimited")
-          .contains("  barrier  waiting_transactions=0  buffered_lanes=0")
+          .containsPattern("  task 0  stages  .*producer=\\d+s.*replication_stream=\\d+s")
+          .containsPattern("  task 0  stages  .*target_statement=\\d+s.*  stall_bound=300s")
+          .contains("  task 0  barrier  waiting_transactions=0  buffered_lanes=0")
           .contains(
               "  progress  sink=" + sink + "  topic=" + topic + "  partition=0  next_offset=3")
           .containsPattern(
@@ -96,6 +117,12 @@ class StatusCommandIT {
                   + "  newest_commit_lsn="
                   + newest)
           .contains("summary  connectors=2  running=2  not_running=0");
+    }
+  }
+
+  private static int freePort() throws java.io.IOException {
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+      return s.getLocalPort();
     }
   }
 

@@ -94,7 +94,7 @@ class StatusCommandTest {
     assertThat(r.out())
         .contains("connector orders-sink  type=sink  state=RUNNING  worker=10.0.0.2:8083")
         .contains("  task 1  state=RUNNING  worker=10.0.0.1:8083")
-        .contains("  barrier  waiting_transactions=0  buffered_lanes=0  buffered_bytes=0")
+        .contains("  stages  unknown (pass --jmx HOST:PORT of the worker to read them)")
         .contains("connector orders-source  type=source  state=RUNNING")
         .contains("  slot orders_slot  lag_bytes=unknown (pass --source-jdbc to read the slot)")
         .contains("summary  connectors=2  running=2  not_running=0");

@@ -284,7 +284,8 @@ final class SinkApplyDefinitions {
             + " its locks are released, and the task fails with STALLED, naming the statement, the table,"
             + " the event key and what it waited for (the lock holder's pid when it is a lock). A statement"
             + " the target is still working on (not waiting for a lock) is given more time. Seconds since"
-            + " the last progress of each stage are in JMX (StageSecondsSinceProgress).",
+            + " the last progress of each stage are in JMX (TargetStatementSecondsSinceProgress,"
+            + " StreamedTransactionSecondsSinceProgress) and trellara status --jmx.",
         GROUP_APPLY,
         ++o,
         Width.SHORT,

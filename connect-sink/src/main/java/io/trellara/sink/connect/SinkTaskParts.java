@@ -51,7 +51,11 @@ record SinkTaskParts(TransactionApplier applier, SinkEngine engine, SinkTaskMetr
                 config.getLong(TrellaraSinkConfig.LANES_HOLD_MAX_BYTES))
             .maxStreamIdle(applier.options().stallTimeout())
             .retryPolicy(applier.options().retryPolicy());
-    metrics.pipeline(pipeline).stages(applier.stages()).start();
+    metrics
+        .pipeline(pipeline)
+        .stages(applier.stages())
+        .stallBound(applier.options().stallTimeout())
+        .start();
     SinkEngine engine =
         new SinkEngine(sinkName, applier, pipeline, consumer)
             .fenceWait(applier.options().maxRetryDuration());

@@ -59,27 +59,56 @@ public final class SinkTaskMetrics
     return this;
   }
 
-  @Override
-  public java.util.Map<String, Long> getStageSecondsSinceProgress() {
-    java.util.Map<String, Long> out = new java.util.TreeMap<>();
-    stages.forEach(s -> out.put(s.name(), s.secondsSinceProgress()));
-    return out;
-  }
-
-  @Override
-  public long getLongestStageSecondsSinceProgress() {
-    long max = 0;
+  private io.trellara.connect.common.liveness.Stage stage(String name) {
     for (io.trellara.connect.common.liveness.Stage s : stages) {
-      max = Math.max(max, s.secondsSinceProgress());
+      if (s.name().equals(name)) {
+        return s;
+      }
     }
-    return max;
+    return null;
+  }
+
+  private long seconds(String stage) {
+    io.trellara.connect.common.liveness.Stage s = stage(stage);
+    return s == null ? 0 : s.secondsSinceProgress();
+  }
+
+  private String waitingFor(String stage) {
+    io.trellara.connect.common.liveness.Stage s = stage(stage);
+    return s == null || s.waitingFor() == null ? "" : s.waitingFor();
   }
 
   @Override
-  public java.util.Map<String, String> getStageWaitingFor() {
-    java.util.Map<String, String> out = new java.util.TreeMap<>();
-    stages.forEach(s -> out.put(s.name(), s.waitingFor() == null ? "" : s.waitingFor()));
-    return out;
+  public long getTargetStatementSecondsSinceProgress() {
+    return seconds("target statement");
+  }
+
+  @Override
+  public String getTargetStatementWaitingFor() {
+    return waitingFor("target statement");
+  }
+
+  @Override
+  public long getStreamedTransactionSecondsSinceProgress() {
+    return seconds("streamed transaction");
+  }
+
+  @Override
+  public String getStreamedTransactionWaitingFor() {
+    return waitingFor("streamed transaction");
+  }
+
+  private volatile long stallBoundSeconds;
+
+  /** The stall bound the stages run against. */
+  public SinkTaskMetrics stallBound(java.time.Duration bound) {
+    this.stallBoundSeconds = bound.toSeconds();
+    return this;
+  }
+
+  @Override
+  public long getStallBoundSeconds() {
+    return stallBoundSeconds;
   }
 
   /** The pipeline whose barrier gauges this bean reports. */

@@ -90,14 +90,19 @@ public interface SinkTaskMetricsMXBean {
   long getLastAppliedCommitTimestampMs();
 
   /**
-   * Per watchdog stage ("target statement", "streamed transaction"): seconds since it last made
-   * progress while it waits; 0 while idle. Past apply.stall.timeout.ms the task fails as STALLED.
+   * Seconds since the main target session last made progress while it works (a statement, a COPY, a
+   * lock wait); 0 while idle. Past apply.stall.timeout.ms the task fails as STALLED.
    */
-  java.util.Map<String, Long> getStageSecondsSinceProgress();
+  long getTargetStatementSecondsSinceProgress();
 
-  /** The longest of {@link #getStageSecondsSinceProgress()}: one gauge to alert on. */
-  long getLongestStageSecondsSinceProgress();
+  /** What the main target session waits for now (empty while idle). */
+  String getTargetStatementWaitingFor();
 
-  /** Per watchdog stage, what it waits for now (empty while idle). */
-  java.util.Map<String, String> getStageWaitingFor();
+  /** The same for the session of a transaction applied as its chunks arrive. */
+  long getStreamedTransactionSecondsSinceProgress();
+
+  String getStreamedTransactionWaitingFor();
+
+  /** The stall bound (apply.stall.timeout.ms) in seconds; 0 when unbounded. */
+  long getStallBoundSeconds();
 }
