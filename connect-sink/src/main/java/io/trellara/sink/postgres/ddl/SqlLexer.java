@@ -1,5 +1,16 @@
 package io.trellara.sink.postgres.ddl;
 
+import static io.trellara.sink.postgres.ddl.SqlCharacters.asciiLower;
+import static io.trellara.sink.postgres.ddl.SqlCharacters.commentStartsAt;
+import static io.trellara.sink.postgres.ddl.SqlCharacters.hexValue;
+import static io.trellara.sink.postgres.ddl.SqlCharacters.identCont;
+import static io.trellara.sink.postgres.ddl.SqlCharacters.identStart;
+import static io.trellara.sink.postgres.ddl.SqlCharacters.isDigit;
+import static io.trellara.sink.postgres.ddl.SqlCharacters.isSpace;
+import static io.trellara.sink.postgres.ddl.SqlCharacters.lowerAscii;
+import static io.trellara.sink.postgres.ddl.SqlCharacters.opChar;
+import static io.trellara.sink.postgres.ddl.SqlCharacters.skipWhitespaceAndComments;
+
 import java.util.ArrayList;
 import java.util.List;
 
@@ -18,6 +29,12 @@ import java.util.List;
  *
  * <p>Streaming and allocation-free while scanning: {@link #next()} moves to the next token and the
  * accessors describe it; only {@link #value()} / {@link #text()} build strings, on demand.
+ *
+ * <p>This class is the cursor: it decides from a token's first characters what the token is and
+ * keeps where it lies. The scans it dispatches to are pure functions of the text and an index:
+ * {@link QuotedTokens} (strings, quoted names, dollar quotes), {@link EscapeSequences} (what E''
+ * and U&amp; escapes mean), {@link NumericLiterals}, and {@link SqlCharacters} (character classes,
+ * spaces and comments).
  */
 public final class SqlLexer {
   private final String sql;
@@ -71,7 +88,7 @@ public final class SqlLexer {
    * Moves to the next token and returns its type ({@link TokenType#EOF} at the end, and after it).
    */
   public TokenType next() {
-    skipWhitespaceAndComments();
+    pos = skipWhitespaceAndComments(sql, pos);
     start = pos;
     kind = null;
     if (pos >= length) {
@@ -81,14 +98,7 @@ public final class SqlLexer {
     char c = sql.charAt(pos);
     char c1 = charAt(pos + 1);
     if (c1 == '\'') {
-      StringKind prefixed =
-          switch (c) {
-            case 'e', 'E' -> StringKind.ESCAPE;
-            case 'n', 'N' -> StringKind.NATIONAL;
-            case 'b', 'B' -> StringKind.BIT;
-            case 'x', 'X' -> StringKind.HEX;
-            default -> null;
-          };
+      StringKind prefixed = stringPrefix(c);
       if (prefixed != null) {
         return string(prefixed, pos + 1);
       }
@@ -102,7 +112,7 @@ public final class SqlLexer {
       return string(StringKind.STANDARD, pos);
     }
     if (c == '"') {
-      end = pos = quotedIdentifierEnd(pos, null);
+      end = pos = QuotedTokens.identifierEnd(sql, pos, start, null);
       return type = TokenType.QUOTED_IDENTIFIER;
     }
     if (c == '$') {
@@ -117,32 +127,10 @@ public final class SqlLexer {
       return type = TokenType.IDENTIFIER;
     }
     if (isDigit(c) || (c == '.' && isDigit(c1))) {
-      return number();
+      end = pos = NumericLiterals.end(sql, pos);
+      return type = TokenType.NUMBER;
     }
-    pos++;
-    end = pos;
-    switch (c) {
-      case ';':
-        return type = TokenType.SEMICOLON;
-      case ',', '(', ')', '[', ']', '.':
-        return type = TokenType.PUNCTUATION;
-      case ':':
-        if (c1 == ':' || c1 == '=') {
-          end = ++pos;
-          return type = TokenType.OPERATOR;
-        }
-        return type = TokenType.PUNCTUATION;
-      default:
-        if (!opChar(c)) {
-          return type = TokenType.OTHER;
-        }
-        // an operator never swallows the start of a comment
-        while (pos < length && opChar(sql.charAt(pos)) && !commentStartsAt(pos)) {
-          pos++;
-        }
-        end = pos;
-        return type = TokenType.OPERATOR;
-    }
+    return operatorOrPunctuation(c, c1);
   }
 
   public TokenType type() {
@@ -194,34 +182,13 @@ public final class SqlLexer {
   public String value() {
     return switch (type) {
       case IDENTIFIER -> lowerAscii(sql, start, end);
-      case QUOTED_IDENTIFIER -> {
-        if (sql.charAt(start) == '"') {
-          StringBuilder sb = new StringBuilder(end - start);
-          quotedIdentifierEnd(start, sb);
-          yield sb.toString();
-        }
-        yield unicodeValue();
-      }
+      case QUOTED_IDENTIFIER ->
+          sql.charAt(start) == '"' ? QuotedTokens.identifierBody(sql, start, end) : unicodeValue();
       case STRING ->
           switch (kind) {
-            case DOLLAR -> {
-              int tag = sql.indexOf('$', start + 1) + 1 - start;
-              yield sql.substring(start + tag, end - tag);
-            }
+            case DOLLAR -> QuotedTokens.dollarBody(sql, start, end);
             case UNICODE -> unicodeValue();
-            default -> {
-              StringBuilder sb = new StringBuilder(end - start);
-              quotedEnd(
-                  kind == StringKind.ESCAPE
-                          || kind == StringKind.BIT
-                          || kind == StringKind.HEX
-                          || kind == StringKind.NATIONAL
-                      ? start + 1
-                      : start,
-                  kind,
-                  sb);
-              yield sb.toString();
-            }
+            default -> QuotedTokens.stringBody(sql, start, end, kind);
           };
       default -> text();
     };
@@ -232,152 +199,85 @@ public final class SqlLexer {
     return new Token(type, kind, value(), start, end);
   }
 
-  // ---- strings
-  // ------------------------------------------------------------------------------------------
+  // ---- what a token's first characters start
+  // -----------------------------------------------------------
+
+  /** The kind of string a letter before a quote makes ({@code E'}, {@code N'}...), or null. */
+  private static StringKind stringPrefix(char c) {
+    return switch (c) {
+      case 'e', 'E' -> StringKind.ESCAPE;
+      case 'n', 'N' -> StringKind.NATIONAL;
+      case 'b', 'B' -> StringKind.BIT;
+      case 'x', 'X' -> StringKind.HEX;
+      default -> null;
+    };
+  }
 
   private TokenType string(StringKind k, int quote) {
     kind = k;
-    end = pos = quotedEnd(quote, k, null);
+    end = pos = QuotedTokens.stringEnd(sql, quote, k, start, null);
     return type = TokenType.STRING;
   }
 
-  /**
-   * Scans a quoted literal whose opening quote is at {@code quote}, through any continuation
-   * ({@code 'a'<newline>'b'} is one literal); returns the index after it. Appends the decoded body
-   * to {@code out} when given (for U&amp; literals the body is undecoded: unicode escapes are
-   * applied later).
-   */
-  private int quotedEnd(int quote, StringKind k, StringBuilder out) {
-    boolean doubling = k != StringKind.BIT && k != StringKind.HEX;
-    int p = quote + 1;
-    while (true) {
-      if (p >= length) {
-        throw new SqlSyntaxException("unterminated " + describe(k) + " string", start);
-      }
-      char ch = sql.charAt(p);
-      if (ch == '\'') {
-        if (doubling && charAt(p + 1) == '\'') {
-          append(out, '\'');
-          p += 2;
-          continue;
-        }
-        int next = continuation(p + 1);
-        if (next < 0) {
-          return p + 1;
-        }
-        p = next + 1;
-      } else if (ch == '\\' && k == StringKind.ESCAPE) {
-        p = escape(p, out);
-      } else {
-        append(out, ch);
+  /** {@code $1} is a parameter, {@code $tag$} opens a dollar quote, any other {@code $} itself. */
+  private TokenType dollar() {
+    int p = pos + 1;
+    if (isDigit(charAt(p))) {
+      while (isDigit(charAt(p))) {
         p++;
       }
+      if (identStart(charAt(p))) {
+        throw new SqlSyntaxException("trailing junk after parameter", pos);
+      }
+      end = pos = p;
+      return type = TokenType.PARAMETER;
+    }
+    int tagEnd = QuotedTokens.dollarTagEnd(sql, pos);
+    if (tagEnd < 0) {
+      end = ++pos; // the server passes a lone '$' on as itself (and the grammar rejects it)
+      return type = TokenType.OTHER;
+    }
+    kind = StringKind.DOLLAR;
+    end = pos = QuotedTokens.dollarQuoteEnd(sql, pos, tagEnd);
+    return type = TokenType.STRING;
+  }
+
+  private TokenType operatorOrPunctuation(char c, char c1) {
+    pos++;
+    end = pos;
+    switch (c) {
+      case ';':
+        return type = TokenType.SEMICOLON;
+      case ',', '(', ')', '[', ']', '.':
+        return type = TokenType.PUNCTUATION;
+      case ':':
+        if (c1 == ':' || c1 == '=') {
+          end = ++pos;
+          return type = TokenType.OPERATOR;
+        }
+        return type = TokenType.PUNCTUATION;
+      default:
+        if (!opChar(c)) {
+          return type = TokenType.OTHER;
+        }
+        // an operator never swallows the start of a comment
+        while (pos < length && opChar(sql.charAt(pos)) && !commentStartsAt(sql, pos)) {
+          pos++;
+        }
+        end = pos;
+        return type = TokenType.OPERATOR;
     }
   }
 
-  /**
-   * After a closing quote: whitespace containing a newline ({@code --} comments count as
-   * whitespace) followed by a quote continues the literal ({@code quotecontinue} in scan.l);
-   * returns that quote's index or -1.
-   */
-  private int continuation(int p) {
-    while (p < length && (sql.charAt(p) == ' ' || sql.charAt(p) == '\t' || sql.charAt(p) == '\f')) {
-      p++;
-    }
-    if (charAt(p) == '-'
-        && charAt(p + 1) == '-') { // a line comment is horizontal whitespace up to its newline
-      while (p < length && sql.charAt(p) != '\n' && sql.charAt(p) != '\r') {
-        p++;
-      }
-    }
-    if (p >= length || (sql.charAt(p) != '\n' && sql.charAt(p) != '\r')) {
-      return -1;
-    }
-    p++;
-    while (p < length) {
-      char ch = sql.charAt(p);
-      if (isSpace(ch)) {
-        p++;
-      } else if (ch == '-' && charAt(p + 1) == '-') {
-        while (p < length && sql.charAt(p) != '\n' && sql.charAt(p) != '\r') {
-          p++;
-        }
-        if (p >= length) {
-          return -1;
-        }
-      } else {
-        break;
-      }
-    }
-    return charAt(p) == '\'' ? p : -1;
-  }
-
-  /** A backslash escape of an E'' string at {@code p}; returns the index after it. */
-  private int escape(int p, StringBuilder out) {
-    char e = charAt(p + 1);
-    if (p + 1 >= length) {
-      throw new SqlSyntaxException("unterminated escape string", start);
-    }
-    switch (e) {
-      case 'b' -> append(out, '\b');
-      case 'f' -> append(out, '\f');
-      case 'n' -> append(out, '\n');
-      case 'r' -> append(out, '\r');
-      case 't' -> append(out, '\t');
-      case 'x' -> {
-        int q = p + 2;
-        int v = 0;
-        while (q < p + 4 && hexValue(charAt(q)) >= 0) {
-          v = v * 16 + hexValue(charAt(q++));
-        }
-        if (q == p + 2) {
-          append(out, 'x');
-          return p + 2;
-        }
-        append(out, (char) v);
-        return q;
-      }
-      case 'u', 'U' -> {
-        int digits = e == 'u' ? 4 : 8;
-        int cp = hex(p + 2, digits, "invalid Unicode escape in escape string");
-        int q = p + 2 + digits;
-        if (Character.isHighSurrogate((char) cp) && cp <= 0xFFFF) {
-          if (charAt(q) != '\\' || (charAt(q + 1) != 'u' && charAt(q + 1) != 'U')) {
-            throw new SqlSyntaxException("invalid Unicode surrogate pair", p);
-          }
-          int lowDigits = charAt(q + 1) == 'u' ? 4 : 8;
-          int low = hex(q + 2, lowDigits, "invalid Unicode escape in escape string");
-          if (!Character.isLowSurrogate((char) low) || low > 0xFFFF) {
-            throw new SqlSyntaxException("invalid Unicode surrogate pair", p);
-          }
-          cp = Character.toCodePoint((char) cp, (char) low);
-          q += 2 + lowDigits;
-        }
-        appendCodePoint(out, cp, p);
-        return q;
-      }
-      default -> {
-        if (e >= '0' && e <= '7') {
-          int q = p + 1;
-          int v = 0;
-          while (q < p + 4 && charAt(q) >= '0' && charAt(q) <= '7') {
-            v = v * 8 + (charAt(q++) - '0');
-          }
-          append(out, (char) (v & 0xFF));
-          return q;
-        }
-        append(out, e);
-      }
-    }
-    return p + 2;
-  }
+  // ---- U& strings and identifiers
+  // ----------------------------------------------------------------------
 
   private TokenType unicode() {
     char quote = sql.charAt(pos + 2);
     literalEnd =
         quote == '"'
-            ? quotedIdentifierEnd(pos + 2, null)
-            : quotedEnd(pos + 2, StringKind.UNICODE, null);
+            ? QuotedTokens.identifierEnd(sql, pos + 2, start, null)
+            : QuotedTokens.stringEnd(sql, pos + 2, StringKind.UNICODE, start, null);
     unicodeEscape = '\\';
     end = pos = uescapeClauseEnd(literalEnd);
     if (quote == '"') {
@@ -395,19 +295,20 @@ public final class SqlLexer {
 
   /**
    * {@code UESCAPE 'c'} after a U&amp; literal: sets the escape and returns the index after the
-   * clause.
+   * clause. The clause is part of the token, as in the server: it changes what the literal's
+   * escapes mean.
    */
   private int uescapeClauseEnd(int p) {
-    int q = skipWhitespaceAndComments(p);
+    int q = skipWhitespaceAndComments(sql, p);
     if (!wordAt(q, "uescape")) {
       return p;
     }
-    q = skipWhitespaceAndComments(q + "uescape".length());
+    q = skipWhitespaceAndComments(sql, q + "uescape".length());
     if (charAt(q) != '\''
         || q + 2 >= length
         || sql.charAt(q + 2) != '\''
         || charAt(q + 3) == '\''
-        || continuation(q + 3) >= 0) {
+        || QuotedTokens.continuation(sql, q + 3) >= 0) {
       throw new SqlSyntaxException("UESCAPE must be followed by a simple string literal", q);
     }
     char e = sql.charAt(q + 1);
@@ -418,243 +319,15 @@ public final class SqlLexer {
     return q + 3;
   }
 
+  /** The current U&amp; token's body, undoubled by its quote rules, then its escapes applied. */
   private String unicodeValue() {
     StringBuilder raw = new StringBuilder(literalEnd - start);
     if (sql.charAt(start + 2) == '"') {
-      quotedIdentifierEnd(start + 2, raw);
+      QuotedTokens.identifierEnd(sql, start + 2, start, raw);
     } else {
-      quotedEnd(start + 2, StringKind.UNICODE, raw);
+      QuotedTokens.stringEnd(sql, start + 2, StringKind.UNICODE, start, raw);
     }
-    StringBuilder out = new StringBuilder(raw.length());
-    char esc = unicodeEscape;
-    for (int i = 0; i < raw.length(); ) {
-      char ch = raw.charAt(i);
-      if (ch != esc) {
-        out.append(ch);
-        i++;
-        continue;
-      }
-      if (i + 1 < raw.length() && raw.charAt(i + 1) == esc) {
-        out.append(esc);
-        i += 2;
-        continue;
-      }
-      int cp;
-      if (i + 1 < raw.length() && raw.charAt(i + 1) == '+') {
-        cp = hex(raw, i + 2, 6);
-        i += 8;
-      } else {
-        cp = hex(raw, i + 1, 4);
-        i += 5;
-      }
-      if (cp >= 0xD800 && cp <= 0xDBFF) {
-        int low =
-            i < raw.length() && raw.charAt(i) == esc
-                ? (i + 1 < raw.length() && raw.charAt(i + 1) == '+'
-                    ? hex(raw, i + 2, 6)
-                    : hex(raw, i + 1, 4))
-                : -1;
-        if (low < 0xDC00 || low > 0xDFFF) {
-          throw new SqlSyntaxException("invalid Unicode surrogate pair", start);
-        }
-        i += raw.charAt(i + 1) == '+' ? 8 : 5;
-        cp = Character.toCodePoint((char) cp, (char) low);
-      }
-      appendCodePoint(out, cp, start);
-    }
-    return out.toString();
-  }
-
-  private int hex(CharSequence s, int from, int digits) {
-    int v = 0;
-    for (int i = from; i < from + digits; i++) {
-      int h = i < s.length() ? hexValue(s.charAt(i)) : -1;
-      if (h < 0) {
-        throw new SqlSyntaxException("invalid Unicode escape", start);
-      }
-      v = v * 16 + h;
-    }
-    return v;
-  }
-
-  private int hex(int from, int digits, String error) {
-    long v = 0;
-    for (int i = from; i < from + digits; i++) {
-      int h = hexValue(charAt(i));
-      if (h < 0) {
-        throw new SqlSyntaxException(error, from - 2);
-      }
-      v = v * 16 + h;
-    }
-    return v > Character.MAX_CODE_POINT ? -1 : (int) v;
-  }
-
-  private static void appendCodePoint(StringBuilder out, int cp, int offset) {
-    if (cp <= 0 || cp > Character.MAX_CODE_POINT || (cp >= 0xD800 && cp <= 0xDFFF)) {
-      throw new SqlSyntaxException("invalid Unicode escape value", offset);
-    }
-    if (out != null) {
-      out.appendCodePoint(cp);
-    }
-  }
-
-  /**
-   * Scans {@code "..."} ({@code ""} for a quote) from the quote at {@code quote}; returns the index
-   * after it.
-   */
-  private int quotedIdentifierEnd(int quote, StringBuilder out) {
-    int p = quote + 1;
-    boolean empty = true;
-    while (true) {
-      if (p >= length) {
-        throw new SqlSyntaxException("unterminated quoted identifier", start);
-      }
-      char ch = sql.charAt(p);
-      if (ch == '"') {
-        if (charAt(p + 1) != '"') {
-          break;
-        }
-        p++;
-      }
-      append(out, ch);
-      empty = false;
-      p++;
-    }
-    if (empty) {
-      throw new SqlSyntaxException("zero-length delimited identifier", start);
-    }
-    return p + 1;
-  }
-
-  private TokenType dollar() {
-    int p = pos + 1;
-    if (isDigit(charAt(p))) {
-      while (isDigit(charAt(p))) {
-        p++;
-      }
-      if (identStart(charAt(p))) {
-        throw new SqlSyntaxException("trailing junk after parameter", pos);
-      }
-      end = pos = p;
-      return type = TokenType.PARAMETER;
-    }
-    if (identStart(charAt(p))) { // a tag never starts with a digit, and never holds a '$'
-      while (identStart(charAt(p)) || isDigit(charAt(p))) {
-        p++;
-      }
-    }
-    if (charAt(p) != '$') {
-      end = ++pos; // the server passes a lone '$' on as itself (and the grammar rejects it)
-      return type = TokenType.OTHER;
-    }
-    String tag = sql.substring(pos, p + 1);
-    int close = sql.indexOf(tag, p + 1);
-    if (close < 0) {
-      throw new SqlSyntaxException("unterminated dollar-quoted string " + tag, pos);
-    }
-    kind = StringKind.DOLLAR;
-    end = pos = close + tag.length();
-    return type = TokenType.STRING;
-  }
-
-  private TokenType number() {
-    int p = pos;
-    char c1 = charAt(p + 1);
-    if (sql.charAt(p) == '0'
-        && (c1 == 'x' || c1 == 'X' || c1 == 'o' || c1 == 'O' || c1 == 'b' || c1 == 'B')) {
-      int radix = c1 == 'x' || c1 == 'X' ? 16 : c1 == 'o' || c1 == 'O' ? 8 : 2;
-      int q = p + 2;
-      while (Character.digit(charAt(q), radix) >= 0
-          || (charAt(q) == '_' && Character.digit(charAt(q + 1), radix) >= 0)) {
-        q++;
-      }
-      if (q > p + 2) {
-        p = q;
-        return numberEnd(p);
-      }
-    }
-    p = digits(p);
-    if (charAt(p) == '.' && charAt(p + 1) != '.') {
-      p = digits(p + 1);
-    }
-    char e = charAt(p);
-    if (e == 'e' || e == 'E') {
-      int q = p + 1;
-      if (charAt(q) == '+' || charAt(q) == '-') {
-        q++;
-      }
-      if (isDigit(charAt(q))) {
-        p = digits(q);
-      }
-    }
-    return numberEnd(p);
-  }
-
-  private TokenType numberEnd(int p) {
-    if (identStart(charAt(p))) {
-      throw new SqlSyntaxException("trailing junk after numeric literal", start);
-    }
-    end = pos = p;
-    return type = TokenType.NUMBER;
-  }
-
-  private int digits(int p) {
-    while (isDigit(charAt(p)) || (charAt(p) == '_' && isDigit(charAt(p + 1)))) {
-      p++;
-    }
-    return p;
-  }
-
-  // ---- whitespace and comments
-  // ---------------------------------------------------------------------------
-
-  private void skipWhitespaceAndComments() {
-    pos = skipWhitespaceAndComments(pos);
-  }
-
-  private int skipWhitespaceAndComments(int p) {
-    while (p < length) {
-      char ch = sql.charAt(p);
-      if (isSpace(ch)) {
-        p++;
-      } else if (ch == '-' && charAt(p + 1) == '-') {
-        while (p < length && sql.charAt(p) != '\n' && sql.charAt(p) != '\r') {
-          p++;
-        }
-      } else if (ch == '/' && charAt(p + 1) == '*') {
-        p = blockCommentEnd(p);
-      } else {
-        break;
-      }
-    }
-    return p;
-  }
-
-  /** Block comments nest, as in the SQL standard and PostgreSQL. */
-  private int blockCommentEnd(int open) {
-    int depth = 1;
-    int p = open + 2;
-    while (depth > 0) {
-      if (p >= length) {
-        throw new SqlSyntaxException("unterminated /* comment", open);
-      }
-      char ch = sql.charAt(p);
-      if (ch == '/' && charAt(p + 1) == '*') {
-        depth++;
-        p += 2;
-      } else if (ch == '*' && charAt(p + 1) == '/') {
-        depth--;
-        p += 2;
-      } else {
-        p++;
-      }
-    }
-    return p;
-  }
-
-  private boolean commentStartsAt(int p) {
-    char ch = sql.charAt(p);
-    return (ch == '-' && charAt(p + 1) == '-') || (ch == '/' && charAt(p + 1) == '*');
+    return EscapeSequences.decodeUnicode(raw, unicodeEscape, start);
   }
 
   // ---- characters
@@ -675,74 +348,5 @@ public final class SqlLexer {
       }
     }
     return true;
-  }
-
-  private static void append(StringBuilder out, char ch) {
-    if (out != null) {
-      out.append(ch);
-    }
-  }
-
-  /** The server's {@code space}: {@code [ \t\n\r\f\v]}. */
-  static boolean isSpace(char ch) {
-    return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f' || ch == '\u000B';
-  }
-
-  /** {@code [A-Za-z\200-\377_]}: every non-ASCII character starts an identifier (even U+00A0). */
-  static boolean identStart(char ch) {
-    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '_' || ch >= 0x80;
-  }
-
-  static boolean identCont(char ch) {
-    return identStart(ch) || isDigit(ch) || ch == '$';
-  }
-
-  private static boolean isDigit(char ch) {
-    return ch >= '0' && ch <= '9';
-  }
-
-  private static boolean opChar(char ch) {
-    return "~!@#^&|`?+-*/%<>=".indexOf(ch) >= 0;
-  }
-
-  private static int hexValue(char ch) {
-    if (ch >= '0' && ch <= '9') {
-      return ch - '0';
-    }
-    if (ch >= 'a' && ch <= 'f') {
-      return ch - 'a' + 10;
-    }
-    if (ch >= 'A' && ch <= 'F') {
-      return ch - 'A' + 10;
-    }
-    return -1;
-  }
-
-  private static char asciiLower(char ch) {
-    return ch >= 'A' && ch <= 'Z' ? (char) (ch + 32) : ch;
-  }
-
-  /**
-   * Lower-cases ASCII letters only: the server folds nothing else, and the JVM's locale must not
-   * matter.
-   */
-  static String lowerAscii(String s, int from, int to) {
-    char[] out = new char[to - from];
-    for (int i = from; i < to; i++) {
-      out[i - from] = asciiLower(s.charAt(i));
-    }
-    return new String(out);
-  }
-
-  private static String describe(StringKind k) {
-    return switch (k) {
-      case STANDARD -> "quoted";
-      case NATIONAL -> "national";
-      case ESCAPE -> "escape (E'')";
-      case UNICODE -> "Unicode (U&'')";
-      case BIT -> "bit (B'')";
-      case HEX -> "hexadecimal (X'')";
-      case DOLLAR -> "dollar-quoted";
-    };
   }
 }
