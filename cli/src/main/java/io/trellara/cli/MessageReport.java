@@ -20,7 +20,7 @@ import io.trellara.protocol.v1.TransactionCommitMarker;
 import io.trellara.protocol.v1.TransactionEnvelope;
 import io.trellara.protocol.v1.TransactionManifest;
 import io.trellara.protocol.validation.ProtocolViolationException;
-import io.trellara.protocol.validation.TransactionVerifier;
+import io.trellara.protocol.verify.TransactionVerifier;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -10,7 +10,7 @@ import io.trellara.protocol.v1.PartitionChunk;
 import io.trellara.protocol.v1.TransactionCommitMarker;
 import io.trellara.protocol.v1.TransactionManifest;
 import io.trellara.protocol.validation.ProtocolViolationException;
-import io.trellara.protocol.validation.TransactionVerifier;
+import io.trellara.protocol.verify.TransactionVerifier;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -42,7 +42,6 @@ class ArchitectureRulesTest {
     classes =
         new ClassFileImporter()
             .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_JARS)
             .importPackages("io.trellara");
     assertThat(classes.containPackage("io.trellara.sink.buffer")).isTrue();
   }

@@ -10,8 +10,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.trellara.protocol.v1.RelationId;
 import io.trellara.sink.port.ApplyException;
-import io.trellara.sink.postgres.schema.Identifiers;
-import io.trellara.sink.postgres.schema.QualifiedName;
+import io.trellara.sink.postgres.names.Identifiers;
+import io.trellara.sink.postgres.names.QualifiedName;
 import io.trellara.sink.postgres.schema.RelationMapper;
 import io.trellara.sink.postgres.settings.ApplyOptions;
 import io.trellara.sink.postgres.settings.DdlPolicy;

@@ -3,7 +3,6 @@ package io.trellara.protocol.validation;
 import static io.trellara.protocol.validation.ProtocolRule.*;
 
 import io.trellara.protocol.EventKey;
-import io.trellara.protocol.codec.Checksums;
 import io.trellara.protocol.v1.ChangeRecord;
 import io.trellara.protocol.v1.DdlEvent;
 import io.trellara.protocol.v1.ManifestPartition;
@@ -61,24 +60,22 @@ public final class BarrierVerifier {
           MARKER_MANIFEST_CHECKSUM_MISMATCH,
           "commit_marker.manifest_checksum",
           key,
-          "marker binds "
-              + Checksums.hex(k.getManifestChecksum())
-              + ", manifest is "
-              + Checksums.hex(m.getChecksum()));
+          "marker binds " + hex(k.getManifestChecksum()) + ", manifest is " + hex(m.getChecksum()));
     }
   }
 
   /** A later, different manifest of the stream: the marker binds another (the first). */
-  static void verifyBinding(TransactionManifest later, TransactionCommitMarker k, Violations v) {
+  public static void verifyBinding(
+      TransactionManifest later, TransactionCommitMarker k, Violations v) {
     if (k.getManifestChecksum() != later.getChecksum()) {
       v.report(
           MARKER_MANIFEST_CHECKSUM_MISMATCH,
           "commit_marker.manifest_checksum",
           txKey(later),
           "a second manifest "
-              + Checksums.hex(later.getChecksum())
+              + hex(later.getChecksum())
               + " that the marker, binding "
-              + Checksums.hex(k.getManifestChecksum())
+              + hex(k.getManifestChecksum())
               + ", does not bind");
     }
   }
@@ -135,9 +132,9 @@ public final class BarrierVerifier {
           key,
           where
               + " has checksum "
-              + Checksums.hex(c.getChecksum())
+              + hex(c.getChecksum())
               + ", the manifest lists "
-              + Checksums.hex(entry.getChecksum()));
+              + hex(entry.getChecksum()));
     }
     long events = (long) c.getChangesCount() + c.getDdlEventsCount();
     if (events != entry.getEventCount()) {
@@ -323,7 +320,7 @@ public final class BarrierVerifier {
     }
   }
 
-  static String txKey(TransactionManifest m) {
+  public static String txKey(TransactionManifest m) {
     return EventKey.transaction(m.getSourceId(), m.getSourceCommitLsn(), m.getTransactionId());
   }
 
@@ -361,5 +358,11 @@ public final class BarrierVerifier {
                 + " transaction");
       }
     }
+  }
+
+  /** Lower-case 16-digit hex, as the codec's Checksums spells checksums in messages. */
+  private static String hex(long checksum) {
+    String s = Long.toHexString(checksum);
+    return "0".repeat(16 - s.length()) + s;
   }
 }

@@ -2,7 +2,7 @@ package io.trellara.protocol.conformance;
 
 import io.trellara.protocol.MessageKind;
 import io.trellara.protocol.validation.ProtocolRule;
-import io.trellara.protocol.validation.TransactionVerifier;
+import io.trellara.protocol.verify.TransactionVerifier;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;

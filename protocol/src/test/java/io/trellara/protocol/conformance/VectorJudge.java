@@ -8,7 +8,7 @@ import io.trellara.protocol.validation.BarrierVerifier;
 import io.trellara.protocol.validation.ProtocolRule;
 import io.trellara.protocol.validation.ProtocolViolationException;
 import io.trellara.protocol.validation.StreamingBarrierVerifier;
-import io.trellara.protocol.validation.TransactionVerifier;
+import io.trellara.protocol.verify.TransactionVerifier;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;

@@ -4,7 +4,7 @@ import io.trellara.protocol.v1.ChangeRecord;
 import io.trellara.protocol.v1.ColumnDefinition;
 import io.trellara.protocol.v1.SchemaVersion;
 import io.trellara.sink.port.ApplyException;
-import io.trellara.sink.postgres.schema.Identifiers;
+import io.trellara.sink.postgres.names.Identifiers;
 import io.trellara.sink.postgres.schema.TargetTable;
 import java.util.ArrayList;
 import java.util.List;

@@ -2,7 +2,7 @@ package io.trellara.sink.postgres.apply;
 
 import io.trellara.protocol.v1.ChangeRecord;
 import io.trellara.protocol.v1.SchemaVersion;
-import io.trellara.sink.postgres.schema.QualifiedName;
+import io.trellara.sink.postgres.names.QualifiedName;
 import io.trellara.sink.postgres.schema.TargetTable;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

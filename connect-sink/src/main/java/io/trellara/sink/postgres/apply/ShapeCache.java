@@ -1,6 +1,6 @@
 package io.trellara.sink.postgres.apply;
 
-import io.trellara.sink.postgres.schema.QualifiedName;
+import io.trellara.sink.postgres.names.QualifiedName;
 import io.trellara.sink.postgres.session.SessionCache;
 import java.util.HashMap;
 import java.util.Map;

@@ -1,7 +1,7 @@
 package io.trellara.sink.postgres.ddl;
 
 import io.trellara.sink.postgres.ddl.ReplayableStatement.Refusal;
-import io.trellara.sink.postgres.schema.QualifiedName;
+import io.trellara.sink.postgres.names.QualifiedName;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

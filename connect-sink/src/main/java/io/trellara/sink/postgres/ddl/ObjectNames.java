@@ -1,7 +1,7 @@
 package io.trellara.sink.postgres.ddl;
 
 import io.trellara.sink.postgres.ddl.ReplayableStatement.Refusal;
-import io.trellara.sink.postgres.schema.QualifiedName;
+import io.trellara.sink.postgres.names.QualifiedName;
 import java.util.BitSet;
 import java.util.LinkedHashSet;
 import java.util.List;

@@ -1,6 +1,6 @@
 package io.trellara.sink.postgres.ddl;
 
-import io.trellara.sink.postgres.schema.QualifiedName;
+import io.trellara.sink.postgres.names.QualifiedName;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Predicate;

@@ -3,6 +3,8 @@ package io.trellara.sink.postgres.schema;
 import io.trellara.protocol.v1.DdlEvent;
 import io.trellara.sink.port.ApplyException;
 import io.trellara.sink.postgres.ddl.ReplayableStatement;
+import io.trellara.sink.postgres.names.Identifiers;
+import io.trellara.sink.postgres.names.QualifiedName;
 import io.trellara.sink.postgres.session.TargetSession;
 import io.trellara.sink.postgres.settings.ApplyOptions;
 import java.sql.PreparedStatement;

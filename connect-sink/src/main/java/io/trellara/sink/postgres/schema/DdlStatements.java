@@ -7,6 +7,7 @@ import io.trellara.sink.postgres.ddl.SqlLexer;
 import io.trellara.sink.postgres.ddl.SqlSyntaxException;
 import io.trellara.sink.postgres.ddl.Token;
 import io.trellara.sink.postgres.ddl.TokenType;
+import io.trellara.sink.postgres.names.QualifiedName;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -3,6 +3,8 @@ package io.trellara.sink.postgres.schema;
 import io.trellara.protocol.v1.RelationId;
 import io.trellara.sink.port.ApplyException;
 import io.trellara.sink.postgres.checkpoint.CheckpointStore;
+import io.trellara.sink.postgres.names.Identifiers;
+import io.trellara.sink.postgres.names.QualifiedName;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;

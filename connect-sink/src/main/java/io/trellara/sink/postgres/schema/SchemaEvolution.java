@@ -5,6 +5,8 @@ import io.trellara.protocol.v1.ColumnDefinition;
 import io.trellara.protocol.v1.RelationId;
 import io.trellara.protocol.v1.SchemaVersion;
 import io.trellara.sink.port.ApplyException;
+import io.trellara.sink.postgres.names.Identifiers;
+import io.trellara.sink.postgres.names.QualifiedName;
 import io.trellara.sink.postgres.session.TargetSession;
 import io.trellara.sink.postgres.settings.ApplyOptions;
 import io.trellara.sink.postgres.settings.DdlPolicy;

@@ -1,5 +1,6 @@
 package io.trellara.sink.postgres.schema;
 
+import io.trellara.sink.postgres.names.QualifiedName;
 import io.trellara.sink.postgres.session.SessionCache;
 import java.util.HashMap;
 import java.util.Map;

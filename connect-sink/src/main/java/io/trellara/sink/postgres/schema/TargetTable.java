@@ -1,5 +1,6 @@
 package io.trellara.sink.postgres.schema;
 
+import io.trellara.sink.postgres.names.QualifiedName;
 import java.util.List;
 import java.util.Map;
 

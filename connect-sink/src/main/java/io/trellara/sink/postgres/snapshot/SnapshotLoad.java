@@ -4,7 +4,7 @@ import io.trellara.protocol.Snapshots;
 import io.trellara.sink.port.ApplyException;
 import io.trellara.sink.port.FlowKey;
 import io.trellara.sink.postgres.checkpoint.AppliedRecords;
-import io.trellara.sink.postgres.schema.QualifiedName;
+import io.trellara.sink.postgres.names.QualifiedName;
 import io.trellara.sink.postgres.session.TargetSession;
 import io.trellara.sink.postgres.settings.SnapshotTargetPolicy;
 import java.sql.PreparedStatement;

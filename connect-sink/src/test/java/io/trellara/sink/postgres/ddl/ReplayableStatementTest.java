@@ -2,7 +2,7 @@ package io.trellara.sink.postgres.ddl;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.trellara.sink.postgres.schema.QualifiedName;
+import io.trellara.sink.postgres.names.QualifiedName;
 import java.util.Set;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;

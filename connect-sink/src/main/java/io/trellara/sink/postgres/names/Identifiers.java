@@ -1,4 +1,4 @@
-package io.trellara.sink.postgres.schema;
+package io.trellara.sink.postgres.names;
 
 import java.nio.charset.StandardCharsets;
 

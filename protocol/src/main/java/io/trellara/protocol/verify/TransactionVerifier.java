@@ -1,4 +1,4 @@
-package io.trellara.protocol.validation;
+package io.trellara.protocol.verify;
 
 import com.google.protobuf.Message;
 import io.trellara.protocol.EventKey;
@@ -7,6 +7,11 @@ import io.trellara.protocol.codec.TrellaraCodec;
 import io.trellara.protocol.v1.PartitionChunk;
 import io.trellara.protocol.v1.TransactionCommitMarker;
 import io.trellara.protocol.v1.TransactionManifest;
+import io.trellara.protocol.validation.BarrierVerifier;
+import io.trellara.protocol.validation.Misreading;
+import io.trellara.protocol.validation.ProtocolRule;
+import io.trellara.protocol.validation.ProtocolViolationException;
+import io.trellara.protocol.validation.Violations;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
