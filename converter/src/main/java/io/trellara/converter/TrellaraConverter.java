@@ -6,6 +6,7 @@ import com.google.protobuf.util.JsonFormat;
 import io.trellara.protocol.MessageKind;
 import io.trellara.protocol.codec.EncodedMessage;
 import io.trellara.protocol.codec.KindDetector;
+import io.trellara.protocol.codec.ReceivedMessage;
 import io.trellara.protocol.codec.TrellaraCodec;
 import io.trellara.protocol.validation.ProtocolViolationException;
 import java.nio.charset.StandardCharsets;
@@ -22,8 +23,9 @@ import org.apache.kafka.connect.storage.Converter;
  * Carries exactly the checksummed protobuf bytes of Trellara messages. Outbound it validates before
  * it writes (a {@link Message} is encoded through the one codec; bytes are verified and passed
  * through unchanged). Inbound it verifies the checksum, then validates, and only then hands the
- * message to the task. Any violation is a {@link DataException} naming the rule, the field and the
- * event key.
+ * message to the task, as a {@link ReceivedMessage}: the message with the bytes it came in, which
+ * are what its checksum (and a manifest's entry for a chunk) covers. Any violation is a {@link
+ * DataException} naming the rule, the field and the event key.
  *
  * <p>The message kind comes from the {@value MessageKind#HEADER} header, which the converter also
  * writes; without it the kind is detected from the field layout. Values carry no Connect schema:
@@ -69,6 +71,11 @@ public class TrellaraConverter implements Converter {
         return json
             ? render(TrellaraCodec.decode(em.kind(), em.bytes())).getBytes(StandardCharsets.UTF_8)
             : em.bytes();
+      } else if (value instanceof ReceivedMessage r) {
+        // what this converter read (verified then): written on as the bytes it came in
+        TrellaraCodec.verifyChecksum(r.kind(), r.bytes());
+        addKindHeader(headers, r.kind());
+        return json ? render(r.message()).getBytes(StandardCharsets.UTF_8) : r.bytes();
       } else if (value instanceof byte[] b) {
         message = TrellaraCodec.decode(kindOf(headers, b, topic), b);
         bytes = b;
@@ -104,8 +111,8 @@ public class TrellaraConverter implements Converter {
       return SchemaAndValue.NULL;
     }
     try {
-      Message message = TrellaraCodec.decode(kindOf(headers, value, topic), value);
-      return new SchemaAndValue(null, json ? render(message) : message);
+      ReceivedMessage received = ReceivedMessage.decode(kindOf(headers, value, topic), value);
+      return new SchemaAndValue(null, json ? render(received.message()) : received);
     } catch (ProtocolViolationException e) {
       throw rejected(topic, e);
     }

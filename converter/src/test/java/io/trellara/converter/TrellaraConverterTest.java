@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.trellara.protocol.MessageKind;
 import io.trellara.protocol.boundary.ChunkedBarrier;
 import io.trellara.protocol.codec.EncodedMessage;
+import io.trellara.protocol.codec.ReceivedMessage;
 import io.trellara.protocol.codec.TrellaraCodec;
 import io.trellara.protocol.sample.SampleTransactions;
 import io.trellara.protocol.v1.TransactionEnvelope;
@@ -49,8 +50,13 @@ class TrellaraConverterTest {
     for (EncodedMessage m : ChunkedBarrier.strictChunked(TX, 2).inOrder()) {
       RecordHeaders headers = new RecordHeaders();
       headers.add(MessageKind.HEADER, m.kind().wireName().getBytes(StandardCharsets.UTF_8));
-      assertThat(c.toConnectData("t", headers, m.bytes()).value()).isInstanceOf(m.kind().type());
-      assertThat(c.toConnectData("t", m.bytes()).value()).isInstanceOf(m.kind().type()); // detected
+      ReceivedMessage read = (ReceivedMessage) c.toConnectData("t", headers, m.bytes()).value();
+      assertThat(read.message()).isInstanceOf(m.kind().type());
+      assertThat(read.bytes()).isSameAs(m.bytes()); // what the checksum covers, kept
+      ReceivedMessage detected = (ReceivedMessage) c.toConnectData("t", m.bytes()).value();
+      assertThat(detected.kind()).isEqualTo(m.kind());
+      RecordHeaders out = new RecordHeaders();
+      assertThat(c.fromConnectData("t", out, null, read)).isSameAs(m.bytes()); // written on as read
     }
   }
 

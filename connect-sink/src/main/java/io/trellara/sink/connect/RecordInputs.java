@@ -3,6 +3,7 @@ package io.trellara.sink.connect;
 import com.google.protobuf.Message;
 import io.trellara.protocol.MessageKind;
 import io.trellara.protocol.codec.KindDetector;
+import io.trellara.protocol.codec.ReceivedMessage;
 import io.trellara.protocol.v1.PartitionChunk;
 import io.trellara.protocol.v1.TransactionCommitMarker;
 import io.trellara.protocol.v1.TransactionEnvelope;
@@ -15,8 +16,8 @@ import org.apache.kafka.connect.header.Header;
 import org.apache.kafka.connect.sink.SinkRecord;
 
 /**
- * A Connect record as the engine's input: the verified message (TrellaraConverter) or its bytes
- * (ByteArrayConverter).
+ * A Connect record as the engine's input: the verified message with its bytes (TrellaraConverter)
+ * or its bytes (ByteArrayConverter).
  */
 final class RecordInputs {
   private RecordInputs() {}
@@ -37,7 +38,10 @@ final class RecordInputs {
       }
       return Input.raw(tp, r.kafkaOffset(), kind, bytes, where(r));
     }
-    if (value instanceof Message m && isTrellara(m)) {
+    if (value instanceof ReceivedMessage received && isTrellara(received.message())) {
+      return Input.received(tp, r.kafkaOffset(), received, where(r)); // TrellaraConverter
+    }
+    if (value instanceof Message m && isTrellara(m)) { // a message an SMT or a test built
       return Input.decoded(tp, r.kafkaOffset(), m, where(r));
     }
     throw new DataException(

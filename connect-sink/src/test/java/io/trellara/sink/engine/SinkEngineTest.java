@@ -6,6 +6,7 @@ import static io.trellara.sink.postgres.Tx.tx;
 import static io.trellara.sink.postgres.Tx.val;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.trellara.protocol.codec.ReceivedMessage;
 import io.trellara.protocol.codec.TrellaraCodec;
 import io.trellara.protocol.v1.ChangeRecord;
 import io.trellara.protocol.v1.TransactionEnvelope;
@@ -129,6 +130,47 @@ class SinkEngineTest {
     assertThat(target.committedLsns()).containsExactly("0/100", "0/200", "0/300");
     assertThat(consumer.paused).isEmpty();
     assertThat(engine.committable()).containsEntry(STRICT, 4L);
+  }
+
+  /**
+   * A chunk is staged as the bytes it came in: the converter hands over the decoded message with
+   * them. A writer's bytes need not be a re-encoding of the message (here a non-minimal varint),
+   * and only those bytes hash to the checksum the chunk carries and the manifest lists.
+   */
+  @Test
+  void aChunkIsStagedAsTheBytesItCameInNotAsAReEncoding() {
+    assign(STRICT);
+    Barriers b =
+        Barriers.partitioned(
+                opens(0x100, 1),
+                3,
+                2,
+                e -> Integer.parseInt(((ChangeRecord) e).getAfter().getColumns(0).getText()) % 3)
+            .withNonMinimalVarintChunk(0);
+    ApplyPipeline lanes = new ApplyPipeline(target, null, 2, 64 << 20, 0); // another task's lanes
+    List<Input> received =
+        new Feed()
+            .inputs(b.chunkMessages()).stream()
+                .map(
+                    in ->
+                        Input.received(
+                            in.partition(),
+                            in.offset(),
+                            ReceivedMessage.decode(in.kind(), in.bytes()),
+                            in.where()))
+                .toList();
+    lanes.accept(received);
+    engine.put(new Feed().inputs(b.closing()));
+    assertThat(target.committedLsns()).containsExactly("0/100");
+
+    Input decodedOnly =
+        Input.decoded(
+            received.get(0).partition(), 0, received.get(0).message(), received.get(0).where());
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () ->
+                new ApplyPipeline(new InMemoryTarget(), null, 2, 64 << 20, 0)
+                    .accept(List.of(decodedOnly)))
+        .hasMessageContaining("CHECKSUM_MISMATCH"); // what a re-encoding would have staged
   }
 
   @Test

@@ -260,6 +260,42 @@ public final class Barriers {
   }
 
   /**
+   * Chunk {@code i} as bytes a protobuf writer would not produce but a consumer must accept: its
+   * protocol_version written as the two-byte varint {@code 81 00}, the checksum over those bytes
+   * (which a re-encoding of the parsed chunk does not hash to); the manifest lists that checksum.
+   */
+  public Barriers withNonMinimalVarintChunk(int i) {
+    byte[] body = chunks.get(i).toBuilder().clearChecksum().build().toByteArray();
+    if (body[0] != 0x08 || body[1] != 0x01) {
+      throw new IllegalStateException("protocol_version 1 is not the chunk's first field");
+    }
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    out.write(body, 0, 1);
+    out.write(0x81);
+    out.write(0x00);
+    out.write(body, 2, body.length - 2);
+    byte[] wide = out.toByteArray();
+    long checksum = io.trellara.protocol.codec.Checksums.xxh3(wide);
+    byte[] bytes;
+    try {
+      java.io.ByteArrayOutputStream all = new java.io.ByteArrayOutputStream();
+      all.write(wide);
+      com.google.protobuf.CodedOutputStream cos =
+          com.google.protobuf.CodedOutputStream.newInstance(all);
+      cos.writeUInt64(MessageKind.CHUNK.checksumTag(), checksum);
+      cos.flush();
+      bytes = all.toByteArray();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    List<PartitionChunk> cs = new ArrayList<>(chunks);
+    cs.set(i, cs.get(i).toBuilder().setChecksum(checksum).build());
+    Barriers b = assemble(source, mode, partitionCount, cs, UnaryOperator.identity());
+    b.chunkBytes.set(i, bytes);
+    return b;
+  }
+
+  /**
    * The manifest changed by {@code tamper} (then checksummed); the marker binds the changed
    * manifest.
    */
