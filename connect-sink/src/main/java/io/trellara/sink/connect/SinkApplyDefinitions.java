@@ -299,7 +299,7 @@ final class SinkApplyDefinitions {
         "A partitioned lane pauses while more than this many bytes of its chunks are staged in the target for"
             + " transactions after the oldest one staged of its flow, i.e. behind a barrier that waits;"
             + " it resumes once the barrier applies. Bounds the staging table while a barrier waits (for a"
-            + " lost worker's lanes, or for ever with barrier.max.wait.ms=0). The lanes the waiting barrier"
+            + " lost worker's lanes, or up to barrier.max.wait.ms for a lost chunk). The lanes the waiting barrier"
             + " still needs are behind, so they are never paused.",
         GROUP_APPLY,
         ++o,
