@@ -2,6 +2,7 @@ package io.trellara.sink.connect;
 
 import io.trellara.connect.common.ConfigChoices;
 import io.trellara.connect.common.ConfigRecommenders;
+import io.trellara.connect.common.TlsDefinitions;
 import io.trellara.sink.postgres.schema.RelationMapper;
 import io.trellara.sink.postgres.settings.ApplyOptions;
 import io.trellara.sink.postgres.settings.DdlPolicy;
@@ -31,11 +32,15 @@ public final class TrellaraSinkConfig extends AbstractConfig {
   public static final String URL = "connection.url";
   public static final String USER = "connection.user";
   public static final String PASSWORD = "connection.password";
-  public static final String SSLMODE = "connection.sslmode";
-  public static final String SSLROOTCERT = "connection.sslrootcert";
-  public static final String SSLCERT = "connection.sslcert";
-  public static final String SSLKEY = "connection.sslkey";
-  public static final String SSLPASSWORD = "connection.sslpassword";
+
+  /** The prefix of the TLS settings ({@link TlsDefinitions}). */
+  public static final String CONNECTION_PREFIX = "connection.";
+
+  public static final String SSLMODE = CONNECTION_PREFIX + TlsDefinitions.SSLMODE;
+  public static final String SSLROOTCERT = CONNECTION_PREFIX + TlsDefinitions.SSLROOTCERT;
+  public static final String SSLCERT = CONNECTION_PREFIX + TlsDefinitions.SSLCERT;
+  public static final String SSLKEY = CONNECTION_PREFIX + TlsDefinitions.SSLKEY;
+  public static final String SSLPASSWORD = CONNECTION_PREFIX + TlsDefinitions.SSLPASSWORD;
 
   public static final String MAPPING = "relation.mapping";
   public static final String ALLOWLIST = "relation.allowlist";

@@ -2,8 +2,7 @@ package io.trellara.source.connect;
 
 import static io.trellara.source.connect.TrellaraSourceConfig.*;
 
-import io.trellara.connect.common.ConfigChoices;
-import io.trellara.connect.common.SslMode;
+import io.trellara.connect.common.TlsDefinitions;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Type;
@@ -75,58 +74,7 @@ final class ConnectionDefinitions {
         ++o,
         Width.MEDIUM,
         "Password");
-    d.define(
-        SSLMODE,
-        Type.STRING,
-        SslMode.PREFER.configName(),
-        ConfigChoices.validator(SslMode.class),
-        Importance.MEDIUM,
-        "libpq-style TLS mode: " + ConfigChoices.listed(SslMode.class) + ".",
-        GROUP_CONNECTION,
-        ++o,
-        Width.SHORT,
-        "TLS mode",
-        ConfigChoices.recommender(SslMode.class));
-    d.define(
-        SSLROOTCERT,
-        Type.STRING,
-        "",
-        Importance.LOW,
-        "File of the CA certificate(s) that verify the" + " server (verify-ca, verify-full).",
-        GROUP_CONNECTION,
-        ++o,
-        Width.LONG,
-        "TLS root certificate");
-    d.define(
-        SSLCERT,
-        Type.STRING,
-        "",
-        Importance.LOW,
-        "Client certificate file for certificate" + " authentication.",
-        GROUP_CONNECTION,
-        ++o,
-        Width.LONG,
-        "TLS client certificate");
-    d.define(
-        SSLKEY,
-        Type.STRING,
-        "",
-        Importance.LOW,
-        "Client private key file (PKCS-8 DER or PEM).",
-        GROUP_CONNECTION,
-        ++o,
-        Width.LONG,
-        "TLS client key");
-    d.define(
-        SSLPASSWORD,
-        Type.PASSWORD,
-        "",
-        Importance.LOW,
-        "Password of the client key.",
-        GROUP_CONNECTION,
-        ++o,
-        Width.MEDIUM,
-        "TLS key password");
+    TlsDefinitions.define(d, DATABASE_PREFIX, GROUP_CONNECTION, o);
 
     o = 0;
     d.define(

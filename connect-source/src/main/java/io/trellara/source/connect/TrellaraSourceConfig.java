@@ -3,6 +3,7 @@ package io.trellara.source.connect;
 import io.trellara.connect.common.ConfigChoices;
 import io.trellara.connect.common.ConfigRecommenders;
 import io.trellara.connect.common.SslMode;
+import io.trellara.connect.common.TlsDefinitions;
 import io.trellara.source.replication.BoundarySettings;
 import io.trellara.source.routing.KeyChangePolicy;
 import io.trellara.source.routing.NullKeyPolicy;
@@ -30,11 +31,15 @@ public final class TrellaraSourceConfig extends AbstractConfig {
   public static final String DBNAME = "database.dbname";
   public static final String USER = "database.user";
   public static final String PASSWORD = "database.password";
-  public static final String SSLMODE = "database.sslmode";
-  public static final String SSLROOTCERT = "database.sslrootcert";
-  public static final String SSLCERT = "database.sslcert";
-  public static final String SSLKEY = "database.sslkey";
-  public static final String SSLPASSWORD = "database.sslpassword";
+
+  /** The prefix of the TLS settings ({@link TlsDefinitions}). */
+  public static final String DATABASE_PREFIX = "database.";
+
+  public static final String SSLMODE = DATABASE_PREFIX + TlsDefinitions.SSLMODE;
+  public static final String SSLROOTCERT = DATABASE_PREFIX + TlsDefinitions.SSLROOTCERT;
+  public static final String SSLCERT = DATABASE_PREFIX + TlsDefinitions.SSLCERT;
+  public static final String SSLKEY = DATABASE_PREFIX + TlsDefinitions.SSLKEY;
+  public static final String SSLPASSWORD = DATABASE_PREFIX + TlsDefinitions.SSLPASSWORD;
 
   public static final String SOURCE_ID = "source.id";
   public static final String DATABASE_ID = "database.id";
