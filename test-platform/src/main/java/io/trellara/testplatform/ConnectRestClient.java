@@ -1,19 +1,16 @@
 package io.trellara.testplatform;
 
+import static io.trellara.testplatform.rest.JsonHttp.segment;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.trellara.testplatform.rest.JsonHttp;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.URI;
-import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -32,17 +29,14 @@ public final class ConnectRestClient {
   public static final Duration DEFAULT_AWAIT = Duration.ofSeconds(60);
 
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final HttpClient HTTP =
-      HttpClient.newBuilder()
-          .connectTimeout(Duration.ofSeconds(5))
-          .version(HttpClient.Version.HTTP_1_1)
-          .build();
 
   private final URI base;
+  private final JsonHttp http;
 
   public ConnectRestClient(URI base) {
     String url = base.toString();
     this.base = URI.create(url.endsWith("/") ? url : url + "/");
+    this.http = new JsonHttp(this.base);
   }
 
   public URI baseUrl() {
@@ -91,13 +85,13 @@ public final class ConnectRestClient {
         .atMost(DEFAULT_AWAIT)
         .pollInterval(Duration.ofMillis(100))
         .ignoreExceptions()
-        .until(() -> send("GET", "", null).statusCode() == 200);
+        .until(() -> http.send("GET", "", null).statusCode() == 200);
   }
 
   /** True when GET / answers 200 right now. */
   public boolean isReady() {
     try {
-      return send("GET", "", null).statusCode() == 200;
+      return http.send("GET", "", null).statusCode() == 200;
     } catch (IOException e) {
       return false;
     } catch (InterruptedException e) {
@@ -148,11 +142,11 @@ public final class ConnectRestClient {
 
   /** PUT /connectors/{name}/config: creates or updates. */
   public JsonNode putConnectorConfig(String name, Map<String, String> config) {
-    return call("PUT", "connectors/" + enc(name) + "/config", toJson(config));
+    return call("PUT", "connectors/" + segment(name) + "/config", toJson(config));
   }
 
   public Map<String, String> connectorConfig(String name) {
-    JsonNode config = call("GET", "connectors/" + enc(name) + "/config", null);
+    JsonNode config = call("GET", "connectors/" + segment(name) + "/config", null);
     Map<String, String> result = new LinkedHashMap<>();
     config.fields().forEachRemaining(e -> result.put(e.getKey(), e.getValue().asText()));
     return result;
@@ -168,7 +162,7 @@ public final class ConnectRestClient {
     body.putIfAbsent("connector.class", plugin);
     body.putIfAbsent("name", "validation-probe");
     JsonNode answer =
-        call("PUT", "connector-plugins/" + enc(plugin) + "/config/validate", toJson(body));
+        call("PUT", "connector-plugins/" + segment(plugin) + "/config/validate", toJson(body));
     Map<String, List<String>> errors = new LinkedHashMap<>();
     for (JsonNode config1 : answer.path("configs")) {
       JsonNode value = config1.path("value");
@@ -182,7 +176,7 @@ public final class ConnectRestClient {
   }
 
   public ConnectorStatus status(String name) {
-    return ConnectorStatus.fromJson(call("GET", "connectors/" + enc(name) + "/status", null));
+    return ConnectorStatus.fromJson(call("GET", "connectors/" + segment(name) + "/status", null));
   }
 
   /**
@@ -273,7 +267,7 @@ public final class ConnectRestClient {
     call(
         "POST",
         "connectors/"
-            + enc(name)
+            + segment(name)
             + "/restart?includeTasks="
             + includeTasks
             + "&onlyFailed="
@@ -282,15 +276,15 @@ public final class ConnectRestClient {
   }
 
   public void restartTask(String name, int task) {
-    call("POST", "connectors/" + enc(name) + "/tasks/" + task + "/restart", null);
+    call("POST", "connectors/" + segment(name) + "/tasks/" + task + "/restart", null);
   }
 
   public void pause(String name) {
-    call("PUT", "connectors/" + enc(name) + "/pause", null);
+    call("PUT", "connectors/" + segment(name) + "/pause", null);
   }
 
   public void resume(String name) {
-    call("PUT", "connectors/" + enc(name) + "/resume", null);
+    call("PUT", "connectors/" + segment(name) + "/resume", null);
   }
 
   /**
@@ -298,11 +292,11 @@ public final class ConnectRestClient {
    * then be reset).
    */
   public void stop(String name) {
-    call("PUT", "connectors/" + enc(name) + "/stop", null);
+    call("PUT", "connectors/" + segment(name) + "/stop", null);
   }
 
   public void delete(String name) {
-    call("DELETE", "connectors/" + enc(name), null);
+    call("DELETE", "connectors/" + segment(name), null);
   }
 
   /** DELETE and wait until the worker no longer lists it. */
@@ -318,77 +312,32 @@ public final class ConnectRestClient {
    * GET /connectors/{name}/offsets (source partitions/offsets or sink topic partitions/offsets).
    */
   public JsonNode offsets(String name) {
-    return call("GET", "connectors/" + enc(name) + "/offsets", null);
+    return call("GET", "connectors/" + segment(name) + "/offsets", null);
   }
 
   /** PATCH /connectors/{name}/offsets with {"offsets": [...]}; the connector must be STOPPED. */
   public JsonNode alterOffsets(String name, String offsetsJson) {
-    return call("PATCH", "connectors/" + enc(name) + "/offsets", offsetsJson);
+    return call("PATCH", "connectors/" + segment(name) + "/offsets", offsetsJson);
   }
 
   /** DELETE /connectors/{name}/offsets; the connector must be STOPPED. */
   public JsonNode resetOffsets(String name) {
-    return call("DELETE", "connectors/" + enc(name) + "/offsets", null);
+    return call("DELETE", "connectors/" + segment(name) + "/offsets", null);
   }
 
   // ---------------------------------------------------------------- plumbing
 
   /**
-   * Any call; 409 (rebalance in progress) retried for 30 s. Returns the parsed body (empty object
-   * if none).
+   * Any call; 409 (rebalance in progress) retried for 30 s ({@link JsonHttp}). Returns the parsed
+   * body (empty object if none).
    */
   public JsonNode call(String method, String path, String jsonBody) {
-    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-    while (true) {
-      HttpResponse<String> response = sendUnchecked(method, path, jsonBody);
-      int code = response.statusCode();
-      if (code == 409 && System.nanoTime() < deadline) {
-        await().pollDelay(Duration.ofMillis(250)).until(() -> true);
-        continue;
-      }
-      if (code / 100 != 2) {
-        throw new ConnectRestException(method, path, code, response.body());
-      }
-      return parse(response.body());
+    HttpResponse<String> response = http.sendRetryingConflicts(method, path, jsonBody);
+    int code = response.statusCode();
+    if (code / 100 != 2) {
+      throw new ConnectRestException(method, path, code, response.body());
     }
-  }
-
-  private HttpResponse<String> sendUnchecked(String method, String path, String jsonBody) {
-    try {
-      return send(method, path, jsonBody);
-    } catch (IOException e) {
-      throw new UncheckedIOException(method + " " + base + path + " failed", e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted: " + method + " " + path, e);
-    }
-  }
-
-  private HttpResponse<String> send(String method, String path, String jsonBody)
-      throws IOException, InterruptedException {
-    HttpRequest.BodyPublisher body =
-        jsonBody == null
-            ? HttpRequest.BodyPublishers.noBody()
-            : HttpRequest.BodyPublishers.ofString(jsonBody, StandardCharsets.UTF_8);
-    HttpRequest request =
-        HttpRequest.newBuilder(base.resolve(path))
-            .timeout(Duration.ofSeconds(90))
-            .header("Content-Type", "application/json")
-            .header("Accept", "application/json")
-            .method(method, body)
-            .build();
-    return HTTP.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
-  }
-
-  private static JsonNode parse(String body) {
-    if (body == null || body.isBlank()) {
-      return JSON.createObjectNode();
-    }
-    try {
-      return JSON.readTree(body);
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException("Connect answered with invalid JSON: " + body, e);
-    }
+    return JsonHttp.parse(response.body());
   }
 
   private static String toJson(Object value) {
@@ -397,10 +346,6 @@ public final class ConnectRestClient {
     } catch (JsonProcessingException e) {
       throw new IllegalArgumentException("cannot serialise " + value, e);
     }
-  }
-
-  private static String enc(String segment) {
-    return URLEncoder.encode(segment, StandardCharsets.UTF_8).replace("+", "%20");
   }
 
   @Override

@@ -1,5 +1,7 @@
 package io.trellara.testplatform;
 
+import io.trellara.testplatform.kafka.BrokerAdmin;
+import io.trellara.testplatform.kafka.RawProducer;
 import java.time.Duration;
 import java.util.AbstractMap;
 import java.util.ArrayList;
@@ -15,23 +17,15 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,20 +40,23 @@ import org.slf4j.LoggerFactory;
  * {@link Builder#autoCreateTopics}.
  *
  * <p>Admin helpers create and delete topics, read a whole topic as raw bytes, produce raw (possibly
- * crafted) records, and read or reset consumer group offsets.
+ * crafted) records, and read or reset consumer group offsets. The admin calls on topics and groups
+ * are made by {@link BrokerAdmin}, the records produced by {@link RawProducer}.
  */
 public final class KafkaBroker implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(KafkaBroker.class);
-  private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(30);
+  private static final Duration ADMIN_TIMEOUT = BrokerAdmin.TIMEOUT;
 
   private final TestServers.Kafka node;
+  private final BrokerAdmin admin;
+  private final RawProducer producer;
   private boolean running;
-  private Admin admin;
-  private KafkaProducer<byte[], byte[]> producer;
 
   private KafkaBroker(TestServers.Kafka node) {
     this.node = node;
+    this.admin = new BrokerAdmin(node::bootstrapServers);
+    this.producer = new RawProducer(node::bootstrapServers);
   }
 
   /** The helpers on a broker of another platform (a container). */
@@ -110,14 +107,8 @@ public final class KafkaBroker implements AutoCloseable {
   }
 
   /** A shared admin client (do not close it). */
-  public synchronized Admin admin() {
-    if (admin == null) {
-      Map<String, Object> config = new HashMap<>();
-      config.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
-      config.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) ADMIN_TIMEOUT.toMillis());
-      admin = Admin.create(config);
-    }
-    return admin;
+  public Admin admin() {
+    return admin.client();
   }
 
   /** Client properties (bootstrap servers) for consumers/producers a test builds itself. */
@@ -138,16 +129,15 @@ public final class KafkaBroker implements AutoCloseable {
    * leaders.
    */
   public void createTopic(String topic, int partitions, Map<String, String> configs) {
-    NewTopic newTopic = new NewTopic(topic, partitions, (short) 1).configs(configs);
-    get(admin().createTopics(List.of(newTopic)).all(), "create topic " + topic);
+    admin.createTopic(topic, partitions, configs);
   }
 
   public void deleteTopic(String topic) {
-    get(admin().deleteTopics(List.of(topic)).all(), "delete topic " + topic);
+    admin.deleteTopic(topic);
   }
 
   public Set<String> topicNames() {
-    return get(admin().listTopics().names(), "list topics");
+    return admin.topicNames();
   }
 
   public boolean topicExists(String topic) {
@@ -155,8 +145,7 @@ public final class KafkaBroker implements AutoCloseable {
   }
 
   public TopicDescription describeTopic(String topic) {
-    return get(admin().describeTopics(List.of(topic)).allTopicNames(), "describe topic " + topic)
-        .get(topic);
+    return admin.describeTopic(topic);
   }
 
   /** Log end offsets (read_uncommitted) per partition. */
@@ -247,52 +236,18 @@ public final class KafkaBroker implements AutoCloseable {
   /** Produces one raw record (acks=all, idempotence off) and returns where it landed. */
   public RecordMetadata produce(
       String topic, Integer partition, byte[] key, byte[] value, Map<String, byte[]> headers) {
-    List<Header> recordHeaders = new ArrayList<>();
-    headers.forEach((k, v) -> recordHeaders.add(new RecordHeader(k, v)));
-    ProducerRecord<byte[], byte[]> record =
-        new ProducerRecord<>(topic, partition, key, value, recordHeaders);
-    try {
-      return producer().send(record).get(30, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while producing to " + topic, e);
-    } catch (ExecutionException | TimeoutException e) {
-      throw new IllegalStateException("could not produce to " + topic + "-" + partition, e);
-    }
+    return producer.produce(topic, partition, key, value, headers);
   }
 
   public RecordMetadata produce(String topic, int partition, byte[] key, byte[] value) {
     return produce(topic, partition, key, value, Map.of());
   }
 
-  private synchronized KafkaProducer<byte[], byte[]> producer() {
-    if (producer == null) {
-      Map<String, Object> config = clientConfig();
-      config.put(ProducerConfig.ACKS_CONFIG, "all");
-      config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false);
-      config.put(ProducerConfig.LINGER_MS_CONFIG, 0);
-      config.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 16 * 1024 * 1024);
-      producer = new KafkaProducer<>(config, new ByteArraySerializer(), new ByteArraySerializer());
-    }
-    return producer;
-  }
-
   // ---------------------------------------------------------------- consumer groups
 
   /** Committed offsets of the group (empty when the group has none). */
   public Map<TopicPartition, Long> consumerGroupOffsets(String groupId) {
-    Map<TopicPartition, OffsetAndMetadata> offsets =
-        get(
-            admin().listConsumerGroupOffsets(groupId).partitionsToOffsetAndMetadata(),
-            "offsets of " + groupId);
-    Map<TopicPartition, Long> result = new HashMap<>();
-    offsets.forEach(
-        (tp, om) -> {
-          if (om != null) {
-            result.put(tp, om.offset());
-          }
-        });
-    return result;
+    return admin.consumerGroupOffsets(groupId);
   }
 
   /**
@@ -300,9 +255,7 @@ public final class KafkaBroker implements AutoCloseable {
    * first).
    */
   public void resetConsumerGroupOffsets(String groupId, Map<TopicPartition, Long> offsets) {
-    Map<TopicPartition, OffsetAndMetadata> target = new HashMap<>();
-    offsets.forEach((tp, offset) -> target.put(tp, new OffsetAndMetadata(offset)));
-    get(admin().alterConsumerGroupOffsets(groupId, target).all(), "reset offsets of " + groupId);
+    admin.resetConsumerGroupOffsets(groupId, offsets);
   }
 
   /** Sets the group's offsets of every partition of the topic to the beginning of the log. */
@@ -314,13 +267,11 @@ public final class KafkaBroker implements AutoCloseable {
   }
 
   public void deleteConsumerGroup(String groupId) {
-    get(admin().deleteConsumerGroups(List.of(groupId)).all(), "delete group " + groupId);
+    admin.deleteConsumerGroup(groupId);
   }
 
   public Collection<String> consumerGroups() {
-    return get(admin().listGroups().all(), "list groups").stream()
-        .map(g -> g.groupId())
-        .collect(Collectors.toList());
+    return admin.consumerGroups();
   }
 
   // ---------------------------------------------------------------- lifecycle
@@ -346,27 +297,8 @@ public final class KafkaBroker implements AutoCloseable {
   }
 
   private void closeClients() {
-    if (producer != null) {
-      producer.close(Duration.ofSeconds(5));
-      producer = null;
-    }
-    if (admin != null) {
-      admin.close(Duration.ofSeconds(5));
-      admin = null;
-    }
-  }
-
-  private static <T> T get(org.apache.kafka.common.KafkaFuture<T> future, String what) {
-    try {
-      return future.get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted: " + what, e);
-    } catch (ExecutionException e) {
-      throw new IllegalStateException("failed: " + what + ": " + e.getCause(), e.getCause());
-    } catch (TimeoutException e) {
-      throw new IllegalStateException("timed out: " + what, e);
-    }
+    producer.close();
+    admin.close();
   }
 
   @Override

@@ -112,7 +112,7 @@ public final class RetryingExecutor implements AutoCloseable {
       } catch (TargetProgressLost e) {
         throw e;
       } catch (SQLException | RuntimeException e) {
-        String relation = session == null ? null : session.relation;
+        String relation = session == null ? null : session.relation();
         String eventKey = session == null || session.eventKey() == null ? what : session.eventKey();
         String stalled = session == null ? null : session.stalled();
         if (stalled != null) {

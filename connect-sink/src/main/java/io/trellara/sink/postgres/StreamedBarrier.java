@@ -292,7 +292,7 @@ public final class StreamedBarrier implements TargetStream {
    * change.
    */
   private RuntimeException fail(SQLException e) {
-    String relation = session.relation;
+    String relation = session.relation();
     String eventKey = session.eventKey() == null ? key.display() : session.eventKey();
     String stall = session.stalled();
     if (stall != null) {

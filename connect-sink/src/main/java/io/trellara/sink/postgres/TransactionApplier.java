@@ -185,7 +185,7 @@ public final class TransactionApplier implements Target, AutoCloseable {
     } catch (SQLException e) {
       if (streamSession != null && streamSession.stalled() != null) {
         String stall = streamSession.stalled();
-        String relation = streamSession.relation;
+        String relation = streamSession.relation();
         rolledBack(streamSession);
         throw RetryingExecutor.stalled(
             stall,
@@ -331,14 +331,14 @@ public final class TransactionApplier implements Target, AutoCloseable {
     metrics.targetCommits.incrementAndGet();
     metrics.transactionsApplied.addAndGet(applied);
     metrics.duplicatesSkipped.addAndGet(duplicates);
-    metrics.rowsInserted.addAndGet(w.inserted);
-    metrics.rowsUpdated.addAndGet(w.updated);
-    metrics.rowsDeleted.addAndGet(w.deleted);
-    metrics.truncates.addAndGet(w.truncates);
+    metrics.rowsInserted.addAndGet(w.inserted());
+    metrics.rowsUpdated.addAndGet(w.updated());
+    metrics.rowsDeleted.addAndGet(w.deleted());
+    metrics.truncates.addAndGet(w.truncates());
     metrics.ddlReplayed.addAndGet(w.ddlReplayed());
     metrics.ddlSkipped.addAndGet(w.ddlSkipped());
     metrics.schemaChanges.addAndGet(w.schemaChanges());
-    metrics.missingRowsIgnored.addAndGet(w.missingRowsIgnored);
+    metrics.missingRowsIgnored.addAndGet(w.missingRowsIgnored());
   }
 
   // ---- what the task needs ---------------------------------------------------------------------

@@ -41,7 +41,7 @@ class ChangeWriterBoundTest {
       w.flush();
       s.commit();
       out[0] = w;
-      return w.inserted;
+      return w.inserted();
     }
   }
 
@@ -53,7 +53,7 @@ class ChangeWriterBoundTest {
     }
     ChangeWriter[] w = new ChangeWriter[1];
     assertThat(write(t.build(), w)).isEqualTo(45_000);
-    assertThat(w[0].longestRun).isEqualTo(ChangeWriter.MAX_RUN_ROWS);
+    assertThat(w[0].longestRun()).isEqualTo(ChangeWriter.MAX_RUN_ROWS);
     assertThat(pg.count("app.t")).isEqualTo(45_000);
   }
 
@@ -66,7 +66,7 @@ class ChangeWriterBoundTest {
     }
     ChangeWriter[] w = new ChangeWriter[1];
     assertThat(write(t.build(), w)).isEqualTo(3_000);
-    assertThat(w[0].longestRun)
+    assertThat(w[0].longestRun())
         .isLessThan(3_000)
         .isGreaterThanOrEqualTo(ChangeWriter.MAX_RUN_BYTES / 8192);
     assertThat(pg.one("SELECT sum(length(body)) FROM app.t"))

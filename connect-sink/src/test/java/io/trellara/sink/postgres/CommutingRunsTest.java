@@ -99,16 +99,16 @@ class CommutingRunsTest {
   void alternatingTablesAreWrittenAsOneBatchPerTableAcrossTheGroup() throws Exception {
     List<TransactionEnvelope> group = transfers(50);
     ChangeWriter w = writeGroup(group);
-    assertThat(w.longestRun)
+    assertThat(w.longestRun())
         .as("the account updates of all 50 transactions in one batch")
         .isEqualTo(100);
-    assertThat(w.updated).isEqualTo(100);
-    assertThat(w.inserted).isEqualTo(100);
+    assertThat(w.updated()).isEqualTo(100);
+    assertThat(w.inserted()).isEqualTo(100);
     String batched = balances();
 
     reset(); // the same transactions, each in a group of its own: nothing to set aside across them
     for (TransactionEnvelope e : group) {
-      assertThat(writeGroup(List.of(e)).longestRun).isEqualTo(2);
+      assertThat(writeGroup(List.of(e)).longestRun()).isEqualTo(2);
     }
     assertThat(balances()).isEqualTo(batched);
     assertThat(pg.count("app.transfer")).isEqualTo(100);
@@ -152,7 +152,7 @@ class CommutingRunsTest {
   void tablesLinkedByAForeignKeyKeepTheirOrder() throws Exception {
     pg.exec("ALTER TABLE app.transfer ADD FOREIGN KEY (src) REFERENCES app.account (id)");
     ChangeWriter w = writeGroup(transfers(30));
-    assertThat(w.longestRun).isEqualTo(2);
+    assertThat(w.longestRun()).isEqualTo(2);
     assertThat(pg.count("app.transfer")).isEqualTo(60);
   }
 }

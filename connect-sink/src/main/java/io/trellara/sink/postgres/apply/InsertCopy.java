@@ -44,7 +44,7 @@ final class InsertCopy {
       end();
     }
     if (!session.copyOpen()) {
-      session.beginCopy(s.copySql());
+      session.beginCopy(s.sql.copy());
       shape = s;
       firstKey = run.get(0).getIdempotencyKey();
       rows = 0;

@@ -7,22 +7,20 @@ import io.trellara.protocol.v1.Operation;
 import io.trellara.protocol.v1.ReplicaIdentity;
 import io.trellara.protocol.v1.RowImage;
 import io.trellara.sink.port.ApplyException;
-import io.trellara.sink.postgres.names.Identifiers;
 import io.trellara.sink.postgres.names.QualifiedName;
 import io.trellara.sink.postgres.schema.TargetTable;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The statement shape of one row change: which columns it sets and which identify the target row.
  * Rows of one relation, schema version and operation with an equal shape share one prepared
  * statement and are batched. Built from the {@link RowLayout} (names and key positions of the
  * schema version on the target, computed once per version) for the first row of its kind and kept
- * there ({@link RowLayout#shapeOf}), with the statements' text: {@link #matches} checks each
- * further row's operation, replica identity and column states without allocating, and a row it
- * matches passes every check {@link #of} made of the first.
+ * there ({@link RowLayout#shapeOf}), with the statements' text ({@link ShapeSql}) and the columns
+ * an update or delete finds its row by ({@link MatchKey}): {@link #matches} checks each further
+ * row's operation, replica identity and column states without allocating, and a row it matches
+ * passes every check {@link #of} made of the first.
  */
 final class RowShape {
   final Operation operation;
@@ -64,11 +62,9 @@ final class RowShape {
   // what matches() compares: per position, unchanged-TOAST or not (after) and the state (key image)
   private final byte[] afterStates;
   private final byte[] keyImageStates;
-  // the statements' text, built once (they are also the statement cache's keys)
-  private String updateSql;
-  private String deleteSql;
-  private String copySql;
-  private final Map<Integer, String> insertSql = new HashMap<>(4);
+
+  /** The statements' text, built once (they are also the statement cache's keys). */
+  final ShapeSql sql;
 
   private RowShape(
       Operation operation,
@@ -104,13 +100,17 @@ final class RowShape {
     }
     this.afterStates = operation == Operation.OPERATION_DELETE ? null : states(after, false);
     this.keyImageStates = operation == Operation.OPERATION_INSERT ? null : states(keyImage, true);
+    this.sql =
+        new ShapeSql(
+            quotedTarget, columns, columnIndex, keyColumns, keyIndex, keyIsNull, fullIdentity);
   }
 
   /**
-   * The shape of {@code c} on {@code layout}'s target: updates and deletes match on the target's
-   * primary key, whose columns the key image must carry, each with a value; under REPLICA IDENTITY
-   * DEFAULT or INDEX the columns the schema version flags as key must be exactly those (a record
-   * that flags another column, or leaves one out, is refused rather than matched on what it chose).
+   * The shape of {@code c} on {@code layout}'s target: updates and deletes match ({@link MatchKey})
+   * on the target's primary key, whose columns the key image must carry, each with a value; under
+   * REPLICA IDENTITY DEFAULT or INDEX the columns the schema version flags as key must be exactly
+   * those (a record that flags another column, or leaves one out, is refused rather than matched on
+   * what it chose).
    */
   static RowShape of(ChangeRecord c, RowLayout layout) {
     String relation = layout.table.name().quoted();
@@ -173,11 +173,8 @@ final class RowShape {
     boolean fromBefore = c.hasBefore() && c.getBefore().getColumnsCount() > 0;
     RowImage keyImage =
         fromBefore ? requireImage(c.getBefore(), "before", layout, relation, eventKey) : after;
-    List<Integer> keys = keyColumns(c, layout, keyImage, fromBefore, relation, eventKey);
-    boolean full = keys.isEmpty();
-    if (full) {
-      keys = fullIdentityColumns(keyImage);
-    }
+    checkValues(keyImage, layout, relation, eventKey);
+    MatchKey key = MatchKey.of(c, layout, keyImage, fromBefore, relation, eventKey);
     List<Integer> cols = new ArrayList<>();
     for (int i = 0; i < after.getColumnsCount(); i++) {
       ColumnValue v = after.getColumns(i);
@@ -199,138 +196,29 @@ final class RowShape {
         c.getReplicaIdentity(),
         layout,
         cols,
-        keys,
+        key.positions(),
         after,
         keyImage,
         fromBefore,
-        full);
+        key.fullIdentity());
   }
 
   private static RowShape delete(
       ChangeRecord c, RowLayout layout, String relation, String eventKey) {
     RowImage before =
         requireImage(c.hasBefore() ? c.getBefore() : null, "before", layout, relation, eventKey);
-    List<Integer> keys = keyColumns(c, layout, before, true, relation, eventKey);
-    boolean full = keys.isEmpty();
-    if (full) {
-      keys = fullIdentityColumns(before);
-    }
+    checkValues(before, layout, relation, eventKey);
+    MatchKey key = MatchKey.of(c, layout, before, true, relation, eventKey);
     return new RowShape(
         Operation.OPERATION_DELETE,
         c.getReplicaIdentity(),
         layout,
         List.of(),
-        keys,
+        key.positions(),
         RowImage.getDefaultInstance(),
         before,
         true,
-        full);
-  }
-
-  /**
-   * Positions of the target's primary-key columns, in key order; empty only when the target has no
-   * primary key and REPLICA IDENTITY FULL allows a full-row match.
-   */
-  private static List<Integer> keyColumns(
-      ChangeRecord c,
-      RowLayout layout,
-      RowImage image,
-      boolean fromBefore,
-      String relation,
-      String eventKey) {
-    String which = fromBefore ? "before" : "after";
-    boolean fullIdentity = c.getReplicaIdentity() == ReplicaIdentity.REPLICA_IDENTITY_FULL;
-    TargetTable table = layout.table;
-    for (int i = 0; i < image.getColumnsCount(); i++) {
-      checkValue(image.getColumns(i), i, layout, relation, eventKey);
-    }
-    if (layout.flaggedNotTargetKey != null && !fullIdentity) {
-      throw new ApplyException(
-          ApplyException.Reason.KEY_COLUMNS_MISMATCH,
-          relation,
-          eventKey,
-          c.getOperation()
-              + " flags column \""
-              + layout.flaggedNotTargetKey
-              + "\" as key (its schema"
-              + " version's key), but the target's primary key is "
-              + table.primaryKey()
-              + "; the sink"
-              + " matches rows on the target's primary key only");
-    }
-    if (table.primaryKey().isEmpty()) {
-      if (fromBefore && fullIdentity && image.getColumnsCount() > 0) {
-        return List.of();
-      }
-      throw new ApplyException(
-          ApplyException.Reason.MISSING_KEY_COLUMN,
-          relation,
-          eventKey,
-          "the target table has no primary key, so "
-              + c.getOperation()
-              + " cannot match one row (replica"
-              + " identity "
-              + c.getReplicaIdentity()
-              + "); give the target table the source's primary"
-              + " key");
-    }
-    List<Integer> keys = new ArrayList<>(table.primaryKey().size());
-    for (int k = 0; k < layout.primaryKeyPositions.length; k++) {
-      String name = table.primaryKey().get(k);
-      int i = layout.primaryKeyPositions[k];
-      if (i < 0) {
-        throw new ApplyException(
-            ApplyException.Reason.KEY_COLUMNS_MISMATCH,
-            relation,
-            eventKey,
-            c.getOperation()
-                + " lacks primary-key column \""
-                + name
-                + "\" of the target in its schema"
-                + " version; the target's primary key is "
-                + table.primaryKey());
-      }
-      ColumnValue v = image.getColumns(i);
-      if (v.getState() != ColumnState.COLUMN_STATE_VALUE) {
-        throw new ApplyException(
-            ApplyException.Reason.MISSING_KEY_COLUMN,
-            relation,
-            eventKey,
-            "key column \""
-                + name
-                + "\" of the "
-                + which
-                + " image has state "
-                + v.getState()
-                + " instead of a value");
-      }
-      keys.add(i);
-    }
-    if (layout.targetKeyNotFlagged != null && !fullIdentity) {
-      throw new ApplyException(
-          ApplyException.Reason.KEY_COLUMNS_MISMATCH,
-          relation,
-          eventKey,
-          c.getOperation()
-              + " does not flag primary-key column \""
-              + layout.targetKeyNotFlagged
-              + "\" of"
-              + " the target as key in its schema version; the record's key and the target's primary"
-              + " key "
-              + table.primaryKey()
-              + " differ");
-    }
-    return keys;
-  }
-
-  private static List<Integer> fullIdentityColumns(RowImage image) {
-    List<Integer> keys = new ArrayList<>();
-    for (int i = 0; i < image.getColumnsCount(); i++) {
-      if (image.getColumns(i).getState() != ColumnState.COLUMN_STATE_UNCHANGED_TOAST) {
-        keys.add(i);
-      }
-    }
-    return keys;
+        key.fullIdentity());
   }
 
   /** The image must be there and positional: one column per column of the schema version. */
@@ -356,6 +244,14 @@ final class RowShape {
               + layout.columnCount());
     }
     return image;
+  }
+
+  /** Every value of a key image, checked before its key is ({@link #checkValue}). */
+  private static void checkValues(
+      RowImage image, RowLayout layout, String relation, String eventKey) {
+    for (int i = 0; i < image.getColumnsCount(); i++) {
+      checkValue(image.getColumns(i), i, layout, relation, eventKey);
+    }
   }
 
   private static void checkValue(
@@ -437,120 +333,5 @@ final class RowShape {
     return keyImage
         ? (byte) v.getState().getNumber()
         : (byte) (v.getState() == ColumnState.COLUMN_STATE_UNCHANGED_TOAST ? 1 : 0);
-  }
-
-  // ---- SQL
-  // ------------------------------------------------------------------------------------------
-
-  String insertSql(int rows, boolean upsert, String relation, String eventKey) {
-    Integer key = upsert ? -rows : rows;
-    String sql = insertSql.get(key);
-    if (sql == null) {
-      sql = buildInsertSql(rows, upsert, relation, eventKey);
-      insertSql.put(key, sql);
-    }
-    return sql;
-  }
-
-  private String buildInsertSql(int rows, boolean upsert, String relation, String eventKey) {
-    StringBuilder b =
-        new StringBuilder(64 + rows * columns.length * 3)
-            .append("INSERT INTO ")
-            .append(quotedTarget)
-            .append(" (");
-    appendColumns(b, columns);
-    b.append(") VALUES ");
-    for (int r = 0; r < rows; r++) {
-      b.append(r == 0 ? "(" : ",(");
-      for (int i = 0; i < columns.length; i++) {
-        b.append(i == 0 ? "?" : ",?");
-      }
-      b.append(')');
-    }
-    if (upsert) {
-      if (keyColumns.length == 0) {
-        throw new ApplyException(
-            ApplyException.Reason.MISSING_KEY_COLUMN,
-            relation,
-            eventKey,
-            "upsert needs the key columns of the inserted row, and none is flagged as key");
-      }
-      b.append(" ON CONFLICT (");
-      appendColumns(b, keyColumns);
-      b.append(')');
-      boolean any = false;
-      for (int i = 0; i < columns.length; i++) {
-        if (!isKey(columnIndex[i])) {
-          b.append(any ? ", " : " DO UPDATE SET ");
-          String q = Identifiers.quote(columns[i]);
-          b.append(q).append(" = EXCLUDED.").append(q);
-          any = true;
-        }
-      }
-      if (!any) {
-        b.append(" DO NOTHING");
-      }
-    }
-    return b.toString();
-  }
-
-  private boolean isKey(int afterIndex) {
-    for (int k : keyIndex) {
-      if (k == afterIndex) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  String copySql() {
-    if (copySql == null) {
-      StringBuilder b = new StringBuilder(64).append("COPY ").append(quotedTarget).append(" (");
-      appendColumns(b, columns);
-      copySql = b.append(") FROM STDIN").toString();
-    }
-    return copySql;
-  }
-
-  String updateSql() {
-    if (updateSql == null) {
-      StringBuilder b =
-          new StringBuilder(96).append("UPDATE ").append(quotedTarget).append(" SET ");
-      for (int i = 0; i < columns.length; i++) {
-        b.append(i == 0 ? "" : ", ").append(Identifiers.quote(columns[i])).append(" = ?");
-      }
-      updateSql = appendWhere(b).toString();
-    }
-    return updateSql;
-  }
-
-  String deleteSql() {
-    if (deleteSql == null) {
-      deleteSql =
-          appendWhere(new StringBuilder(96).append("DELETE FROM ").append(quotedTarget)).toString();
-    }
-    return deleteSql;
-  }
-
-  private StringBuilder appendWhere(StringBuilder b) {
-    if (fullIdentity) {
-      b.append(" WHERE ctid = (SELECT ctid FROM ").append(quotedTarget);
-    }
-    b.append(" WHERE ");
-    for (int i = 0; i < keyColumns.length; i++) {
-      b.append(i == 0 ? "" : " AND ")
-          .append(Identifiers.quote(keyColumns[i]))
-          .append(keyIsNull[i] ? " IS NULL" : " = ?");
-    }
-    if (fullIdentity) {
-      b.append(" LIMIT 1)");
-    }
-    return b;
-  }
-
-  private static void appendColumns(StringBuilder b, String[] names) {
-    for (int i = 0; i < names.length; i++) {
-      b.append(i == 0 ? "" : ", ").append(Identifiers.quote(names[i]));
-    }
   }
 }

@@ -10,9 +10,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Runs of rows the {@link ChangeWriter} has set aside, at most one per target table, oldest first.
- * Rows of self-contained tables ({@link TargetTable#selfContained}) commute with each other's, so a
- * group of transactions that alternates between such tables (two updates of one, two inserts into
+ * Runs of rows set aside ({@link PendingRuns}), at most one per target table, oldest first. Rows of
+ * self-contained tables ({@link TargetTable#selfContained}) commute with each other's, so a group
+ * of transactions that alternates between such tables (two updates of one, two inserts into
  * another, and again in the next transaction) is written as one batch per table and shape instead
  * of one round trip per change of table. The writer takes a table's run back at that table's next
  * rows, and takes them all before anything else (another kind of table, DDL, a truncate, the dedup

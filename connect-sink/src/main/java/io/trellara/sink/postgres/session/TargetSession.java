@@ -1,6 +1,5 @@
 package io.trellara.sink.postgres.session;
 
-import io.trellara.connect.common.SessionTimeouts;
 import io.trellara.connect.common.liveness.Stage;
 import java.sql.Array;
 import java.sql.Connection;
@@ -9,7 +8,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Executor;
 import org.postgresql.PGConnection;
@@ -22,13 +20,12 @@ import org.postgresql.copy.CopyManager;
  * never handed out: every statement goes through {@link #prepare}, {@link #execute}, {@link #query}
  * or {@link #array}, and each of them first ends a COPY that is open, since PostgreSQL's protocol
  * allows nothing else on a connection during a COPY (pgjdbc would wait for its own lock forever:
- * the hang a re-snapshot once ran into). The session also keeps its prepared statements (cached by
- * SQL text, which encodes relation and statement shape) and the target tables already described,
- * and tells its watchdog {@link Stage} what it waits for.
+ * the hang a re-snapshot once ran into). The session also keeps its prepared statements ({@link
+ * StatementCache}) and what it remembers of the target ({@link SessionCache}), knows what the
+ * statement in flight is about ({@link StatementContext}) and tells its watchdog {@link Stage} what
+ * it waits for. Its settings are applied once, at {@link #open} ({@link SessionSettings}).
  */
 public final class TargetSession implements AutoCloseable {
-  private static final int MAX_STATEMENTS = 256;
-
   /** Where the connection is in PostgreSQL's protocol. */
   public enum State {
     /** No transaction open: the next statement begins one (auto-commit is off). */
@@ -41,12 +38,8 @@ public final class TargetSession implements AutoCloseable {
     CLOSED
   }
 
-  /**
-   * The search_path of every sink session: names the sink resolves (types by {@code to_regtype})
-   * never depend on the role's or the database's setting, and nothing a user can create shadows the
-   * catalog. Every function the sink calls is schema-qualified as well.
-   */
-  public static final String SEARCH_PATH = "pg_catalog, public";
+  /** The search_path of every sink session ({@link SessionSettings#SEARCH_PATH}). */
+  public static final String SEARCH_PATH = SessionSettings.SEARCH_PATH;
 
   private final Connection connection;
   private final int backendPid;
@@ -56,28 +49,14 @@ public final class TargetSession implements AutoCloseable {
   /** What this session remembers of the target, by kind (see {@link SessionCache}). */
   private final Map<Class<?>, SessionCache> caches = new HashMap<>();
 
-  private final LinkedHashMap<String, PreparedStatement> statements =
-      new LinkedHashMap<>(64, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, PreparedStatement> eldest) {
-          if (size() > MAX_STATEMENTS) {
-            closeQuietly(eldest.getValue());
-            return true;
-          }
-          return false;
-        }
-      };
+  private final StatementCache statements = new StatementCache();
   private CopyManager copyManager;
   private CopyIn copy;
   private String copyTarget;
 
   /** What the statement in flight is about, for error messages. */
-  public String relation;
+  private final StatementContext context = new StatementContext();
 
-  private String eventKey;
-  private String runLastKey;
-  private long runRows;
-  private String statementKind = "statement";
   private volatile String stalled;
 
   private TargetSession(Connection connection, int backendPid, Stage stage) {
@@ -88,27 +67,13 @@ public final class TargetSession implements AutoCloseable {
 
   /**
    * Opens a connection with the session settings the wire's text values assume (UTC, ISO dates,
-   * postgres intervals) and the pinned search_path, then turns auto-commit off. {@code stage}
-   * (nullable) is told what each statement waits for.
+   * postgres intervals) and the pinned search_path, auto-commit off ({@link SessionSettings}).
+   * {@code stage} (nullable) is told what each statement waits for.
    */
   public static TargetSession open(ConnectionFactory factory, Stage stage) throws SQLException {
     Connection c = factory.open();
     try {
-      c.setAutoCommit(true);
-      try (Statement s = c.createStatement()) {
-        // no statement, idle-transaction or (PostgreSQL 17+) transaction timeout: a COPY stays open
-        // while the next chunk of its table arrives, a streamed transaction between its chunks, and
-        // a snapshot applied atomically lasts as long as its load; the sink's watchdog bounds every
-        // wait instead (apply.stall.timeout.ms)
-        s.execute(
-            "SET search_path = "
-                + SEARCH_PATH
-                + "; SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD';"
-                + " SET IntervalStyle = 'postgres'; SET extra_float_digits = 3;"
-                + " SET bytea_output = 'hex'; "
-                + SessionTimeouts.OFF);
-      }
-      c.setAutoCommit(false);
+      SessionSettings.apply(c);
       int pid =
           c.isWrapperFor(PGConnection.class) ? c.unwrap(PGConnection.class).getBackendPID() : 0;
       return new TargetSession(c, pid, stage);
@@ -137,9 +102,7 @@ public final class TargetSession implements AutoCloseable {
   }
 
   public void at(String relation, String eventKey) {
-    this.relation = relation;
-    this.eventKey = eventKey;
-    this.runRows = 0;
+    context.at(relation, eventKey);
     progress();
   }
 
@@ -148,31 +111,23 @@ public final class TargetSession implements AutoCloseable {
    * names them.
    */
   public void atRun(String relation, String firstKey, String lastKey, long rows) {
-    this.relation = relation;
-    this.eventKey = firstKey;
-    this.runLastKey = lastKey;
-    this.runRows = rows;
+    context.atRun(relation, firstKey, lastKey, rows);
     progress();
+  }
+
+  /** The table the statement in flight is about, for error context; null when none. */
+  public String relation() {
+    return context.relation();
   }
 
   /** The event key (or range of them) the session is at, for error context; null when none. */
   public String eventKey() {
-    return runRows <= 1 || eventKey == null
-        ? eventKey
-        : eventKey + " .. " + runLastKey + " (" + runRows + " rows)";
+    return context.eventKey();
   }
 
   /** What the session is doing now, in words: the statement kind, the table and the event key. */
   public String doing() {
-    String at = eventKey();
-    return statementKind
-        + (relation == null ? "" : " on " + relation)
-        + (at == null || at.isEmpty() ? "" : " at " + at)
-        + " (target backend pid "
-        + backendPid
-        + ", "
-        + state.name().toLowerCase(java.util.Locale.ROOT)
-        + ")";
+    return context.doing(backendPid, state);
   }
 
   // ---- statements: each ends an open COPY first ----------------------------------------------
@@ -220,23 +175,9 @@ public final class TargetSession implements AutoCloseable {
   private void beforeStatement(String sql) throws SQLException {
     endCopy();
     requireOpen();
-    statementKind = kindOf(sql);
+    context.statement(sql);
     state = State.IN_TRANSACTION;
     progress();
-  }
-
-  private static String kindOf(String sql) {
-    int start = 0;
-    while (start < sql.length() && !Character.isLetter(sql.charAt(start))) {
-      start++;
-    }
-    int end = start;
-    while (end < sql.length() && Character.isLetter(sql.charAt(end))) {
-      end++;
-    }
-    return start == end
-        ? "statement"
-        : sql.substring(start, end).toUpperCase(java.util.Locale.ROOT);
   }
 
   // ---- COPY --------------------------------------------------------------------------------
@@ -261,7 +202,7 @@ public final class TargetSession implements AutoCloseable {
     if (copyManager == null) {
       copyManager = connection.unwrap(PGConnection.class).getCopyAPI();
     }
-    statementKind = "COPY";
+    context.kind("COPY");
     copy = copyManager.copyIn(copySql);
     copyTarget = copySql;
     state = State.IN_COPY;
@@ -320,7 +261,7 @@ public final class TargetSession implements AutoCloseable {
   public void commit() throws SQLException {
     endCopy();
     requireOpen();
-    statementKind = "COMMIT";
+    context.kind("COMMIT");
     connection.commit();
     state = State.IDLE;
   }
@@ -408,15 +349,13 @@ public final class TargetSession implements AutoCloseable {
 
   /** After DDL: cached statements and table descriptions may no longer hold. */
   public void invalidate() {
-    statements.values().forEach(TargetSession::closeQuietly);
-    statements.clear();
+    statements.closeAll();
     forgetTables();
   }
 
   /** After the sink altered {@code target}: describe it again, prepare its statements again. */
   public void forget(Object target) {
-    statements.values().forEach(TargetSession::closeQuietly);
-    statements.clear();
+    statements.closeAll();
     caches.values().forEach(c -> c.forget(target));
   }
 
@@ -434,14 +373,6 @@ public final class TargetSession implements AutoCloseable {
       connection.close();
     } catch (SQLException ignored) {
       // closing a broken connection
-    }
-  }
-
-  private static void closeQuietly(Statement s) {
-    try {
-      s.close();
-    } catch (SQLException ignored) {
-      // a statement of a broken connection
     }
   }
 }
