@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.trellara.protocol.MessageKind;
+import io.trellara.protocol.codec.ReceivedMessage;
 import io.trellara.protocol.codec.TrellaraCodec;
 import io.trellara.protocol.sample.SampleTransactions;
 import io.trellara.protocol.v1.TransactionEnvelope;
@@ -72,7 +73,14 @@ class TrellaraConverterIT {
       scope.createConnector("sink", sink);
       await().atMost(Duration.ofSeconds(60)).until(() -> CollectingSink.RECEIVED.size() == 5);
       assertThat(CollectingSink.RECEIVED)
-          .allSatisfy(v -> assertThat(v).isInstanceOf(TransactionEnvelope.class));
+          .allSatisfy(
+              v -> {
+                // the verified message, with the bytes its checksum covers, exactly as written
+                ReceivedMessage received = (ReceivedMessage) v;
+                assertThat(received.message()).isInstanceOf(TransactionEnvelope.class);
+                assertThat(received.bytes())
+                    .isEqualTo(TrellaraCodec.encode(received.message()).bytes());
+              });
     }
   }
 
