@@ -12,7 +12,8 @@
 --
 -- One message per top-level statement (ddl_command_end fires once per statement), its content exactly:
 --   {"command_tag" : "...", "object_type" : "...", "object_identity" : "...", "schema_name" : "...",
---    "statement" : "...", "search_path" : "...", "relations" : "...", "temporary" : "true"|"false"}
+--    "statement" : "...", "search_path" : "...", "relations" : "...", "temporary" : "true"|"false",
+--    "role" : "...", "session_user" : "..."}
 -- command_tag is TG_TAG; object_type, object_identity and schema_name describe one row of
 -- pg_event_trigger_ddl_commands(): the first row whose command_tag is the statement's own (CREATE TABLE
 -- with a serial column first reports its sequence), else the first row, else NULL (e.g. DROP, which that
@@ -34,6 +35,24 @@
 -- temporary is "true" when every object the statement reported is temporary (a temporary relation, or in a
 -- pg_temp schema), else "false" (also when nothing was reported).
 --
+-- role is the role the statement ran as: the role of SET ROLE when one is in force, else the session's login
+-- role; session_user is the login role. Both are read inside this SECURITY DEFINER function (where current_user
+-- is the function's owner): session_user cannot be changed by the session (SET SESSION AUTHORIZATION needs a
+-- superuser) and the role setting only takes roles the session user may SET ROLE to, so neither can be forged
+-- by the DDL's author. The connector publishes a DDL message only when its role is one of ddl.message.roles.
+--
+-- Who can emit a message with this prefix at all: this script revokes EXECUTE on every
+-- pg_catalog.pg_logical_emit_message from PUBLIC (the function takes 3 arguments before PostgreSQL 17, 4 from
+-- 17 on). Afterwards only superusers, roles an administrator granted EXECUTE to, and the functions below (owned
+-- by the superuser who ran this script) can write a logical message, so a role that can merely log in can no
+-- longer write a DDL message, or any other, with a forged role. The connector's heartbeat
+-- (heartbeat.interval.ms) needs EXECUTE for the connector's role when that role is not a superuser:
+--   GRANT EXECUTE ON FUNCTION pg_catalog.pg_logical_emit_message(boolean, text, text, boolean) TO <role>;
+-- (PostgreSQL 17; (boolean, text, text) before 17). Every role with EXECUTE can forge DDL messages: grant it
+-- only to roles as trusted as the tables' owners.
+--
+-- trellara-ddl-capture version 3 (the connector re-runs this script when the installed emit_ddl is older)
+--
 -- The sql_drop trigger runs before ddl_command_end of the same statement; it leaves what it saw in
 -- transaction-local settings (trellara.dropped_relations, trellara.dropped_temporary) that emit_ddl reads and
 -- clears, so a statement still yields exactly one message.
@@ -44,6 +63,18 @@
 
 DROP EVENT TRIGGER IF EXISTS trellara_ddl_capture;
 DROP EVENT TRIGGER IF EXISTS trellara_ddl_capture_drop;
+
+DO $trellara$
+DECLARE
+  v_function pg_catalog.regprocedure;
+BEGIN
+  FOR v_function IN SELECT p.oid::pg_catalog.regprocedure FROM pg_catalog.pg_proc p
+       WHERE p.proname OPERATOR(pg_catalog.=) 'pg_logical_emit_message'
+         AND p.pronamespace OPERATOR(pg_catalog.=) 'pg_catalog'::pg_catalog.regnamespace LOOP
+    EXECUTE pg_catalog.format('REVOKE EXECUTE ON FUNCTION %s FROM PUBLIC', v_function);
+  END LOOP;
+END;
+$trellara$;
 
 CREATE SCHEMA IF NOT EXISTS trellara;
 
@@ -169,7 +200,12 @@ BEGIN
       'statement', pg_catalog.current_query(),
       'search_path', pg_catalog.current_setting('search_path'),
       'relations', COALESCE(v_relations, ''),
-      'temporary', CASE WHEN v_temporary THEN 'true' ELSE 'false' END)::pg_catalog.text);
+      'temporary', CASE WHEN v_temporary THEN 'true' ELSE 'false' END,
+      'role', CASE WHEN pg_catalog.current_setting('role') OPERATOR(pg_catalog.=) 'none'
+                   THEN session_user::pg_catalog.text
+                   ELSE pg_catalog.current_setting('role') END,
+      'session_user', session_user::pg_catalog.text)::pg_catalog.text);
+  -- trellara-ddl-capture version 3
 END;
 $trellara$;
 

@@ -3,7 +3,9 @@ package io.trellara.source.capture;
 import io.trellara.source.capture.ddl.CapturedTables;
 import io.trellara.source.capture.ddl.DdlFilter;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * Settings of the capture core.
@@ -41,10 +43,16 @@ public record CaptureSettings(
 
   /**
    * DDL capture on, nothing captured known up front (only relations described by Relation
-   * messages).
+   * messages), DDL messages' roles not checked: for recorded and synthetic streams, whose messages
+   * predate the role field. The connector never uses it; its start resolves the roles.
    */
   public CaptureSettings(Path spillDirectory, long spillThresholdBytes, String ddlMessagePrefix) {
-    this(spillDirectory, spillThresholdBytes, ddlMessagePrefix, true, CapturedTables.NONE);
+    this(
+        spillDirectory,
+        spillThresholdBytes,
+        ddlMessagePrefix,
+        true,
+        new CapturedTables(false, Set.of(), List.of()));
   }
 
   /** Default budget (16 MiB) and DDL prefix. */

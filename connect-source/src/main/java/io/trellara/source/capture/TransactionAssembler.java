@@ -39,10 +39,12 @@ import org.slf4j.LoggerFactory;
  * prefix is the DDL prefix ({@code trellara.ddl}) and that {@link DdlFilter} publishes: DDL of a
  * captured relation, not temporary, with DDL capture enabled. The rest are dropped here, before
  * they are counted, so total_order stays 1..N over the published events; {@link
- * #ddlEventsDropped()} counts them. Other logical messages (other prefixes, and every
- * non-transactional message) and Origin messages are ignored. Relation and Type messages update the
- * {@link RelationCache} immediately; each buffered change remembers the schema version in force
- * when it arrived.
+ * #ddlEventsDropped()} counts them. A DDL message that is malformed or from a role outside
+ * ddl.message.roles is refused by the filter (logged, {@link #ddlMessagesRefused()}), never fatal:
+ * whoever may call pg_logical_emit_message can write one. Other logical messages (other prefixes,
+ * and every non-transactional message) and Origin messages are ignored. Relation and Type messages
+ * update the {@link RelationCache} immediately; each buffered change remembers the schema version
+ * in force when it arrived.
  *
  * <p><b>Memory bound (the spill rule).</b> Each buffered change is charged an estimate of its size
  * (its tuple bytes plus a fixed per-change overhead, see {@link ChangeBuffer#estimate}). The sum
@@ -120,10 +122,11 @@ public final class TransactionAssembler implements AutoCloseable {
       case 'M' -> {
         LogicalMessage m = (LogicalMessage) message;
         if (m.transactional() && isDdlPrefix(m.prefix())) {
-          if (ddlFilter.keeps(m.content(), m.lsn() != 0 ? m.lsn() : walStart)) {
-            add(m, raw, walStart, NO_RELATIONS, true);
-          } else {
-            ddlEventsDropped++;
+          long lsn = m.lsn() != 0 ? m.lsn() : walStart;
+          switch (ddlFilter.verdict(m.content(), lsn, target(m, walStart).xid)) {
+            case PUBLISH -> add(m, raw, walStart, NO_RELATIONS, true);
+            case DROP -> ddlEventsDropped++;
+            case REFUSE -> {} // logged and counted by the filter
           }
         }
       }
@@ -172,6 +175,14 @@ public final class TransactionAssembler implements AutoCloseable {
    */
   public long ddlEventsDropped() {
     return ddlEventsDropped;
+  }
+
+  /**
+   * DDL messages refused since this assembler started: malformed, or from a role that is not one of
+   * ddl.message.roles (each logged at WARN; never fatal).
+   */
+  public long ddlMessagesRefused() {
+    return ddlFilter.refused();
   }
 
   public RelationCache relations() {

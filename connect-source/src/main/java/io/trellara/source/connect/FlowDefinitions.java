@@ -274,6 +274,23 @@ final class FlowDefinitions {
         Width.SHORT,
         "Install DDL trigger");
     d.define(
+        DDL_MESSAGE_ROLES,
+        Type.LIST,
+        "",
+        Importance.MEDIUM,
+        "The roles whose DDL this connector publishes: the event trigger records the role each DDL"
+            + " statement ran as (the SET ROLE role, else the login role), and a DDL message from any"
+            + " other role, or naming none, is logged at WARN and skipped (DdlMessagesRefused"
+            + " metric). Empty (default): every role with the privileges of an owner of a table of"
+            + " the publication when the task starts (the owners, their inheriting members and"
+            + " superusers). The role is trustworthy only while PUBLIC cannot execute"
+            + " pg_logical_emit_message, which trellara-ddl-capture.sql revokes and validate()"
+            + " checks.",
+        GROUP_CAPTURE,
+        ++o,
+        Width.LONG,
+        "DDL message roles");
+    d.define(
         SPILL_DIRECTORY,
         Type.STRING,
         "",

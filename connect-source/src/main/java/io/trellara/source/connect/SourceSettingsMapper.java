@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.kafka.common.config.Config;
 import org.apache.kafka.common.config.ConfigValue;
 import org.apache.kafka.common.config.types.Password;
@@ -60,7 +61,8 @@ final class SourceSettingsMapper {
         c.getInt(QUEUE_MAX_RECORDS),
         c.getLong(QUEUE_MAX_BYTES),
         c.boundary(),
-        CapturedTables.NONE,
+        // the roles as configured; the start resolves an empty list to the tables' owners
+        CapturedTables.NONE.withDdlRoles(Set.copyOf(c.getList(DDL_MESSAGE_ROLES))),
         new SnapshotReads(c.getInt(SNAPSHOT_MAX_THREADS), c.getLong(SNAPSHOT_KEY_RANGE_ROWS)),
         c.getLong(STALL_TIMEOUT_MS));
   }

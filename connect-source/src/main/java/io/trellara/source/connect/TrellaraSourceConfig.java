@@ -104,6 +104,7 @@ public final class TrellaraSourceConfig extends AbstractConfig {
 
   public static final String DDL_CAPTURE = "ddl.capture.enabled";
   public static final String DDL_INSTALL = "ddl.capture.install";
+  public static final String DDL_MESSAGE_ROLES = "ddl.message.roles";
   public static final String SPILL_DIRECTORY = "spill.directory";
   public static final String SPILL_THRESHOLD_BYTES = "spill.threshold.bytes";
   public static final String QUEUE_MAX_RECORDS = "capture.queue.max.records";

@@ -19,12 +19,19 @@ public final class PublishedTables {
 
   private PublishedTables() {}
 
-  public static CapturedTables load(SourceDatabase s) throws SQLException {
+  /**
+   * The publication's tables, and the roles whose DDL messages are published: {@code ddlRoles} when
+   * the operator named some ({@code ddl.message.roles}), else the tables' owners ({@link
+   * MessageAuthorship#ownerRoles}).
+   */
+  public static CapturedTables load(SourceDatabase s, Set<String> ddlRoles) throws SQLException {
     try (Connection c = s.endpoint().connect()) {
-      return load(c, s.publicationName());
+      CapturedTables tables = load(c, s.publicationName());
+      return ddlRoles == null || ddlRoles.isEmpty() ? tables : tables.withDdlRoles(ddlRoles);
     }
   }
 
+  /** The publication's tables; DDL messages are published from the roles that own them. */
   public static CapturedTables load(Connection c, String publication) throws SQLException {
     boolean all = false;
     try (PreparedStatement ps =
@@ -65,6 +72,6 @@ public final class PublishedTables {
         }
       }
     }
-    return new CapturedTables(all, schemas, tables);
+    return new CapturedTables(all, schemas, tables, MessageAuthorship.ownerRoles(c, publication));
   }
 }

@@ -9,14 +9,15 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The checks {@code validate()} and task start run against the live server: logical WAL, the
- * replication privilege, and tables the protocol can carry (primary key, REPLICA IDENTITY DEFAULT,
- * key columns with a row identity V2 encoder and deterministic collation). Each problem names the
- * setting to change.
+ * The checks {@code validate()} and task start run against the live server: logical WAL, a UTF8
+ * database, the replication privilege, who may write DDL messages ({@link MessageAuthorship}), and
+ * tables the protocol can carry (primary key, REPLICA IDENTITY DEFAULT, key columns with a row
+ * identity V2 encoder and deterministic collation). Each problem names the setting to change.
  */
 public final class SourcePreflight {
   static final String HOST_PROPERTY = "database.hostname";
   static final String USER_PROPERTY = "database.user";
+  static final String DBNAME_PROPERTY = "database.dbname";
   static final String TABLES_PROPERTY = "table.include.list";
   static final String OWNERSHIP_PROPERTY = "dataset.partitioned.ownership_keys";
 
@@ -26,7 +27,9 @@ public final class SourcePreflight {
     List<SourceProblem> problems = new ArrayList<>();
     try (Connection c = s.endpoint().connect()) {
       walLevel(c, problems);
+      serverEncoding(c, s, problems);
       replicationPrivilege(c, s, problems);
+      MessageAuthorship.check(c, s, problems);
       List<String> tables = tablesToCheck(c, s, problems);
       for (String table : tables) {
         List<KeyColumn> key = table(c, table, problems);
@@ -73,6 +76,33 @@ public final class SourcePreflight {
                   + "; logical"
                   + " decoding needs wal_level=logical. Set it in postgresql.conf (ALTER SYSTEM SET wal_level ="
                   + " logical) and restart PostgreSQL."));
+    }
+  }
+
+  /**
+   * Text values are carried as UTF-8 (the protocol's strings are UTF-8 and the sink binds them as
+   * such): pgoutput sends them in the database's encoding, and under SQL_ASCII the server stores
+   * whatever bytes a client sends, so a Latin-1 byte would be published as U+FFFD or refused by the
+   * protocol. Only a UTF8 database can be captured faithfully.
+   */
+  private static void serverEncoding(Connection c, SourceDatabase s, List<SourceProblem> problems)
+      throws SQLException {
+    String encoding = single(c, "SHOW server_encoding");
+    if (!"UTF8".equals(encoding)) {
+      problems.add(
+          new SourceProblem(
+              DBNAME_PROPERTY,
+              "Database "
+                  + s.endpoint().database()
+                  + " has server_encoding "
+                  + encoding
+                  + "; the source carries text values as UTF-8, so it needs a UTF8 database"
+                  + (encoding.equals("SQL_ASCII")
+                      ? " (SQL_ASCII stores any bytes a client sends, unchecked: they cannot be"
+                          + " read back as UTF-8 faithfully)"
+                      : "")
+                  + ". Capture a database created with ENCODING 'UTF8' (dump and restore into one"
+                  + " to convert)."));
     }
   }
 

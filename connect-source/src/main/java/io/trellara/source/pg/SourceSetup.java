@@ -12,7 +12,8 @@ import java.util.StringJoiner;
 
 /**
  * Creates what capture needs when it is absent: the publication, the slot, the DDL event triggers
- * (installed again when only the older single trigger exists, which upgrades it); and, opted in,
+ * (installed again when an older version exists, which upgrades it, or when PUBLIC may still call
+ * pg_logical_emit_message, which the script revokes: see {@link MessageAuthorship}); and, opted in,
  * drops the slot and the publication again ({@link #drop}).
  */
 public final class SourceSetup {
@@ -57,15 +58,11 @@ public final class SourceSetup {
         }
         slotCreated = true;
       }
-      // the sql_drop trigger came with the relations field: without it the installed version is
-      // older
-      if (s.ddlCapture()
-          && s.ddlInstall()
-          && (!exists(c, "SELECT 1 FROM pg_event_trigger WHERE evtname = ?", "trellara_ddl_capture")
-              || !exists(
-                  c,
-                  "SELECT 1 FROM pg_event_trigger WHERE evtname = ?",
-                  "trellara_ddl_capture_drop"))) {
+      // installed again when absent, older than this connector (the sql_drop trigger came with
+      // the relations field, the role fields with version 3), or when PUBLIC may still write
+      // logical
+      // messages: the script is what revokes that
+      if (s.ddlCapture() && s.ddlInstall() && !MessageAuthorship.installed(c)) {
         execute(c, ddlScript());
       }
     }

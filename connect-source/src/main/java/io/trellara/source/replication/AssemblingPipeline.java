@@ -66,6 +66,11 @@ abstract class AssemblingPipeline implements TransactionPipeline {
   }
 
   @Override
+  public long ddlMessagesRefused() {
+    return assembler.ddlMessagesRefused();
+  }
+
+  @Override
   public void close() {
     assembler.close();
   }

@@ -20,6 +20,7 @@ public final class CaptureMetrics implements Heartbeat.Listener {
   private final AtomicLong spilledTransactions = new AtomicLong();
   private final AtomicLong spilledBytes = new AtomicLong();
   private final AtomicLong ddlEventsDropped = new AtomicLong();
+  private final AtomicLong ddlMessagesRefused = new AtomicLong();
   private final AtomicLong reconnects = new AtomicLong();
   private final AtomicReference<String> lastReplicationError = new AtomicReference<>();
 
@@ -39,11 +40,20 @@ public final class CaptureMetrics implements Heartbeat.Listener {
     spilledTransactions.set(pipeline.spilledTransactions());
     spilledBytes.set(pipeline.spilledBytes());
     ddlEventsDropped.set(pipeline.ddlEventsDropped());
+    ddlMessagesRefused.set(pipeline.ddlMessagesRefused());
   }
 
   /** DDL messages dropped at the source since capture started (as of the last report). */
   public long ddlEventsDropped() {
     return ddlEventsDropped.get();
+  }
+
+  /**
+   * DDL messages refused (malformed, or from a role outside ddl.message.roles) and skipped since
+   * capture started (as of the last report).
+   */
+  public long ddlMessagesRefused() {
+    return ddlMessagesRefused.get();
   }
 
   /** pgoutput messages received. */

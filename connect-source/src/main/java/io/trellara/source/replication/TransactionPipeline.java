@@ -54,6 +54,14 @@ public interface TransactionPipeline extends AutoCloseable {
     return 0;
   }
 
+  /**
+   * DDL messages refused (malformed, or from a role outside ddl.message.roles) since start (capture
+   * thread only).
+   */
+  default long ddlMessagesRefused() {
+    return 0;
+  }
+
   @Override
   void close();
 }

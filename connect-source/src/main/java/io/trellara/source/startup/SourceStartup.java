@@ -201,7 +201,9 @@ public final class SourceStartup {
 
   private SourceSettings withPublishedTables() {
     try {
-      SourceSettings s = settings.withCapturedTables(PublishedTables.load(settings.database()));
+      SourceSettings s =
+          settings.withCapturedTables(
+              PublishedTables.load(settings.database(), settings.capturedTables().ddlRoles()));
       LOG.info(
           "Source task captures publication {} ({}); DDL capture {}",
           s.publicationName(),

@@ -3,7 +3,6 @@ package io.trellara.source.capture;
 import static io.trellara.source.capture.CaptureTestSupport.load;
 import static io.trellara.source.capture.CaptureTestSupport.run;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.trellara.protocol.codec.TrellaraCodec;
 import io.trellara.protocol.v1.ChangeRecord;
@@ -245,13 +244,19 @@ class CaptureFixtureTest {
     assertThat(e.getDdlEvents(0).getTransactionId()).isEqualTo(e.getTransactionId());
   }
 
+  /**
+   * The recorded message is what a direct pg_logical_emit_message call writes, not the trigger's
+   * JSON (no command_tag): refused and skipped, never fatal; both inserts around it are published
+   * in one envelope, numbered without a gap.
+   */
   @Test
-  void ddlMessageWithoutCommandTagFailsClosed() {
-    Fixture f = load("logical-messages", 2);
-    assertThatThrownBy(() -> run(f, spill))
-        .isInstanceOf(CaptureException.class)
-        .hasMessageContaining("ddl_message_invalid")
-        .hasMessageContaining("command_tag");
+  void ddlMessageWithoutCommandTagIsRefusedAndItsTransactionStillPublished() {
+    TransactionEnvelope e = only(run(load("logical-messages", 2), spill));
+    assertThat(e.getDdlEventsCount()).isZero();
+    assertThat(e.getChangesList()).extracting(ChangeRecord::getTotalOrder).containsExactly(1L, 2L);
+    assertThat(e.getChangesList())
+        .extracting(c -> column(e, c, c.getAfter(), "note").getText())
+        .containsExactly("before ddl", "after ddl");
   }
 
   @Test

@@ -33,6 +33,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -44,7 +45,8 @@ class BarrierPipelineTest {
       "{\"command_tag\": \"ALTER TABLE\", \"object_type\": \"table\","
           + " \"object_identity\": \"public.accounts\", \"schema_name\": \"public\","
           + " \"statement\": \"ALTER TABLE accounts ADD COLUMN x int\", \"search_path\": \"public\","
-          + " \"relations\": \"\\\"public\\\".\\\"accounts\\\":16400\", \"temporary\": \"false\"}";
+          + " \"relations\": \"\\\"public\\\".\\\"accounts\\\":16400\", \"temporary\": \"false\","
+          + " \"role\": \"app_owner\", \"session_user\": \"app_owner\"}";
 
   @TempDir Path spill;
 
@@ -74,7 +76,7 @@ class BarrierPipelineTest {
             16,
             1 << 20,
             boundary,
-            CapturedTables.NONE);
+            CapturedTables.NONE.withDdlRoles(Set.of("app_owner")));
     return StrictPipeline.factory(s).apply(out::add);
   }
 

@@ -30,6 +30,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -49,7 +50,8 @@ class SpilledChunkStreamingTest {
       "{\"command_tag\": \"ALTER TABLE\", \"object_type\": \"table\","
           + " \"object_identity\": \"public.item\", \"schema_name\": \"public\","
           + " \"statement\": \"ALTER TABLE item ADD COLUMN x int\", \"search_path\": \"public\","
-          + " \"relations\": \"\\\"public\\\".\\\"item\\\":16400\", \"temporary\": \"false\"}";
+          + " \"relations\": \"\\\"public\\\".\\\"item\\\":16400\", \"temporary\": \"false\","
+          + " \"role\": \"app_owner\", \"session_user\": \"app_owner\"}";
 
   @TempDir Path spill;
 
@@ -92,7 +94,7 @@ class SpilledChunkStreamingTest {
         16,
         1 << 20,
         boundary,
-        CapturedTables.NONE);
+        CapturedTables.NONE.withDdlRoles(Set.of("app_owner")));
   }
 
   /** As the engine feeds it: each parsed message with the bytes it was parsed from. */

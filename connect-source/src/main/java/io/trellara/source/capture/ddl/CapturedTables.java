@@ -8,15 +8,40 @@ import java.util.Set;
  * flag, the schemas of FOR TABLES IN SCHEMA, and the listed tables (with their OIDs, so a later
  * rename still matches). The capture core adds every relation a pgoutput Relation message describes
  * (see {@link DdlFilter}), so this only has to cover tables that have not sent a change yet.
+ *
+ * <p>{@code ddlRoles}: the roles whose DDL messages are published ({@code ddl.message.roles}, by
+ * default the tables' owners, resolved at start); a message whose {@code role} is not one of them
+ * is refused. Null only for the recorded pgoutput fixtures, whose DDL messages predate the role
+ * field: nothing the connector's start builds leaves it null.
  */
-public record CapturedTables(boolean allTables, Set<String> schemas, List<OwningRelation> tables) {
+public record CapturedTables(
+    boolean allTables, Set<String> schemas, List<OwningRelation> tables, Set<String> ddlRoles) {
 
-  /** Nothing known up front: only relations described by Relation messages count as captured. */
-  public static final CapturedTables NONE = new CapturedTables(false, Set.of(), List.of());
+  /**
+   * Nothing known up front: only relations described by Relation messages count as captured, and no
+   * role may author DDL (the start resolves the roles).
+   */
+  public static final CapturedTables NONE =
+      new CapturedTables(false, Set.of(), List.of(), Set.of());
 
   public CapturedTables {
     schemas = Set.copyOf(schemas);
     tables = List.copyOf(tables);
+    ddlRoles = ddlRoles == null ? null : Set.copyOf(ddlRoles);
+  }
+
+  /** Tables of a recorded stream whose DDL messages carry no role: roles are not checked. */
+  public CapturedTables(boolean allTables, Set<String> schemas, List<OwningRelation> tables) {
+    this(allTables, schemas, tables, null);
+  }
+
+  public CapturedTables withDdlRoles(Set<String> roles) {
+    return new CapturedTables(allTables, schemas, tables, roles);
+  }
+
+  /** Whether a DDL message naming {@code role} (null: it names none) is published. */
+  boolean authorises(String role) {
+    return ddlRoles == null || role != null && ddlRoles.contains(role);
   }
 
   boolean contains(OwningRelation r) {
@@ -43,8 +68,9 @@ public record CapturedTables(boolean allTables, Set<String> schemas, List<Owning
 
   @Override
   public String toString() {
-    return allTables
-        ? "all tables"
-        : "tables " + tables + (schemas.isEmpty() ? "" : " and schemas " + schemas);
+    return (allTables
+            ? "all tables"
+            : "tables " + tables + (schemas.isEmpty() ? "" : " and schemas " + schemas))
+        + (ddlRoles == null ? "" : ", DDL from roles " + ddlRoles);
   }
 }

@@ -3,6 +3,7 @@ package io.trellara.source.capture.ddl;
 import io.trellara.protocol.Lsn;
 import io.trellara.protocol.v1.DdlEvent;
 import io.trellara.protocol.v1.RelationId;
+import io.trellara.source.capture.CaptureException;
 import io.trellara.source.capture.RelationCache;
 import io.trellara.source.capture.RelationSchema;
 import org.slf4j.Logger;
@@ -14,7 +15,8 @@ import org.slf4j.LoggerFactory;
  * event is published only when DDL capture is enabled, the statement's objects are not all
  * temporary, and at least one owning relation is captured: described by a pgoutput Relation message
  * (the publication sent its changes) or covered by the publication as known at start ({@link
- * CapturedTables}).
+ * CapturedTables}). Before that, a message must be well formed and come from one of the roles of
+ * {@link CapturedTables#ddlRoles()}: anything else is refused, never fatal (see {@link #verdict}).
  *
  * <p>Captured relations only accumulate, so a message kept when it was buffered still has a
  * captured owner when its transaction is emitted.
@@ -22,10 +24,17 @@ import org.slf4j.LoggerFactory;
 public final class DdlFilter {
   private static final Logger LOG = LoggerFactory.getLogger(DdlFilter.class);
 
+  /** The rule a refused message broke: not the flat JSON object of the trigger. */
+  public static final String MALFORMED = "DDL_MESSAGE_MALFORMED";
+
+  /** The rule a refused message broke: its role is not one of ddl.message.roles. */
+  public static final String UNAUTHORISED = "DDL_MESSAGE_UNAUTHORISED";
+
   private final boolean enabled;
   private final DdlTargets probeTargets = new DdlTargets();
   private final DdlEvent.Builder probe = DdlEvent.newBuilder();
   private boolean warnedUndescribed;
+  private long refused;
   private final CapturedTables configured;
   private final RelationCache cache;
 
@@ -39,16 +48,57 @@ public final class DdlFilter {
     return enabled;
   }
 
+  /** What becomes of one DDL message. */
+  public enum Verdict {
+    /** Published as a DDL event. */
+    PUBLISH,
+    /** Not this connector's: DDL capture off, temporary objects, or no captured relation. */
+    DROP,
+    /** Malformed, or from a role that is not one of ddl.message.roles: logged and skipped. */
+    REFUSE
+  }
+
   /**
-   * Whether the DDL message of {@code content} (at {@code lsn}) is published; parses it (malformed
-   * content fails here).
+   * What becomes of the DDL message of {@code content} (at {@code lsn}, in transaction {@code
+   * xid}). A message that is not the trigger's JSON, or whose role is not one of {@code
+   * ddl.message.roles}, may have been written by a direct pg_logical_emit_message call of anyone
+   * allowed to make it: it is refused (logged at WARN, escaped, counted), never fatal, and nothing
+   * of it is published; the rest of its transaction is.
    */
-  public boolean keeps(byte[] content, long lsn) {
+  public Verdict verdict(byte[] content, long lsn, long xid) {
     if (!enabled) {
       LOG.debug("DDL message at LSN {} dropped: DDL capture is disabled", Lsn.format(lsn));
-      return false;
+      return Verdict.DROP;
     }
-    DdlMessageParser.parseInto(content, lsn, probe.clear(), probeTargets);
+    try {
+      DdlMessageParser.parseInto(content, lsn, probe.clear(), probeTargets);
+    } catch (CaptureException malformed) {
+      return refuse(
+          MALFORMED,
+          "content",
+          lsn,
+          xid,
+          malformed.getMessage() + "; content " + LogText.quote(content));
+    }
+    if (!configured.authorises(probeTargets.role)) {
+      return refuse(
+          UNAUTHORISED,
+          "role",
+          lsn,
+          xid,
+          (probeTargets.role == null
+                  ? "it names no role (a trigger older than version 3, or not the trigger)"
+                  : "role "
+                      + LogText.quote(probeTargets.role)
+                      + " (session user "
+                      + LogText.quote(probeTargets.sessionUser)
+                      + ") is not one of ddl.message.roles "
+                      + LogText.quote(String.valueOf(configured.ddlRoles())))
+              + "; "
+              + LogText.quote(probe.getCommandTag())
+              + " of "
+              + LogText.quote(String.valueOf(probeTargets.relations)));
+    }
     if (!probeTargets.described && !warnedUndescribed) {
       warnedUndescribed = true;
       LOG.warn(
@@ -57,17 +107,35 @@ public final class DdlFilter {
               + " trellara-ddl-capture.sql to upgrade it.");
     }
     if (capturedOwner(probeTargets) != null) {
-      return true;
+      return Verdict.PUBLISH;
     }
     if (LOG.isDebugEnabled()) {
       LOG.debug(
           "DDL message at LSN {} dropped ({} of {}): {}",
           Lsn.format(lsn),
           probeTargets.temporary ? "temporary objects" : "no captured relation",
-          probeTargets.relations,
-          probe.getCommandTag());
+          LogText.quote(String.valueOf(probeTargets.relations)),
+          LogText.quote(probe.getCommandTag()));
     }
-    return false;
+    return Verdict.DROP;
+  }
+
+  /** DDL messages refused since this filter was created (malformed or unauthorised). */
+  public long refused() {
+    return refused;
+  }
+
+  private Verdict refuse(String reason, String field, long lsn, long xid, String detail) {
+    refused++;
+    LOG.warn(
+        "DDL message refused ({}, field {}) at LSN {} in xid {}: {}. It is skipped: no DDL event"
+            + " is published for it, the rest of its transaction is.",
+        reason,
+        field,
+        Lsn.format(lsn),
+        Long.toUnsignedString(xid),
+        detail);
+    return Verdict.REFUSE;
   }
 
   /**

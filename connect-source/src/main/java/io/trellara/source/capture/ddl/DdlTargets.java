@@ -5,8 +5,8 @@ import java.util.List;
 
 /**
  * What a {@code trellara.ddl} message says about the objects its statement touched: the owning
- * relations ({@code relations}) and whether they are all temporary ({@code temporary}). Filled by
- * {@link DdlMessageParser}; reused per message.
+ * relations ({@code relations}), whether they are all temporary ({@code temporary}) and who ran it
+ * ({@code role}, {@code session_user}). Filled by {@link DdlMessageParser}; reused per message.
  */
 public final class DdlTargets {
 
@@ -16,10 +16,20 @@ public final class DdlTargets {
   /** False for a message of a trigger older than the relations field (it names no relation). */
   public boolean described;
 
+  /**
+   * The role the DDL ran as (the SET ROLE role, else the login role) and the login role, as the
+   * trigger recorded them; null for a trigger older than version 3.
+   */
+  public String role;
+
+  public String sessionUser;
+
   DdlTargets clear() {
     relations.clear();
     temporary = false;
     described = false;
+    role = null;
+    sessionUser = null;
     return this;
   }
 }

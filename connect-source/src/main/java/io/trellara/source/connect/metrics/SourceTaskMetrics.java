@@ -251,6 +251,11 @@ public final class SourceTaskMetrics implements SourceTaskMetricsMXBean, AutoClo
   }
 
   @Override
+  public long getDdlMessagesRefused() {
+    return capture.ddlMessagesRefused();
+  }
+
+  @Override
   public String getBoundaryMode() {
     return engine.settings().boundary().wireMode();
   }

@@ -95,6 +95,12 @@ public interface SourceTaskMetricsMXBean {
   long getDdlEventsDropped();
 
   /**
+   * trellara.ddl messages refused and skipped since the task started: not the trigger's JSON, or
+   * from a role that is not one of ddl.message.roles (each logged at WARN with its LSN and xid).
+   */
+  long getDdlMessagesRefused();
+
+  /**
    * How transactions are published, in the wire vocabulary: strict_transaction_order,
    * strict_chunked_transaction_order or partitioned_scale_mode.
    */
