@@ -72,8 +72,9 @@ public final class MessageAuthorship {
 
   /**
    * The roles whose DDL messages are published when {@code ddl.message.roles} is empty: every role
-   * with the privileges of an owner of a table of the publication (the owners, their members that
-   * inherit, and superusers, who can write any message anyway).
+   * with the privileges of an owner of a table of the publication (the owners and their members
+   * that inherit) and every superuser (who can write any message anyway, and may own no table yet:
+   * a FOR ALL TABLES publication of an empty database).
    */
   static Set<String> ownerRoles(Connection c, String publication) throws SQLException {
     Set<String> roles = new LinkedHashSet<>();
@@ -81,7 +82,7 @@ public final class MessageAuthorship {
         c.prepareStatement(
             """
                 SELECT r.rolname FROM pg_roles r
-                 WHERE EXISTS (SELECT 1 FROM pg_publication_tables t
+                 WHERE r.rolsuper OR EXISTS (SELECT 1 FROM pg_publication_tables t
                                  JOIN pg_namespace n ON n.nspname = t.schemaname
                                  JOIN pg_class k ON k.relnamespace = n.oid AND k.relname = t.tablename
                                 WHERE t.pubname = ? AND pg_has_role(r.oid, k.relowner, 'USAGE'))

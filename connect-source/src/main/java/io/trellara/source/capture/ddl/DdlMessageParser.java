@@ -114,7 +114,7 @@ public final class DdlMessageParser {
           default -> 0;
         };
     if ((seen & bit) != 0) {
-      throw invalid("duplicate key \"" + key + "\"");
+      throw invalid("duplicate key " + LogText.quote(key));
     }
     if (value != null) {
       switch (bit) {
@@ -141,7 +141,9 @@ public final class DdlMessageParser {
     return switch (value) {
       case "true" -> true;
       case "false" -> false;
-      default -> throw invalid("temporary is \"" + value + "\", expected \"true\" or \"false\"");
+      default ->
+          throw invalid(
+              "temporary is " + LogText.quote(value) + ", expected \"true\" or \"false\"");
     };
   }
 
@@ -186,7 +188,8 @@ public final class DdlMessageParser {
         case 'r' -> sb.append('\r');
         case 't' -> sb.append('\t');
         case 'u' -> sb.append(hex4());
-        default -> throw invalid("invalid escape \\" + e + " at offset " + (pos - 2));
+        default ->
+            throw invalid("invalid escape " + LogText.quote("\\" + e) + " at offset " + (pos - 2));
       }
     }
   }
