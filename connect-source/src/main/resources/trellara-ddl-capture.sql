@@ -78,6 +78,30 @@ $trellara$;
 
 CREATE SCHEMA IF NOT EXISTS trellara;
 
+-- A schema trellara (or a function in it) created beforehand by a role that is not a superuser would stay that
+-- role's: it could drop or replace the functions every DDL statement of the database runs. Refuse to install
+-- into it; an administrator drops it (or changes its owner) first.
+DO $trellara$
+DECLARE
+  v_owner pg_catalog.text;
+BEGIN
+  SELECT r.rolname INTO v_owner
+    FROM pg_catalog.pg_namespace n JOIN pg_catalog.pg_roles r ON r.oid OPERATOR(pg_catalog.=) n.nspowner
+   WHERE n.nspname OPERATOR(pg_catalog.=) 'trellara' AND NOT r.rolsuper;
+  IF v_owner IS NULL THEN
+    SELECT r.rolname INTO v_owner
+      FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_roles r ON r.oid OPERATOR(pg_catalog.=) p.proowner
+     WHERE p.pronamespace OPERATOR(pg_catalog.=) 'trellara'::pg_catalog.regnamespace AND NOT r.rolsuper
+     LIMIT 1;
+  END IF;
+  IF v_owner IS NOT NULL THEN
+    RAISE EXCEPTION 'schema trellara or a function in it is owned by %, which is not a superuser', v_owner
+      USING HINT = 'Drop the schema trellara (or ALTER SCHEMA trellara OWNER TO a superuser and drop the functions'
+        ' in it), then run trellara-ddl-capture.sql again.';
+  END IF;
+END;
+$trellara$;
+
 CREATE OR REPLACE FUNCTION trellara.note_dropped() RETURNS event_trigger
 LANGUAGE plpgsql
 SECURITY DEFINER

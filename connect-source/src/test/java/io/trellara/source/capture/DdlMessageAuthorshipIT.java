@@ -216,6 +216,32 @@ class DdlMessageAuthorshipIT {
             "ALTER TABLE accounts ADD COLUMN note3 text");
   }
 
+  /**
+   * A role with CREATE on the database (not the default) creates the schema trellara first, to own
+   * the functions every DDL statement would run: the script refuses to install into it, and
+   * installs nothing.
+   */
+  @Test
+  void theScriptRefusesASchemaTrellaraOwnedByAnotherRole() throws Exception {
+    try (Connection c = connect("postgres")) {
+      exec(c, "CREATE DATABASE hijack");
+      exec(c, "GRANT CREATE ON DATABASE hijack TO mallory");
+    }
+    try (Connection m = DriverManager.getConnection(postgres.getJdbcUrl("mallory", "hijack"))) {
+      exec(m, "CREATE SCHEMA trellara");
+    }
+    try (Connection c = DriverManager.getConnection(postgres.getJdbcUrl("postgres", "hijack"))) {
+      assertThatThrownBy(() -> exec(c, installScript()))
+          .isInstanceOf(SQLException.class)
+          .hasMessageContaining("schema trellara or a function in it is owned by mallory");
+      try (var rs =
+          c.createStatement().executeQuery("SELECT count(*) FROM pg_catalog.pg_event_trigger")) {
+        rs.next();
+        assertThat(rs.getLong(1)).isZero();
+      }
+    }
+  }
+
   private record Read(List<TransactionEnvelope> envelopes, long refused) {}
 
   private static List<DdlEvent> ddl(Read r) {
