@@ -20,6 +20,7 @@ import java.util.Set;
  */
 public final class MessageAuthorship {
   static final String DDL_CAPTURE_PROPERTY = "ddl.capture.enabled";
+  static final String ROLES_PROPERTY = "ddl.message.roles";
   static final String VERSION_MARK = "trellara-ddl-capture version 3";
 
   private MessageAuthorship() {}
@@ -105,7 +106,11 @@ public final class MessageAuthorship {
    */
   static void check(Connection c, SourceDatabase s, List<SourceProblem> problems)
       throws SQLException {
-    if (!s.ddlCapture() || s.ddlInstall() && superuser(c)) {
+    if (!s.ddlCapture()) {
+      return;
+    }
+    unknownRoles(c, s, problems);
+    if (s.ddlInstall() && superuser(c)) {
       return;
     }
     List<String> open = publicEmitters(c);
@@ -141,6 +146,32 @@ public final class MessageAuthorship {
                   + " database, or set "
                   + DDL_CAPTURE_PROPERTY
                   + "=false."));
+    }
+  }
+
+  /** A role of ddl.message.roles that does not exist would refuse every DDL of the role meant. */
+  private static void unknownRoles(Connection c, SourceDatabase s, List<SourceProblem> problems)
+      throws SQLException {
+    if (s.ddlMessageRoles() == null) {
+      return;
+    }
+    for (String role : s.ddlMessageRoles()) {
+      try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM pg_roles WHERE rolname = ?")) {
+        ps.setString(1, role);
+        try (ResultSet rs = ps.executeQuery()) {
+          if (!rs.next()) {
+            problems.add(
+                new SourceProblem(
+                    ROLES_PROPERTY,
+                    "Role \""
+                        + role
+                        + "\" of "
+                        + ROLES_PROPERTY
+                        + " does not exist on the source server (role names are case-sensitive):"
+                        + " the DDL of the role meant would be refused. Fix the name."));
+          }
+        }
+      }
     }
   }
 

@@ -2,6 +2,7 @@ package io.trellara.source.pg;
 
 import io.trellara.source.routing.OwnershipKeys;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The source database as the PostgreSQL administration sees it: where it is, the slot and the
@@ -9,6 +10,7 @@ import java.util.List;
  * (partitioned mode) the ownership keys the preflight checks against the tables' keys.
  *
  * @param ownershipKeys the ownership keys in partitioned mode; null otherwise
+ * @param ddlMessageRoles the roles of {@code ddl.message.roles}; empty or null: the tables' owners
  */
 public record SourceDatabase(
     PgEndpoint endpoint,
@@ -18,7 +20,8 @@ public record SourceDatabase(
     List<String> tables,
     boolean ddlCapture,
     boolean ddlInstall,
-    OwnershipKeys ownershipKeys) {
+    OwnershipKeys ownershipKeys,
+    Set<String> ddlMessageRoles) {
 
   public boolean partitioned() {
     return ownershipKeys != null;

@@ -216,6 +216,7 @@ public record SourceSettings(
         tables,
         ddlCapture,
         ddlInstall,
-        boundary.partitioned() ? boundary.ownershipKeys() : null);
+        boundary.partitioned() ? boundary.ownershipKeys() : null,
+        capturedTables.ddlRoles());
   }
 }

@@ -115,6 +115,17 @@ class UntrustedSourceUserIT {
               + " WHERE proname = 'pg_logical_emit_message' LOOP EXECUTE format('REVOKE EXECUTE ON"
               + " FUNCTION %s FROM PUBLIC', f); END LOOP; END $$");
       assertThat(STACK.rest().validate(ConnectorConfigs.SOURCE_CLASS, config).messages()).isEmpty();
+      Map<String, String> misspelt = new HashMap<>(config);
+      misspelt.put("ddl.message.roles", "postgres,App_Owner");
+      assertThat(
+              STACK
+                  .rest()
+                  .validate(ConnectorConfigs.SOURCE_CLASS, misspelt)
+                  .errors()
+                  .get("ddl.message.roles"))
+          .singleElement()
+          .asString()
+          .contains("Role \"App_Owner\" of ddl.message.roles does not exist");
     }
   }
 
