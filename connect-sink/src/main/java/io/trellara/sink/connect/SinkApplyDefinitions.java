@@ -14,6 +14,7 @@ import static io.trellara.sink.connect.TrellaraSinkConfig.GROUP_MAX;
 import static io.trellara.sink.connect.TrellaraSinkConfig.GROUP_MAX_CHANGES;
 import static io.trellara.sink.connect.TrellaraSinkConfig.INSERT_CONFLICT;
 import static io.trellara.sink.connect.TrellaraSinkConfig.LANES_HOLD_MAX_BYTES;
+import static io.trellara.sink.connect.TrellaraSinkConfig.LOSSY_TABLES;
 import static io.trellara.sink.connect.TrellaraSinkConfig.MAPPING;
 import static io.trellara.sink.connect.TrellaraSinkConfig.MISSING_ROW;
 import static io.trellara.sink.connect.TrellaraSinkConfig.SCHEMA_EVOLUTION;
@@ -21,8 +22,10 @@ import static io.trellara.sink.connect.TrellaraSinkConfig.SNAPSHOT_APPLY;
 import static io.trellara.sink.connect.TrellaraSinkConfig.SNAPSHOT_TARGET_NONEMPTY;
 import static io.trellara.sink.connect.TrellaraSinkConfig.STAGING_LANE_MAX_BYTES;
 import static io.trellara.sink.connect.TrellaraSinkConfig.SYNC_COMMIT;
+import static io.trellara.sink.connect.TrellaraSinkConfig.TYPES_ALLOWED;
 
 import io.trellara.connect.common.ConfigChoices;
+import io.trellara.sink.postgres.names.QualifiedName;
 import io.trellara.sink.postgres.settings.ApplyOptions;
 import io.trellara.sink.postgres.settings.DdlPolicy;
 import io.trellara.sink.postgres.settings.DropColumnsPolicy;
@@ -40,6 +43,18 @@ import org.apache.kafka.common.config.ConfigDef.Width;
 /** The sink's Mapping and Apply settings: what it may write and how it writes it. */
 final class SinkApplyDefinitions {
   private SinkApplyDefinitions() {}
+
+  /** Each entry of a list setting is a qualified name, schema.name (either part may be quoted). */
+  private static final ConfigDef.Validator QUALIFIED_NAMES =
+      (name, value) -> {
+        for (Object entry : (java.util.List<?>) value) {
+          try {
+            QualifiedName.parse(entry.toString());
+          } catch (IllegalArgumentException e) {
+            throw new org.apache.kafka.common.config.ConfigException(name, entry, e.getMessage());
+          }
+        }
+      };
 
   static void define(ConfigDef d) {
     int o = 0;
@@ -79,6 +94,21 @@ final class SinkApplyDefinitions {
         ++o,
         Width.SHORT,
         "Create missing tables");
+    d.define(
+        TYPES_ALLOWED,
+        Type.LIST,
+        "",
+        QUALIFIED_NAMES,
+        Importance.LOW,
+        "Types, as schema.type, the sink may create columns of (creating a missing table, or adding or"
+            + " retyping a column by schema evolution) beyond the built-in types of pg_catalog and their"
+            + " arrays, e.g. public.citext,public.mood; arrays of a listed type too. Any other type a"
+            + " record names (a table's row type, a type of the sink's own schema) is refused with"
+            + " TYPE_REFUSED.",
+        GROUP_MAPPING,
+        ++o,
+        Width.LONG,
+        "Allowed column types");
 
     o = 0;
     d.define(
@@ -204,6 +234,21 @@ final class SinkApplyDefinitions {
         Width.SHORT,
         "Dropped columns",
         ConfigChoices.recommender(DropColumnsPolicy.class));
+    d.define(
+        LOSSY_TABLES,
+        Type.LIST,
+        "",
+        QUALIFIED_NAMES,
+        Importance.LOW,
+        "Target tables, as schema.table, where schema evolution may make a change that loses values"
+            + " already on the target: a retype that is not widening (e.g. timestamptz to date, text to"
+            + " varchar(1)) and, with schema.evolution.drop.columns=drop, dropping a column. Elsewhere"
+            + " such a change stops the task with SCHEMA_CHANGE_REFUSED naming the column and both"
+            + " types; the lossless retypes are listed in docs/security.md.",
+        GROUP_APPLY,
+        ++o,
+        Width.LONG,
+        "Tables open to lossy changes");
     d.define(
         GROUP_MAX,
         Type.INT,
