@@ -146,9 +146,8 @@ final class ShapeSql {
   private StringBuilder appendWhere(StringBuilder b) {
     if (fullIdentity) {
       // a ctid is unique within one table only: across partitions the row is (tableoid, ctid)
-      String row = partitioned ? "(tableoid, ctid)" : "ctid";
-      b.append(" WHERE ")
-          .append(row)
+      String row = partitioned ? "tableoid, ctid" : "ctid";
+      b.append(partitioned ? " WHERE (" + row + ")" : " WHERE " + row)
           .append(" = (SELECT ")
           .append(row)
           .append(" FROM ")
