@@ -211,7 +211,8 @@ final class SinkApplyDefinitions {
         ConfigChoices.validator(SchemaEvolutionMode.class),
         Importance.MEDIUM,
         "'auto' derives ALTER TABLE from the column definitions on the wire when a captured table's schema"
-            + " version changes: adds columns, changes column types and (see "
+            + " version changes: adds columns, changes column types (only widening ones unless the table is"
+            + " on schema.evolution.lossy.tables) and (see "
             + "schema.evolution.drop.columns"
             + ") drops columns, with the target's own spelling of each type. A key change, a type the"
             + " target lacks or a possible rename stops the task naming the table and the change."
@@ -228,7 +229,8 @@ final class SinkApplyDefinitions {
         ConfigChoices.validator(DropColumnsPolicy.class),
         Importance.LOW,
         "A column the source no longer has: 'keep' leaves the target column and its values, 'drop' drops"
-            + " it.",
+            + " it, in a table on schema.evolution.lossy.tables (elsewhere the task stops naming the"
+            + " column and the setting).",
         GROUP_APPLY,
         ++o,
         Width.SHORT,

@@ -139,4 +139,40 @@ class DdlReplayGateTest {
         .isEqualTo("audit_doc_fk,docs_pkey");
     assertThat(pg.one("SELECT doc || ':' || note FROM app.audit")).isEqualTo("7:kept");
   }
+
+  /**
+   * Replayed text is judged by its form; the type it names is judged after it ran, inside the same
+   * transaction: a column of a table's row type is refused (TYPE_REFUSED) and rolled back, a
+   * built-in one is kept.
+   */
+  @org.junit.jupiter.api.Test
+  void aReplayedColumnOfARowTypeIsRefusedAndABuiltInOneRuns() {
+    RelationMapper mapper = RelationMapper.builder().allow(List.of("app.docs")).build();
+    try (TransactionApplier a =
+        new TransactionApplier(
+            pg.connections(),
+            mapper,
+            ApplyOptions.builder("s").ddlPolicy(DdlPolicy.REPLAY).build())) {
+      assertThatThrownBy(
+              () ->
+                  a.apply(
+                      tx(0x10)
+                          .ddl("ALTER TABLE app.docs ADD COLUMN leak app.secret", "app.docs")
+                          .source()))
+          .hasMessageContaining("TYPE_REFUSED")
+          .hasMessageContaining("\"leak\" type app.secret")
+          .hasMessageContaining("pg-test:0/10:16:1");
+      assertThat(
+              pg.one(
+                  "SELECT string_agg(column_name, ',' ORDER BY ordinal_position)"
+                      + " FROM information_schema.columns WHERE table_name = 'docs'"))
+          .isEqualTo("id,title");
+      a.apply(tx(0x20).ddl("ALTER TABLE app.docs ADD COLUMN n int[]", "app.docs").source());
+    }
+    assertThat(
+            pg.one(
+                "SELECT string_agg(column_name, ',' ORDER BY ordinal_position)"
+                    + " FROM information_schema.columns WHERE table_name = 'docs'"))
+        .isEqualTo("id,title,n");
+  }
 }

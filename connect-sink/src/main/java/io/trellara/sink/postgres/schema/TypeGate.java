@@ -31,6 +31,20 @@ final class TypeGate {
               LEFT JOIN pg_catalog.pg_namespace en ON en.oid = e.typnamespace
              WHERE t.oid = pg_catalog.to_regtype(?)""";
 
+  /** Every column of the tables named: (table oid, column number, type oid) and the type. */
+  private static final String COLUMNS =
+      """
+            SELECT a.attrelid::pg_catalog.int8, a.attnum, a.atttypid::pg_catalog.int8, a.attname,
+                   pg_catalog.format_type(a.atttypid, a.atttypmod), n.nspname, t.typname, t.typtype,
+                   en.nspname, e.typname, e.typtype
+              FROM pg_catalog.pg_attribute a
+              JOIN pg_catalog.pg_type t ON t.oid = a.atttypid
+              JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace
+              LEFT JOIN pg_catalog.pg_type e ON e.typarray = t.oid
+              LEFT JOIN pg_catalog.pg_namespace en ON en.oid = e.typnamespace
+             WHERE a.attrelid = ANY (SELECT pg_catalog.to_regclass(x) FROM pg_catalog.unnest(?::pg_catalog.text[]) x)
+               AND a.attnum > 0 AND NOT a.attisdropped""";
+
   /** Base, range and multirange: built-ins of these kinds hold values, never rows of a table. */
   private static final Set<String> BUILT_IN_KINDS = Set.of("b", "r", "m");
 
@@ -93,6 +107,67 @@ final class TypeGate {
           rs.getString(1),
           new QualifiedName(rs.getString(2), rs.getString(3)),
           col.getTypeModifier());
+    }
+  }
+
+  /**
+   * Column types of {@code tables} as the target has them, keyed by (table oid, column number, type
+   * oid): what {@link #refuseNewColumns} compares a replayed statement's result with.
+   */
+  Set<String> columns(List<QualifiedName> tables) throws SQLException {
+    Set<String> out = new HashSet<>();
+    readColumns(tables, rs -> out.add(rs.getLong(1) + ":" + rs.getInt(2) + ":" + rs.getLong(3)));
+    return out;
+  }
+
+  /**
+   * Refuses ({@code TYPE_REFUSED}) a column of {@code tables} that is new or retyped since {@code
+   * before} and of a type the sink does not create columns of: replayed DDL text is judged by its
+   * form, so the type it named is judged here, in the same target transaction, before it commits.
+   */
+  void refuseNewColumns(List<QualifiedName> tables, Set<String> before, String eventKey)
+      throws SQLException {
+    readColumns(
+        tables,
+        rs -> {
+          if (before.contains(rs.getLong(1) + ":" + rs.getInt(2) + ":" + rs.getLong(3))) {
+            return;
+          }
+          boolean array = rs.getString(10) != null;
+          QualifiedName type =
+              array
+                  ? new QualifiedName(rs.getString(9), rs.getString(10))
+                  : new QualifiedName(rs.getString(6), rs.getString(7));
+          if (!accepts(type, rs.getString(array ? 11 : 8))) {
+            throw new ApplyException(
+                ApplyException.Reason.TYPE_REFUSED,
+                tables.toString(),
+                eventKey,
+                "the replayed statement gave column \""
+                    + rs.getString(4)
+                    + "\" type "
+                    + rs.getString(5)
+                    + ", which is neither a built-in type nor listed in target.types.allowed;"
+                    + " nothing of the transaction is applied");
+          }
+        });
+  }
+
+  private interface Row {
+    void accept(ResultSet rs) throws SQLException;
+  }
+
+  private void readColumns(List<QualifiedName> tables, Row row) throws SQLException {
+    String[] names = new String[tables.size()];
+    for (int i = 0; i < names.length; i++) {
+      names[i] = tables.get(i).quoted();
+    }
+    PreparedStatement ps = session.prepare(COLUMNS);
+    ps.setArray(1, session.array("text", names));
+    try (ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        row.accept(rs);
+      }
     }
   }
 
