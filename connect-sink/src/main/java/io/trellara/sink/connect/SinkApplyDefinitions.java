@@ -46,13 +46,21 @@ final class SinkApplyDefinitions {
 
   /** Each entry of a list setting is a qualified name, schema.name (either part may be quoted). */
   private static final ConfigDef.Validator QUALIFIED_NAMES =
-      (name, value) -> {
-        for (Object entry : (java.util.List<?>) value) {
-          try {
-            QualifiedName.parse(entry.toString());
-          } catch (IllegalArgumentException e) {
-            throw new org.apache.kafka.common.config.ConfigException(name, entry, e.getMessage());
+      new ConfigDef.Validator() {
+        @Override
+        public void ensureValid(String name, Object value) {
+          for (Object entry : (java.util.List<?>) value) {
+            try {
+              QualifiedName.parse(entry.toString());
+            } catch (IllegalArgumentException e) {
+              throw new org.apache.kafka.common.config.ConfigException(name, entry, e.getMessage());
+            }
           }
+        }
+
+        @Override
+        public String toString() {
+          return "comma-separated schema.name entries (either part may be double-quoted)";
         }
       };
 
