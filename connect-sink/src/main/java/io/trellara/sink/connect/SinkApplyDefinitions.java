@@ -14,6 +14,7 @@ import static io.trellara.sink.connect.TrellaraSinkConfig.GROUP_MAX;
 import static io.trellara.sink.connect.TrellaraSinkConfig.GROUP_MAX_CHANGES;
 import static io.trellara.sink.connect.TrellaraSinkConfig.INSERT_CONFLICT;
 import static io.trellara.sink.connect.TrellaraSinkConfig.LANES_HOLD_MAX_BYTES;
+import static io.trellara.sink.connect.TrellaraSinkConfig.LOSSY_TABLES;
 import static io.trellara.sink.connect.TrellaraSinkConfig.MAPPING;
 import static io.trellara.sink.connect.TrellaraSinkConfig.MISSING_ROW;
 import static io.trellara.sink.connect.TrellaraSinkConfig.SCHEMA_EVOLUTION;
@@ -21,8 +22,10 @@ import static io.trellara.sink.connect.TrellaraSinkConfig.SNAPSHOT_APPLY;
 import static io.trellara.sink.connect.TrellaraSinkConfig.SNAPSHOT_TARGET_NONEMPTY;
 import static io.trellara.sink.connect.TrellaraSinkConfig.STAGING_LANE_MAX_BYTES;
 import static io.trellara.sink.connect.TrellaraSinkConfig.SYNC_COMMIT;
+import static io.trellara.sink.connect.TrellaraSinkConfig.TYPES_ALLOWED;
 
 import io.trellara.connect.common.ConfigChoices;
+import io.trellara.sink.postgres.names.QualifiedName;
 import io.trellara.sink.postgres.settings.ApplyOptions;
 import io.trellara.sink.postgres.settings.DdlPolicy;
 import io.trellara.sink.postgres.settings.DropColumnsPolicy;
@@ -40,6 +43,26 @@ import org.apache.kafka.common.config.ConfigDef.Width;
 /** The sink's Mapping and Apply settings: what it may write and how it writes it. */
 final class SinkApplyDefinitions {
   private SinkApplyDefinitions() {}
+
+  /** Each entry of a list setting is a qualified name, schema.name (either part may be quoted). */
+  private static final ConfigDef.Validator QUALIFIED_NAMES =
+      new ConfigDef.Validator() {
+        @Override
+        public void ensureValid(String name, Object value) {
+          for (Object entry : (java.util.List<?>) value) {
+            try {
+              QualifiedName.parse(entry.toString());
+            } catch (IllegalArgumentException e) {
+              throw new org.apache.kafka.common.config.ConfigException(name, entry, e.getMessage());
+            }
+          }
+        }
+
+        @Override
+        public String toString() {
+          return "comma-separated schema.name entries (either part may be double-quoted)";
+        }
+      };
 
   static void define(ConfigDef d) {
     int o = 0;
@@ -79,6 +102,21 @@ final class SinkApplyDefinitions {
         ++o,
         Width.SHORT,
         "Create missing tables");
+    d.define(
+        TYPES_ALLOWED,
+        Type.LIST,
+        "",
+        QUALIFIED_NAMES,
+        Importance.LOW,
+        "Types, as schema.type, the sink may create columns of (creating a missing table, or adding or"
+            + " retyping a column by schema evolution) beyond the built-in types of pg_catalog and their"
+            + " arrays, e.g. public.citext,public.mood; arrays of a listed type too. Any other type a"
+            + " record names (a table's row type, a type of the sink's own schema) is refused with"
+            + " TYPE_REFUSED.",
+        GROUP_MAPPING,
+        ++o,
+        Width.LONG,
+        "Allowed column types");
 
     o = 0;
     d.define(
@@ -181,7 +219,8 @@ final class SinkApplyDefinitions {
         ConfigChoices.validator(SchemaEvolutionMode.class),
         Importance.MEDIUM,
         "'auto' derives ALTER TABLE from the column definitions on the wire when a captured table's schema"
-            + " version changes: adds columns, changes column types and (see "
+            + " version changes: adds columns, changes column types (only widening ones unless the table is"
+            + " on schema.evolution.lossy.tables) and (see "
             + "schema.evolution.drop.columns"
             + ") drops columns, with the target's own spelling of each type. A key change, a type the"
             + " target lacks or a possible rename stops the task naming the table and the change."
@@ -198,12 +237,28 @@ final class SinkApplyDefinitions {
         ConfigChoices.validator(DropColumnsPolicy.class),
         Importance.LOW,
         "A column the source no longer has: 'keep' leaves the target column and its values, 'drop' drops"
-            + " it.",
+            + " it, in a table on schema.evolution.lossy.tables (elsewhere the task stops naming the"
+            + " column and the setting).",
         GROUP_APPLY,
         ++o,
         Width.SHORT,
         "Dropped columns",
         ConfigChoices.recommender(DropColumnsPolicy.class));
+    d.define(
+        LOSSY_TABLES,
+        Type.LIST,
+        "",
+        QUALIFIED_NAMES,
+        Importance.LOW,
+        "Target tables, as schema.table, where schema evolution may make a change that loses values"
+            + " already on the target: a retype that is not widening (e.g. timestamptz to date, text to"
+            + " varchar(1)) and, with schema.evolution.drop.columns=drop, dropping a column. Elsewhere"
+            + " such a change stops the task with SCHEMA_CHANGE_REFUSED naming the column and both"
+            + " types; the lossless retypes are listed in docs/security.md.",
+        GROUP_APPLY,
+        ++o,
+        Width.LONG,
+        "Tables open to lossy changes");
     d.define(
         GROUP_MAX,
         Type.INT,

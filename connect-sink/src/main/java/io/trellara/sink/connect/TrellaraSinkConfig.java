@@ -45,6 +45,7 @@ public final class TrellaraSinkConfig extends AbstractConfig {
   public static final String MAPPING = "relation.mapping";
   public static final String ALLOWLIST = "relation.allowlist";
   public static final String CREATE_TABLES = "target.tables.create";
+  public static final String TYPES_ALLOWED = "target.types.allowed";
 
   public static final String INSERT_CONFLICT = "insert.conflict";
   public static final String SNAPSHOT_TARGET_NONEMPTY = "snapshot.target.nonempty";
@@ -54,6 +55,7 @@ public final class TrellaraSinkConfig extends AbstractConfig {
   public static final String DDL_REPLAY_TRUST = "ddl.replay.trust.topic.writers";
   public static final String SCHEMA_EVOLUTION = "schema.evolution";
   public static final String DROP_COLUMNS = "schema.evolution.drop.columns";
+  public static final String LOSSY_TABLES = "schema.evolution.lossy.tables";
   public static final String GROUP_MAX = "apply.group.max.transactions";
   public static final String GROUP_MAX_CHANGES = "apply.group.max.changes";
   public static final String SYNC_COMMIT = "apply.synchronous_commit";
@@ -118,6 +120,8 @@ public final class TrellaraSinkConfig extends AbstractConfig {
         .schemaEvolution(ConfigChoices.of(SchemaEvolutionMode.class, getString(SCHEMA_EVOLUTION)))
         .dropColumns(ConfigChoices.of(DropColumnsPolicy.class, getString(DROP_COLUMNS)))
         .createMissingTables(getBoolean(CREATE_TABLES))
+        .allowedTypes(getList(TYPES_ALLOWED))
+        .lossyTables(getList(LOSSY_TABLES))
         .copyThreshold(getInt(COPY_THRESHOLD))
         .maxRetryDuration(Duration.ofMillis(getLong(RETRY_DURATION_MS)))
         .stallTimeout(Duration.ofMillis(getLong(APPLY_STALL_TIMEOUT_MS)))

@@ -52,6 +52,12 @@ public class ApplyException extends RuntimeException {
      */
     SCHEMA_CHANGE_REFUSED(FailureAction.FAIL, false),
     /**
+     * A column definition names a type the sink does not create columns of: not a built-in (nor an
+     * array of one) and not listed in {@code target.types.allowed} (a table's row type, a type of
+     * the sink's own schema).
+     */
+    TYPE_REFUSED(FailureAction.FAIL, false),
+    /**
      * A source's initial snapshot would load a target table that holds rows
      * (snapshot.target.nonempty=fail).
      */

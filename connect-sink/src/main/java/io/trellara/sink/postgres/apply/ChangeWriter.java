@@ -72,7 +72,7 @@ public final class ChangeWriter implements io.trellara.sink.postgres.snapshot.Ro
   public ChangeWriter(TargetSession session, RelationMapper mapper, ApplyOptions options) {
     this.session = session;
     this.mapper = mapper;
-    this.tables = new TargetTables(session, options.createMissingTables());
+    this.tables = new TargetTables(session, mapper, options);
     this.evolution = new SchemaEvolution(session, tables, options);
     this.ddl = new DdlApplier(session, mapper, options);
     this.snapshot = new SnapshotLoad(session, options.snapshotTarget());
@@ -176,7 +176,7 @@ public final class ChangeWriter implements io.trellara.sink.postgres.snapshot.Ro
       return;
     }
     TargetTable table = prepared(target, version, c.getIdempotencyKey());
-    snapshot.prepare(target, sourceId, datasetId, c.getIdempotencyKey());
+    snapshot.prepare(table, sourceId, datasetId, c.getIdempotencyKey());
     runs.startRun(layout(table, version, c.getIdempotencyKey()).shapeOf(c), version, c);
   }
 

@@ -102,7 +102,15 @@ final class RowShape {
     this.keyImageStates = operation == Operation.OPERATION_INSERT ? null : states(keyImage, true);
     this.sql =
         new ShapeSql(
-            quotedTarget, columns, columnIndex, keyColumns, keyIndex, keyIsNull, fullIdentity);
+            quotedTarget,
+            layout.table.rowScope(),
+            layout.table.partitioned(),
+            columns,
+            columnIndex,
+            keyColumns,
+            keyIndex,
+            keyIsNull,
+            fullIdentity);
   }
 
   /**

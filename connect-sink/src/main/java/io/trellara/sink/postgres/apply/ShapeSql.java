@@ -13,6 +13,9 @@ import java.util.Map;
  */
 final class ShapeSql {
   private final String quotedTarget;
+  // UPDATE and DELETE name the table this way: ONLY it, unless partitioned (TargetTable#rowScope)
+  private final String rowScope;
+  private final boolean partitioned;
   private final String[] columns;
   private final int[] columnIndex;
   private final String[] keyColumns;
@@ -28,6 +31,8 @@ final class ShapeSql {
   /** The statements of a shape: its fields of the same names (see {@link RowShape}). */
   ShapeSql(
       String quotedTarget,
+      String rowScope,
+      boolean partitioned,
       String[] columns,
       int[] columnIndex,
       String[] keyColumns,
@@ -35,6 +40,8 @@ final class ShapeSql {
       boolean[] keyIsNull,
       boolean fullIdentity) {
     this.quotedTarget = quotedTarget;
+    this.rowScope = rowScope;
+    this.partitioned = partitioned;
     this.columns = columns;
     this.columnIndex = columnIndex;
     this.keyColumns = keyColumns;
@@ -119,8 +126,7 @@ final class ShapeSql {
 
   String update() {
     if (updateSql == null) {
-      StringBuilder b =
-          new StringBuilder(96).append("UPDATE ").append(quotedTarget).append(" SET ");
+      StringBuilder b = new StringBuilder(96).append("UPDATE ").append(rowScope).append(" SET ");
       for (int i = 0; i < columns.length; i++) {
         b.append(i == 0 ? "" : ", ").append(Identifiers.quote(columns[i])).append(" = ?");
       }
@@ -132,14 +138,20 @@ final class ShapeSql {
   String delete() {
     if (deleteSql == null) {
       deleteSql =
-          appendWhere(new StringBuilder(96).append("DELETE FROM ").append(quotedTarget)).toString();
+          appendWhere(new StringBuilder(96).append("DELETE FROM ").append(rowScope)).toString();
     }
     return deleteSql;
   }
 
   private StringBuilder appendWhere(StringBuilder b) {
     if (fullIdentity) {
-      b.append(" WHERE ctid = (SELECT ctid FROM ").append(quotedTarget);
+      // a ctid is unique within one table only: across partitions the row is (tableoid, ctid)
+      String row = partitioned ? "tableoid, ctid" : "ctid";
+      b.append(partitioned ? " WHERE (" + row + ")" : " WHERE " + row)
+          .append(" = (SELECT ")
+          .append(row)
+          .append(" FROM ")
+          .append(rowScope);
     }
     b.append(" WHERE ");
     for (int i = 0; i < keyColumns.length; i++) {

@@ -8,6 +8,7 @@ import io.trellara.protocol.v1.TruncateSpec;
 import io.trellara.sink.port.ApplyException;
 import io.trellara.sink.postgres.names.QualifiedName;
 import io.trellara.sink.postgres.schema.RelationMapper;
+import io.trellara.sink.postgres.schema.TargetTable;
 import io.trellara.sink.postgres.schema.TargetTables;
 import io.trellara.sink.postgres.session.TargetSession;
 import java.sql.SQLException;
@@ -17,8 +18,10 @@ import java.util.List;
 /**
  * Writes a truncate at its place in the transaction, once every run before it is written: one
  * {@code TRUNCATE TABLE} of the target of every relation it names (a missing target is created
- * first), with RESTART IDENTITY and CASCADE as the source ran it. A CASCADE that would also empty a
- * table the sink may not write is refused, so nothing of the transaction is applied.
+ * first), with RESTART IDENTITY and CASCADE as the source ran it. Each table is named {@code ONLY}
+ * (unless partitioned, see {@link TargetTable#rowScope}), so an inheritance child is not emptied. A
+ * CASCADE that would also empty a table the sink may not write is refused, so nothing of the
+ * transaction is applied.
  */
 final class TruncateWriter {
   private final TargetSession session;
@@ -42,14 +45,12 @@ final class TruncateWriter {
     List<RelationId> relations =
         spec.getRelationsCount() > 0 ? spec.getRelationsList() : List.of(c.getRelation());
     List<QualifiedName> targets = new ArrayList<>(relations.size());
+    StringBuilder sql = new StringBuilder("TRUNCATE TABLE ");
     for (RelationId r : relations) {
       QualifiedName t = mapper.target(r, c.getIdempotencyKey());
-      tables.ensure(t, anyVersionOf(r, schemas), c.getIdempotencyKey());
+      TargetTable table = tables.ensure(t, anyVersionOf(r, schemas), c.getIdempotencyKey());
+      sql.append(targets.isEmpty() ? "" : ", ").append(table.rowScope());
       targets.add(t);
-    }
-    StringBuilder sql = new StringBuilder("TRUNCATE TABLE ");
-    for (int i = 0; i < targets.size(); i++) {
-      sql.append(i == 0 ? "" : ", ").append(targets.get(i).quoted());
     }
     session.at(sql.substring("TRUNCATE TABLE ".length()), c.getIdempotencyKey());
     if (spec.getRestartIdentity()) {

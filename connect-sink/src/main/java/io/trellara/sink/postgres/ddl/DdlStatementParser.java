@@ -5,11 +5,14 @@ import io.trellara.sink.postgres.names.QualifiedName;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 
 /**
  * Classifies one statement's tokens and finds the objects it touches. Not a SQL grammar: it
  * recognises the replayable commands' leading clauses and the clauses that name other tables, and
- * refuses the rest; the server parses what is accepted.
+ * refuses the rest; the server parses what is accepted. An allowlist at each level: the commands
+ * ({@link CommandClassifier}), the actions of ALTER TABLE ({@link #ALTER_ACTIONS}) and the clauses
+ * after CREATE TABLE's column list; anything not on it is refused, whatever it is.
  *
  * <p>The order of {@link #parse()} is the gate's: what the command is ({@link CommandClassifier}),
  * then what is refused anywhere ({@link StatementHazards}), then the command's own clauses (here,
@@ -18,6 +21,27 @@ import java.util.Locale;
  */
 final class DdlStatementParser {
   record Parsed(ReplayCommand command, List<QualifiedName> objects) {}
+
+  /**
+   * The ALTER TABLE actions replay runs, each followed by what the server parses. Not on it, so
+   * refused: trigger, rule and replica-role switches ({@code DISABLE/ENABLE TRIGGER|RULE}, {@code
+   * ENABLE REPLICA|ALWAYS}), row level security, {@code OWNER TO}, {@code SET SCHEMA}, {@code SET
+   * TABLESPACE}, {@code INHERIT}, {@code NO INHERIT}, {@code ATTACH/DETACH PARTITION}, {@code OF},
+   * {@code CLUSTER ON}, {@code SET LOGGED/UNLOGGED}, storage and identity options.
+   */
+  static final List<String> ALTER_ACTIONS =
+      List.of(
+          "ADD [COLUMN] ...",
+          "ADD [CONSTRAINT name] CHECK|UNIQUE|PRIMARY KEY|FOREIGN KEY|EXCLUDE ...",
+          "DROP [COLUMN] ...",
+          "DROP CONSTRAINT ...",
+          "ALTER [COLUMN] c [SET DATA] TYPE ...",
+          "ALTER [COLUMN] c SET|DROP DEFAULT",
+          "ALTER [COLUMN] c SET|DROP NOT NULL",
+          "ALTER CONSTRAINT ...",
+          "VALIDATE CONSTRAINT ...",
+          "RENAME ...",
+          "REPLICA IDENTITY ...");
 
   private final StatementTokens t;
   private final String defaultSchema;
@@ -72,21 +96,49 @@ final class DdlStatementParser {
     references(i);
   }
 
-  /** The actions that name another table: where a rename or move lands, and new relatives. */
+  /**
+   * One action, refused unless it is on {@link #ALTER_ACTIONS}; a rename touches the name it lands
+   * on.
+   */
   private void alterTableAction(QualifiedName target, int action) {
     String word = t.keyword(action);
-    if (word.equals("rename") && t.keyword(action + 1).equals("to")) {
-      names.touch(new QualifiedName(target.schema(), names.name(action + 2)));
-    } else if (word.equals("set") && t.keyword(action + 1).equals("schema")) {
-      names.touch(new QualifiedName(names.name(action + 2), target.table()));
-    } else if ((word.equals("attach") || word.equals("detach"))
-        && t.keyword(action + 1).equals("partition")) {
-      names.touchTable(action + 2);
-    } else if (word.equals("inherit")) {
-      names.touchTable(action + 1);
-    } else if (word.equals("no") && t.keyword(action + 1).equals("inherit")) {
-      names.touchTable(action + 2);
+    String next = t.keyword(action + 1);
+    boolean allowed =
+        switch (word) {
+          case "add", "drop", "rename" -> true;
+          case "validate" -> next.equals("constraint");
+          case "replica" -> next.equals("identity");
+          case "alter" -> next.equals("constraint") || alterColumn(action + 1);
+          default -> false;
+        };
+    if (!allowed) {
+      throw new Refusal(
+          RefusalReason.UNSUPPORTED_COMMAND,
+          "ALTER TABLE ... "
+              + t.upper(action, 3)
+              + " is not an action DDL replay runs; it runs only "
+              + ALTER_ACTIONS);
     }
+    if (word.equals("rename") && next.equals("to")) {
+      names.touch(new QualifiedName(target.schema(), names.name(action + 2)));
+    }
+  }
+
+  /** {@code [COLUMN] c} from {@code i}, then a type, default or NOT NULL change. */
+  private boolean alterColumn(int i) {
+    int sub = t.keyword(i).equals("column") ? i + 2 : i + 1;
+    String verb = t.keyword(sub);
+    String what = t.keyword(sub + 1);
+    return switch (verb) {
+      case "type" -> true;
+      case "set" ->
+          (what.equals("data") && t.keyword(sub + 2).equals("type"))
+              || what.equals("default")
+              || (what.equals("not") && t.keyword(sub + 2).equals("null"));
+      case "drop" ->
+          what.equals("default") || (what.equals("not") && t.keyword(sub + 2).equals("null"));
+      default -> false;
+    };
   }
 
   /** Indexes where each comma-separated action of an ALTER TABLE starts. */
@@ -110,47 +162,64 @@ final class DdlStatementParser {
   // ------------------------------------------------------------------------
 
   /**
-   * {@code CREATE [UNLOGGED] TABLE [IF NOT EXISTS] name ( ... ) | PARTITION OF parent ... | OF type
-   * ...}
+   * {@code CREATE [UNLOGGED] TABLE [IF NOT EXISTS] name ( columns and constraints ) [PARTITION BY
+   * RANGE|LIST|HASH ( ... )] [WITH ( ... )]}, nothing else: not {@code AS}, {@code OF type}, {@code
+   * PARTITION OF}, {@code INHERITS}, {@code TABLESPACE}, {@code USING}, and no {@code LIKE} in the
+   * list (each would tie the new table to another object, or copy one).
    */
   private void createTable() {
     int i = t.keyword(1).equals("unlogged") ? 3 : 2;
     i = skipIfNotExists(i);
     names.touchTable(i);
     i = names.afterName(i);
-    int depth = 0;
-    for (int j = i; j < t.size(); j++) {
-      if (t.isPunct(j, "(")) {
-        depth++;
-        if (depth == 1 && t.keyword(j + 1).equals("like")) {
-          names.touchTable(j + 2);
-        }
-      } else if (t.isPunct(j, ")")) {
-        depth--;
-      } else if (depth == 0 && t.keyword(j).equals("as")) {
-        throw new Refusal(RefusalReason.UNSUPPORTED_COMMAND, "CREATE TABLE ... AS runs a query");
-      } else if (depth == 1 && t.isPunct(j, ",") && t.keyword(j + 1).equals("like")) {
-        names.touchTable(j + 2);
-      } else if (depth == 0 && t.keyword(j).equals("partition") && t.keyword(j + 1).equals("of")) {
-        names.touchTable(j + 2);
-      } else if (depth == 0 && t.keyword(j).equals("inherits") && t.isPunct(j + 1, "(")) {
-        inherits(j + 2);
+    if (!t.isPunct(i, "(")) {
+      throw createTableRefusal(i);
+    }
+    int j = closing(i);
+    for (int k = i + 1; k < j; k++) {
+      if (t.keyword(k).equals("like") && (t.isPunct(k - 1, "(") || t.isPunct(k - 1, ","))) {
+        throw new Refusal(
+            RefusalReason.UNSUPPORTED_COMMAND, "CREATE TABLE ( LIKE ... ) copies another table");
+      }
+    }
+    j++;
+    while (j < t.size()) {
+      if (t.keyword(j).equals("partition")
+          && t.keyword(j + 1).equals("by")
+          && Set.of("range", "list", "hash").contains(t.keyword(j + 2))
+          && t.isPunct(j + 3, "(")) {
+        j = closing(j + 3) + 1;
+      } else if (t.keyword(j).equals("with") && t.isPunct(j + 1, "(")) {
+        j = closing(j + 1) + 1;
+      } else {
+        throw createTableRefusal(j);
       }
     }
     references(i);
   }
 
-  /** The parents listed by {@code INHERITS (} from {@code first}. */
-  private void inherits(int first) {
-    int k = first;
-    while (true) {
-      names.touchTable(k);
-      k = names.afterName(k);
-      if (!t.isPunct(k, ",")) {
-        break;
+  private Refusal createTableRefusal(int at) {
+    return new Refusal(
+        RefusalReason.UNSUPPORTED_COMMAND,
+        t.keyword(at).equals("as")
+            ? "CREATE TABLE ... AS runs a query"
+            : "CREATE TABLE ... "
+                + (at < t.size() ? t.upper(at, 2) : "without a column list")
+                + " is not replayed; replay creates only a table of its own columns and"
+                + " constraints, optionally PARTITION BY and WITH ( ... )");
+  }
+
+  /** The index of the {@code )} that closes the {@code (} at {@code open}. */
+  private int closing(int open) {
+    int depth = 0;
+    for (int k = open; k < t.size(); k++) {
+      if (t.isPunct(k, "(")) {
+        depth++;
+      } else if (t.isPunct(k, ")") && --depth == 0) {
+        return k;
       }
-      k++;
     }
+    throw new Refusal(RefusalReason.UNPARSABLE, "unbalanced parentheses");
   }
 
   /**
@@ -223,11 +292,6 @@ final class DdlStatementParser {
   }
 
   private void dropEnd(int i, String command) {
-    if (t.keyword(i).equals("cascade")) {
-      throw new Refusal(
-          RefusalReason.OBJECT_NOT_ALLOWED,
-          command + " ... CASCADE would drop objects the statement does not name");
-    }
     if (t.keyword(i).equals("restrict")) {
       i++;
     }

@@ -11,17 +11,19 @@ import java.util.function.Predicate;
  * of a conservative set of commands whose every object the allowlist covers; refused with a {@link
  * RefusalReason} and a message naming what was found otherwise.
  *
- * <p>Accepted: {@code ALTER TABLE} (not {@code ALL IN TABLESPACE}), {@code CREATE [UNLOGGED] TABLE}
- * (not {@code AS}, not temporary), {@code DROP TABLE} (not {@code CASCADE}), {@code CREATE [UNIQUE]
- * INDEX} (not {@code CONCURRENTLY}), {@code DROP INDEX} (not {@code CASCADE}), {@code COMMENT ON
- * TABLE|COLUMN}. A trailing {@code ;} and comments are fine.
+ * <p>Accepted, an allowlist of forms (docs/security.md, "What DDL replay may run"): {@code ALTER
+ * TABLE} with the actions of {@link DdlStatementParser#ALTER_ACTIONS} only (no trigger, rule, row
+ * security, owner, schema, tablespace, inheritance or partition changes), {@code CREATE [UNLOGGED]
+ * TABLE} of its own columns and constraints with at most {@code PARTITION BY} and {@code WITH} (not
+ * {@code AS}, {@code LIKE}, {@code INHERITS}, {@code PARTITION OF}, {@code OF}, not temporary),
+ * {@code DROP TABLE}, {@code CREATE [UNIQUE] INDEX} (not {@code CONCURRENTLY}), {@code DROP INDEX},
+ * {@code COMMENT ON TABLE|COLUMN}; {@code CASCADE} nowhere. A trailing {@code ;} and comments are
+ * fine.
  *
- * <p>Objects checked against the allowlist: the target table, a table a rename or {@code SET
- * SCHEMA} moves it to, tables named by {@code REFERENCES}, {@code LIKE}, {@code INHERITS}, {@code
- * PARTITION OF}, {@code ATTACH/DETACH PARTITION} and {@code INHERIT}. {@code DROP INDEX} cannot
- * tell from its text which table an index belongs to, so it is checked as {@code (index schema,
- * "*")}: it passes only an allowlist that covers every table of that schema. Unqualified names
- * resolve to {@code defaultSchema}.
+ * <p>Objects checked against the allowlist: the target table, the name a rename gives it, tables
+ * named by {@code REFERENCES}. {@code DROP INDEX} cannot tell from its text which table an index
+ * belongs to, so it is checked as {@code (index schema, "*")}: it passes only an allowlist that
+ * covers every table of that schema. Unqualified names resolve to {@code defaultSchema}.
  *
  * <p>Refused anywhere in the statement: a schema qualifier {@code pg_*}, {@code information_schema}
  * or {@code trellara_sink}; a parameter ({@code $1}); a standard string holding a backslash (its

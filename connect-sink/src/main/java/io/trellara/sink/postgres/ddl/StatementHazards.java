@@ -6,11 +6,11 @@ import java.util.Locale;
 import java.util.Set;
 
 /**
- * Constructs refused wherever they appear in a statement, whatever the command: a parameter, a
- * character the grammar rejects, a standard string holding a backslash, a reserved schema, a name
- * the server would truncate, and a function call other than a few built-ins. They are checked token
- * by token rather than per clause because the gate is no SQL grammar: a clause it does not know
- * must not hide one of them.
+ * Constructs refused wherever they appear in a statement, whatever the command: {@code CASCADE}, a
+ * parameter, a character the grammar rejects, a standard string holding a backslash, a reserved
+ * schema, a name the server would truncate, and a function call other than a few built-ins. They
+ * are checked token by token rather than per clause because the gate is no SQL grammar: a clause it
+ * does not know must not hide one of them.
  */
 final class StatementHazards {
   /** The server truncates longer names (NAMEDATALEN - 1 bytes). */
@@ -144,7 +144,17 @@ final class StatementHazards {
                   + ": its meaning depends on standard_conforming_strings; use E'' instead");
         }
       }
-      case IDENTIFIER, QUOTED_IDENTIFIER -> refuseName(t, i);
+      case IDENTIFIER, QUOTED_IDENTIFIER -> {
+        if (t.keyword(i).equals("cascade")) {
+          throw new Refusal(
+              RefusalReason.OBJECT_NOT_ALLOWED,
+              "CASCADE at offset "
+                  + token.start()
+                  + " reaches objects the statement does not name (other tables' constraints,"
+                  + " views, columns), which the allowlist never saw");
+        }
+        refuseName(t, i);
+      }
       default -> {}
     }
   }

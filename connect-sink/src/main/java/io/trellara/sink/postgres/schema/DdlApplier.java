@@ -22,6 +22,7 @@ public final class DdlApplier {
   private final TargetSession session;
   private final RelationMapper mapper;
   private final ApplyOptions options;
+  private final TypeGate types;
   public long replayed;
   public long skipped;
 
@@ -29,6 +30,7 @@ public final class DdlApplier {
     this.session = session;
     this.mapper = mapper;
     this.options = options;
+    this.types = new TypeGate(session, options.allowedTypes());
   }
 
   /** Handles {@code d} (event key {@code key}); true when a statement ran on the target. */
@@ -113,9 +115,11 @@ public final class DdlApplier {
         key,
         accepted);
     setLocal("standard_conforming_strings", "on");
+    java.util.Set<String> before = types.columns(accepted.objects());
     setLocal("search_path", "pg_catalog, " + Identifiers.quote(schema));
     session.execute(d.getStatement());
     setLocal("search_path", TargetSession.SEARCH_PATH);
+    types.refuseNewColumns(accepted.objects(), before, key);
     session.invalidate();
     replayed++;
   }

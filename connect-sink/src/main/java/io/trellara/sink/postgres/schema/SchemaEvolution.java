@@ -16,9 +16,11 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Structured schema evolution: the sink derives a captured table's schema changes from the column
@@ -35,12 +37,18 @@ import java.util.Map;
  *   <li>a column the new version adds: {@code ADD COLUMN} (nullable, the target's spelling of the
  *       wire type);
  *   <li>a column it no longer has: kept (default) or dropped ({@code
- *       schema.evolution.drop.columns});
+ *       schema.evolution.drop.columns}, and only in a table named in {@code
+ *       schema.evolution.lossy.tables}: a drop destroys the column's values);
  *   <li>a column whose type changed: {@code ALTER COLUMN ... TYPE} to the target's spelling of the
- *       new type.
+ *       new type, when the change is lossless ({@link Retypes}) or the table is named in {@code
+ *       schema.evolution.lossy.tables}.
  * </ul>
  *
- * What cannot be derived safely stops apply naming the relation and the change: a changed key, a
+ * A wire record can ask for any change, so a change that would lose values already on the target is
+ * refused ({@code SCHEMA_CHANGE_REFUSED}, naming the column, both types and the setting) unless the
+ * operator named the table.
+ *
+ * <p>What cannot be derived safely stops apply naming the relation and the change: a changed key, a
  * type the target does not know, and a column dropped and another added in one step while dropping
  * is enabled (it may be a rename, which must never become a drop and an add). Renames themselves
  * are recognised at their DDL event (see {@link DdlApplier}).
@@ -61,9 +69,17 @@ public final class SchemaEvolution {
             DO UPDATE SET fingerprint = EXCLUDED.fingerprint, definition = EXCLUDED.definition,
                           updated_at = pg_catalog.now()""";
 
+  private static final String COLUMN_TYPE =
+      """
+            SELECT n.nspname, t.typname, a.atttypmod FROM pg_catalog.pg_attribute a
+              JOIN pg_catalog.pg_type t ON t.oid = a.atttypid
+              JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace
+             WHERE a.attrelid = pg_catalog.to_regclass(?) AND a.attname = ? AND NOT a.attisdropped""";
+
   private final TargetSession session;
   private final TargetTables tables;
   private final ApplyOptions options;
+  private final Set<QualifiedName> lossyTables;
 
   /** Target tables altered, for the metrics. */
   public long changes;
@@ -72,6 +88,11 @@ public final class SchemaEvolution {
     this.session = session;
     this.tables = tables;
     this.options = options;
+    Set<QualifiedName> lossy = new HashSet<>();
+    for (String t : options.lossyTables()) {
+      lossy.add(QualifiedName.parse(t));
+    }
+    this.lossyTables = Set.copyOf(lossy);
   }
 
   /**
@@ -122,7 +143,7 @@ public final class SchemaEvolution {
           source.getTable(),
           eventKey,
           actions);
-      tables.alter(target, String.join(", ", actions));
+      tables.alter(table, String.join(", ", actions), eventKey);
       table = tables.describe(target);
       changes++;
     }
@@ -180,9 +201,10 @@ public final class SchemaEvolution {
       } else if (old != null
           && (!old.getTypeName().equals(c.getTypeName())
               || old.getTypeModifier() != c.getTypeModifier())) {
-        String type = type(table, c, eventKey);
-        if (!type.equals(table.columns().get(c.getName()))) {
-          actions.add("ALTER COLUMN " + Identifiers.quote(c.getName()) + " TYPE " + type);
+        TypeGate.Resolved type = type(table, c, eventKey);
+        if (!type.spelled().equals(table.columns().get(c.getName()))) {
+          refuseLossyRetype(table, c.getName(), type, eventKey);
+          actions.add("ALTER COLUMN " + Identifiers.quote(c.getName()) + " TYPE " + type.spelled());
         }
       }
     }
@@ -199,6 +221,18 @@ public final class SchemaEvolution {
                 + " appeared in one schema change: that may be a rename, which dropping would destroy;"
                 + " make the change on the target yourself, then restart the task");
       }
+      if (!present.isEmpty() && !lossyTables.contains(table.name())) {
+        throw refused(
+            table.name(),
+            eventKey,
+            "the source no longer has columns "
+                + present
+                + " and schema.evolution.drop.columns=drop, but dropping them destroys their"
+                + " values: name "
+                + table.name()
+                + " in schema.evolution.lossy.tables to let the sink drop them, or drop them"
+                + " yourself");
+      }
       for (String name : present) {
         actions.add("DROP COLUMN IF EXISTS " + Identifiers.quote(name));
       }
@@ -211,11 +245,49 @@ public final class SchemaEvolution {
     return "ADD COLUMN IF NOT EXISTS "
         + Identifiers.quote(c.getName())
         + ' '
-        + type(table, c, eventKey);
+        + type(table, c, eventKey).spelled();
   }
 
-  private String type(TargetTable table, ColumnDefinition c, String eventKey) throws SQLException {
-    String type = tables.targetType(c);
+  /**
+   * Refuses retyping {@code column} of {@code table} to {@code to} unless it keeps every value
+   * ({@link Retypes}) or the operator named the table in {@code schema.evolution.lossy.tables}.
+   */
+  private void refuseLossyRetype(
+      TargetTable table, String column, TypeGate.Resolved to, String eventKey) throws SQLException {
+    if (lossyTables.contains(table.name())) {
+      return;
+    }
+    PreparedStatement ps = session.prepare(COLUMN_TYPE);
+    ps.setString(1, table.name().quoted());
+    ps.setString(2, column);
+    try (ResultSet rs = ps.executeQuery()) {
+      if (rs.next()
+          && Retypes.lossless(
+              new QualifiedName(rs.getString(1), rs.getString(2)),
+              rs.getInt(3),
+              to.type(),
+              to.modifier())) {
+        return;
+      }
+    }
+    throw refused(
+        table.name(),
+        eventKey,
+        "changing column \""
+            + column
+            + "\" from "
+            + table.columns().get(column)
+            + " to "
+            + to.spelled()
+            + " may lose values already on the target (not a widening change): name "
+            + table.name()
+            + " in schema.evolution.lossy.tables to let the sink apply it, or change the column"
+            + " yourself");
+  }
+
+  private TypeGate.Resolved type(TargetTable table, ColumnDefinition c, String eventKey)
+      throws SQLException {
+    TypeGate.Resolved type = tables.targetType(c, table.name().quoted(), eventKey);
     if (type == null) {
       throw refused(
           table.name(),

@@ -2,6 +2,7 @@ package io.trellara.sink.postgres.settings;
 
 import io.trellara.connect.common.retry.Backoff;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -25,6 +26,11 @@ import java.util.Objects;
  * @param dropColumns a column the source no longer has (default {@link DropColumnsPolicy#KEEP})
  * @param createMissingTables create a missing target table from the envelope's schema (default
  *     false)
+ * @param allowedTypes qualified names of the types, beyond the built-ins and their arrays, the sink
+ *     creates columns of ({@code target.types.allowed}, default none)
+ * @param lossyTables qualified target tables where schema evolution may apply a change that loses
+ *     values: a narrowing retype, a dropped column ({@code schema.evolution.lossy.tables}, default
+ *     none)
  * @param copyThreshold insert runs of at least this many rows go through COPY (default 64)
  * @param maxRetryDuration how long transient failures of one unit of work are retried before apply
  *     stops (default 10 minutes): a bound in time, so a target outage of any length up to it is
@@ -52,6 +58,8 @@ public record ApplyOptions(
     SchemaEvolutionMode schemaEvolution,
     DropColumnsPolicy dropColumns,
     boolean createMissingTables,
+    List<String> allowedTypes,
+    List<String> lossyTables,
     int copyThreshold,
     Duration maxRetryDuration,
     Duration initialBackoff,
@@ -70,6 +78,8 @@ public record ApplyOptions(
     Objects.requireNonNull(ddlPolicy, "ddlPolicy");
     Objects.requireNonNull(schemaEvolution, "schemaEvolution");
     Objects.requireNonNull(dropColumns, "dropColumns");
+    allowedTypes = List.copyOf(allowedTypes);
+    lossyTables = List.copyOf(lossyTables);
     Objects.requireNonNull(initialBackoff, "initialBackoff");
     Objects.requireNonNull(maxBackoff, "maxBackoff");
     Objects.requireNonNull(snapshotTarget, "snapshotTarget");
@@ -114,6 +124,8 @@ public record ApplyOptions(
         .schemaEvolution(schemaEvolution)
         .dropColumns(dropColumns)
         .createMissingTables(createMissingTables)
+        .allowedTypes(allowedTypes)
+        .lossyTables(lossyTables)
         .copyThreshold(copyThreshold)
         .maxRetryDuration(maxRetryDuration)
         .initialBackoff(initialBackoff)
@@ -135,6 +147,8 @@ public record ApplyOptions(
     private SchemaEvolutionMode schemaEvolution = SchemaEvolutionMode.AUTO;
     private DropColumnsPolicy dropColumns = DropColumnsPolicy.KEEP;
     private boolean createMissingTables;
+    private List<String> allowedTypes = List.of();
+    private List<String> lossyTables = List.of();
     private int copyThreshold = 64;
     private Duration maxRetryDuration = Duration.ofMinutes(10);
     private Duration initialBackoff = Duration.ofMillis(200);
@@ -193,6 +207,16 @@ public record ApplyOptions(
       return this;
     }
 
+    public Builder allowedTypes(List<String> v) {
+      allowedTypes = v;
+      return this;
+    }
+
+    public Builder lossyTables(List<String> v) {
+      lossyTables = v;
+      return this;
+    }
+
     public Builder copyThreshold(int v) {
       copyThreshold = v;
       return this;
@@ -245,6 +269,8 @@ public record ApplyOptions(
           schemaEvolution,
           dropColumns,
           createMissingTables,
+          allowedTypes,
+          lossyTables,
           copyThreshold,
           maxRetryDuration,
           initialBackoff,

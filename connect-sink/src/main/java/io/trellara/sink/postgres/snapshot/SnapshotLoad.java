@@ -5,6 +5,7 @@ import io.trellara.sink.port.ApplyException;
 import io.trellara.sink.port.FlowKey;
 import io.trellara.sink.postgres.checkpoint.AppliedRecords;
 import io.trellara.sink.postgres.names.QualifiedName;
+import io.trellara.sink.postgres.schema.TargetTable;
 import io.trellara.sink.postgres.session.TargetSession;
 import io.trellara.sink.postgres.settings.SnapshotTargetPolicy;
 import java.sql.PreparedStatement;
@@ -67,9 +68,10 @@ public final class SnapshotLoad {
   }
 
   /** Before the first row of the snapshot reaches {@code target}. */
-  public void prepare(QualifiedName target, String sourceId, String datasetId, String eventKey)
+  public void prepare(TargetTable table, String sourceId, String datasetId, String eventKey)
       throws SQLException {
-    if (transaction == null || !looked.add(target) || isEmpty(target)) {
+    QualifiedName target = table.name();
+    if (transaction == null || !looked.add(target) || isEmpty(table)) {
       return;
     }
     if (flowApplied(sourceId, datasetId)) {
@@ -79,7 +81,7 @@ public final class SnapshotLoad {
           sourceId,
           datasetId,
           target.quoted());
-      truncate(target);
+      truncate(table);
       return;
     }
     switch (policy) {
@@ -101,7 +103,7 @@ public final class SnapshotLoad {
             sourceId,
             datasetId,
             target.quoted());
-        truncate(target);
+        truncate(table);
       }
       case UPSERT -> {
         LOG.info(
@@ -119,9 +121,9 @@ public final class SnapshotLoad {
     return !upserted.isEmpty() && upserted.contains(target);
   }
 
-  private boolean isEmpty(QualifiedName target) throws SQLException {
+  private boolean isEmpty(TargetTable table) throws SQLException {
     return session.query(
-        "SELECT NOT EXISTS (SELECT 1 FROM ONLY " + target.quoted() + ")",
+        "SELECT NOT EXISTS (SELECT 1 FROM " + table.rowScope() + ")",
         rs -> rs.next() && rs.getBoolean(1));
   }
 
@@ -154,10 +156,11 @@ public final class SnapshotLoad {
    * in between. TRUNCATE would hold ACCESS EXCLUSIVE for the whole load, and a REPEATABLE READ
    * reader whose snapshot predates it would see the table empty. The cost: the old rows stay as
    * dead tuples until (auto)vacuum reclaims them (docs/snapshot.md). {@code ONLY}: inheritance
-   * children are not this table.
+   * children are not this table; a partitioned table's rows are in its partitions, so it is named
+   * without ({@link TargetTable#rowScope}).
    */
-  private void truncate(QualifiedName target) throws SQLException {
-    session.at(target.quoted(), "");
-    session.execute("DELETE FROM ONLY " + target.quoted());
+  private void truncate(TargetTable table) throws SQLException {
+    session.at(table.name().quoted(), "");
+    session.execute("DELETE FROM " + table.rowScope());
   }
 }
