@@ -13,7 +13,7 @@
 -- One message per top-level statement (ddl_command_end fires once per statement), its content exactly:
 --   {"command_tag" : "...", "object_type" : "...", "object_identity" : "...", "schema_name" : "...",
 --    "statement" : "...", "search_path" : "...", "relations" : "...", "temporary" : "true"|"false",
---    "role" : "...", "session_user" : "..."}
+--    "role" : "...", "session_user" : "...", "schemas" : "..."}
 -- command_tag is TG_TAG; object_type, object_identity and schema_name describe one row of
 -- pg_event_trigger_ddl_commands(): the first row whose command_tag is the statement's own (CREATE TABLE
 -- with a serial column first reports its sequence), else the first row, else NULL (e.g. DROP, which that
@@ -51,7 +51,18 @@
 -- (PostgreSQL 17; (boolean, text, text) before 17). Every role with EXECUTE can forge DDL messages: grant it
 -- only to roles as trusted as the tables' owners.
 --
--- trellara-ddl-capture version 3 (the connector re-runs this script when the installed emit_ddl is older)
+-- schemas describes, after the statement, each owning relation that is still an ordinary table (relkind 'r', not
+-- a partition), as the next pgoutput Relation message will describe it, comma-separated, each entry
+--   "schema"."table":oid:replident|"column":typeoid:typmod:key:"typeschema"."typename"|...
+-- names quoted as in relations; replident is pg_class.relreplident (d, n, f, i); one |column per column in
+-- attnum order, dropped and generated columns left out (pgoutput leaves them out); key is 1 when pgoutput flags
+-- the column as part of the replica identity (every column under FULL; the primary key's under DEFAULT; the
+-- replica identity index's under INDEX), else 0; typeschema.typename is the column type's base type (a domain's
+-- base type, as pgoutput's Type message names it). Read inside the DDL's transaction at ddl_command_end, so
+-- it is exactly the catalog the statement left; the connector publishes it as the relation's schema version
+-- in the DDL's own transaction (docs/protocol.md, "Schema versions from DDL").
+--
+-- trellara-ddl-capture version 4 (the connector re-runs this script when the installed emit_ddl is older)
 --
 -- The sql_drop trigger runs before ddl_command_end of the same statement; it leaves what it saw in
 -- transaction-local settings (trellara.dropped_relations, trellara.dropped_temporary) that emit_ddl reads and
@@ -150,6 +161,7 @@ DECLARE
   v_schema_name pg_catalog.text;
   v_relations pg_catalog.text;
   v_temporary pg_catalog.bool;
+  v_schemas pg_catalog.text;
   v_dropped pg_catalog.text := pg_catalog.current_setting('trellara.dropped_relations', true);
   v_dropped_temporary pg_catalog.text := pg_catalog.current_setting('trellara.dropped_temporary', true);
 BEGIN
@@ -200,8 +212,43 @@ BEGIN
       LEFT JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) r.relnamespace
   )
   SELECT pg_catalog.string_agg(o.entry, ',' ORDER BY o.ordinality) FILTER (WHERE o.entry IS NOT NULL),
-         pg_catalog.bool_and(o.temporary)
-    INTO v_relations, v_temporary
+         pg_catalog.bool_and(o.temporary),
+         (SELECT pg_catalog.string_agg(pg_catalog.format('"%s"."%s":%s:%s',
+                     pg_catalog.replace(n.nspname::pg_catalog.text, '"', '""'),
+                     pg_catalog.replace(r.relname::pg_catalog.text, '"', '""'), r.oid, r.relreplident)
+                   OPERATOR(pg_catalog.||) COALESCE((
+                     SELECT pg_catalog.string_agg(pg_catalog.format('|"%s":%s:%s:%s:"%s"."%s"',
+                              pg_catalog.replace(a.attname::pg_catalog.text, '"', '""'), a.atttypid, a.atttypmod,
+                              CASE WHEN r.relreplident OPERATOR(pg_catalog.=) 'f' OR EXISTS (
+                                     SELECT FROM pg_catalog.pg_index i
+                                      WHERE i.indrelid OPERATOR(pg_catalog.=) r.oid
+                                        AND a.attnum OPERATOR(pg_catalog.=) ANY (i.indkey::pg_catalog.int2[])
+                                        AND CASE r.relreplident WHEN 'd' THEN i.indisprimary
+                                                                WHEN 'i' THEN i.indisreplident
+                                                                ELSE false END)
+                                   THEN 1 ELSE 0 END,
+                              pg_catalog.replace(bn.nspname::pg_catalog.text, '"', '""'),
+                              pg_catalog.replace(bt.typname::pg_catalog.text, '"', '""')),
+                            '' ORDER BY a.attnum)
+                       FROM pg_catalog.pg_attribute a
+                       JOIN pg_catalog.pg_type bt ON bt.oid OPERATOR(pg_catalog.=) (
+                              WITH RECURSIVE d(t) AS (
+                                SELECT a.atttypid
+                                UNION ALL
+                                SELECT y.typbasetype FROM pg_catalog.pg_type y JOIN d ON y.oid OPERATOR(pg_catalog.=) d.t
+                                 WHERE y.typtype OPERATOR(pg_catalog.=) 'd')
+                              SELECT d.t FROM d JOIN pg_catalog.pg_type z ON z.oid OPERATOR(pg_catalog.=) d.t
+                               WHERE z.typtype OPERATOR(pg_catalog.<>) 'd' LIMIT 1)
+                       JOIN pg_catalog.pg_namespace bn ON bn.oid OPERATOR(pg_catalog.=) bt.typnamespace
+                      WHERE a.attrelid OPERATOR(pg_catalog.=) r.oid AND a.attnum OPERATOR(pg_catalog.>) 0
+                        AND NOT a.attisdropped AND a.attgenerated OPERATOR(pg_catalog.=) ''), ''),
+                   ',' ORDER BY r.first)
+            FROM (SELECT c.owner, pg_catalog.min(c.ordinality) AS first FROM cmd c WHERE c.owner IS NOT NULL
+                   GROUP BY c.owner) w
+            JOIN pg_catalog.pg_class r ON r.oid OPERATOR(pg_catalog.=) w.owner
+            JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) r.relnamespace
+           WHERE r.relkind OPERATOR(pg_catalog.=) 'r' AND NOT r.relispartition)
+    INTO v_relations, v_temporary, v_schemas
     FROM owned o;
 
   IF v_dropped IS NOT NULL AND v_dropped OPERATOR(pg_catalog.<>) '' THEN
@@ -228,8 +275,9 @@ BEGIN
       'role', CASE WHEN pg_catalog.current_setting('role') OPERATOR(pg_catalog.=) 'none'
                    THEN session_user::pg_catalog.text
                    ELSE pg_catalog.current_setting('role') END,
-      'session_user', session_user::pg_catalog.text)::pg_catalog.text);
-  -- trellara-ddl-capture version 3
+      'session_user', session_user::pg_catalog.text,
+      'schemas', COALESCE(v_schemas, ''))::pg_catalog.text);
+  -- trellara-ddl-capture version 4
 END;
 $trellara$;
 

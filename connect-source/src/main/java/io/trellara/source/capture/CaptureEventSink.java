@@ -24,4 +24,14 @@ public interface CaptureEventSink {
 
   /** A DDL event, in the same total_order space as the changes. */
   void onDdl(DdlEvent ddl);
+
+  /**
+   * A DDL event and the schema versions it leaves its captured tables in ({@code relations}, from
+   * the trigger's description; often empty), which belong in the message that carries it so the
+   * sink can evolve the target in the DDL's own transaction. By default the versions are not
+   * carried.
+   */
+  default void onDdl(DdlEvent ddl, RelationSchema[] relations) {
+    onDdl(ddl);
+  }
 }

@@ -147,7 +147,8 @@ final class CapturedEventFactory {
           ddl.setTransactionIdBytes(transactionIdBytes)
               .setTotalOrder(++totalOrder)
               .setRelation(ddlFilter.relationId(owner))
-              .build());
+              .build(),
+          relations);
     } else {
       throw new IllegalStateException("not a change message: " + message);
     }

@@ -1,6 +1,7 @@
 package io.trellara.source.capture;
 
 import io.trellara.protocol.v1.ReplicaIdentity;
+import io.trellara.source.capture.ddl.RelationShape;
 import io.trellara.source.pgoutput.PgOutputMessage.Relation;
 import io.trellara.source.pgoutput.PgOutputMessage.Type;
 import java.util.ArrayList;
@@ -21,12 +22,20 @@ import java.util.Map;
  *
  * <p><b>Fingerprint.</b> {@link io.trellara.protocol.SchemaFingerprint} of the schema version, with
  * the key flag {@link RelationSchema} reports (all 0 under REPLICA IDENTITY FULL).
+ *
+ * <p><b>Schema versions from DDL.</b> A DDL message describes each table's columns as the statement
+ * left them ({@link RelationShape}); {@link #accept(RelationShape)} builds the schema version the
+ * next Relation message will give, numbered like any other, but does not make it current: rows are
+ * decoded only against what a Relation message said. When that Relation message comes and describes
+ * the same shape ({@link RelationSchema#sameAs}), it gets the DDL's version (the same instance, so
+ * one transaction never carries one shape twice); when it differs, it wins.
  */
 public final class RelationCache {
 
   private final Map<Long, RelationSchema> current = new HashMap<>();
   private final List<RelationSchema> versions = new ArrayList<>();
   private final Map<Long, String> userTypes = new HashMap<>();
+  private final Map<Long, RelationSchema> fromDdl = new HashMap<>();
   private RelationSchema lastLookup;
 
   /** Records a Type message (used for the type names of later Relation messages). */
@@ -68,11 +77,73 @@ public final class RelationCache {
     if (existing != null && existing.sameAs(candidate)) {
       return existing;
     }
+    RelationSchema announced = fromDdl.remove(relation.relationOid());
+    if (announced != null && announced.sameAs(candidate)) {
+      current.put(relation.relationOid(), announced);
+      lastLookup = null;
+      return announced;
+    }
     versions.add(candidate);
     current.put(relation.relationOid(), candidate);
     lastLookup = null;
     return candidate;
   }
+
+  /**
+   * The schema version a DDL message's description of a table stands for: the current one when it
+   * describes the same shape, the last one a DDL message announced when that is the same, else a
+   * new version (announced, not current; see the class comment).
+   */
+  public RelationSchema accept(RelationShape shape) {
+    ReplicaIdentity ri =
+        switch (shape.replicaIdentity()) {
+          case 'd' -> ReplicaIdentity.REPLICA_IDENTITY_DEFAULT;
+          case 'i' -> ReplicaIdentity.REPLICA_IDENTITY_INDEX;
+          case 'f' -> ReplicaIdentity.REPLICA_IDENTITY_FULL;
+          default -> ReplicaIdentity.REPLICA_IDENTITY_NOTHING;
+        };
+    boolean full = ri == ReplicaIdentity.REPLICA_IDENTITY_FULL;
+    List<RelationShape.Column> cols = shape.columns();
+    RelationSchema.Column[] columns = new RelationSchema.Column[cols.size()];
+    for (int i = 0; i < columns.length; i++) {
+      RelationShape.Column c = cols.get(i);
+      columns[i] =
+          new RelationSchema.Column(
+              c.name(), c.typeOid(), c.typeModifier(), typeName(c), c.key() && !full);
+    }
+    RelationSchema candidate =
+        new RelationSchema(
+            versions.size(), shape.oid(), shape.schema(), shape.table(), ri, columns);
+    RelationSchema existing = current.get(shape.oid());
+    if (existing != null && existing.sameAs(candidate)) {
+      return existing;
+    }
+    RelationSchema announced = fromDdl.get(shape.oid());
+    if (announced != null && announced.sameAs(candidate)) {
+      return announced;
+    }
+    versions.add(candidate);
+    fromDdl.put(shape.oid(), candidate);
+    return candidate;
+  }
+
+  /**
+   * The type name a Relation message's column of this type gets: pgoutput sends a Type message
+   * (naming the base type of a domain) only for OIDs from FirstGenbkiObjectId (10000) on.
+   */
+  private String typeName(RelationShape.Column c) {
+    String builtIn = PgTypeNames.builtInName(c.typeOid(), c.typeModifier());
+    if (builtIn != null) {
+      return builtIn;
+    }
+    if (c.typeOid() >= FIRST_GENBKI_OBJECT_ID) {
+      return PgTypeNames.userTypeName(c.typeSchema(), c.type());
+    }
+    String known = userTypes.get(c.typeOid());
+    return known != null ? known : "oid:" + c.typeOid();
+  }
+
+  private static final long FIRST_GENBKI_OBJECT_ID = 10_000;
 
   /**
    * The current schema of a relation.

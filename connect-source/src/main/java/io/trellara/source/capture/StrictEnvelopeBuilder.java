@@ -98,6 +98,14 @@ public final class StrictEnvelopeBuilder {
     }
 
     @Override
+    public void onDdl(DdlEvent ddl, RelationSchema[] relations) {
+      for (RelationSchema r : relations) {
+        reference(r);
+      }
+      onDdl(ddl);
+    }
+
+    @Override
     public void onDdl(DdlEvent ddl) {
       envelope.addDdlEvents(ddl);
       events++;

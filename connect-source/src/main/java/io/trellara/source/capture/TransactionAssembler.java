@@ -44,7 +44,8 @@ import org.slf4j.LoggerFactory;
  * whoever may call pg_logical_emit_message can write one. Other logical messages (other prefixes,
  * and every non-transactional message) and Origin messages are ignored. Relation and Type messages
  * update the {@link RelationCache} immediately; each buffered change remembers the schema version
- * in force when it arrived.
+ * in force when it arrived. A published DDL message references the schema versions its trigger
+ * described of captured tables (their shape after the statement), so its transaction carries them.
  *
  * <p><b>Memory bound (the spill rule).</b> Each buffered change is charged an estimate of its size
  * (its tuple bytes plus a fixed per-change overhead, see {@link ChangeBuffer#estimate}). The sum
@@ -124,7 +125,7 @@ public final class TransactionAssembler implements AutoCloseable {
         if (m.transactional() && isDdlPrefix(m.prefix())) {
           long lsn = m.lsn() != 0 ? m.lsn() : walStart;
           switch (ddlFilter.verdict(m.content(), lsn, target(m, walStart).xid)) {
-            case PUBLISH -> add(m, raw, walStart, NO_RELATIONS, true);
+            case PUBLISH -> add(m, raw, walStart, announced(), true);
             case DROP -> ddlEventsDropped++;
             case REFUSE -> {} // logged and counted by the filter
           }
@@ -154,6 +155,26 @@ public final class TransactionAssembler implements AutoCloseable {
       case 'T' -> truncate((Truncate) message, raw, walStart);
       default -> throw new IllegalArgumentException("unknown message " + message);
     }
+  }
+
+  /**
+   * The schema versions the DDL message just published describes, of the tables this connector
+   * captures (see {@link RelationCache#accept(io.trellara.source.capture.ddl.RelationShape)}): the
+   * DDL event references them, so its transaction carries them and the sink evolves the target in
+   * that transaction, not only at the table's next row.
+   */
+  private RelationSchema[] announced() {
+    var shapes = ddlFilter.lastTargets().shapes;
+    if (shapes.isEmpty()) {
+      return NO_RELATIONS;
+    }
+    java.util.List<RelationSchema> versions = new java.util.ArrayList<>(shapes.size());
+    for (var shape : shapes) {
+      if (shape.oid() != 0 && ddlFilter.captures(shape)) {
+        versions.add(relations.accept(shape));
+      }
+    }
+    return versions.toArray(NO_RELATIONS);
   }
 
   private void truncate(Truncate t, ByteBuffer raw, long walStart) {

@@ -21,7 +21,14 @@ import java.util.Set;
 public final class MessageAuthorship {
   static final String DDL_CAPTURE_PROPERTY = "ddl.capture.enabled";
   static final String ROLES_PROPERTY = "ddl.message.roles";
-  static final String VERSION_MARK = "trellara-ddl-capture version 3";
+
+  /**
+   * The installed script's version: 4 adds each table's post-statement columns ({@code schemas}).
+   */
+  static final String VERSION_MARK = "trellara-ddl-capture version 4";
+
+  /** The oldest version that records the role: an older trigger's messages are all refused. */
+  static final String ROLE_VERSION_MARK = "trellara-ddl-capture version 3";
 
   private MessageAuthorship() {}
 
@@ -180,8 +187,10 @@ public final class MessageAuthorship {
         c.prepareStatement(
             """
                 SELECT 1 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
-                 WHERE n.nspname = 'trellara' AND p.proname = 'emit_ddl' AND strpos(p.prosrc, ?) = 0""")) {
-      ps.setString(1, VERSION_MARK);
+                 WHERE n.nspname = 'trellara' AND p.proname = 'emit_ddl' AND strpos(p.prosrc, ?) = 0
+                   AND strpos(p.prosrc, ?) = 0""")) {
+      ps.setString(1, ROLE_VERSION_MARK);
+      ps.setString(2, VERSION_MARK);
       try (ResultSet rs = ps.executeQuery()) {
         return rs.next();
       }

@@ -59,7 +59,8 @@ public final class SourceSetup {
         slotCreated = true;
       }
       // installed again when absent, older than this connector (the sql_drop trigger came with
-      // the relations field, the role fields with version 3), or when PUBLIC may still write
+      // the relations field, the role fields with version 3, the schemas field with version 4), or
+      // when PUBLIC may still write
       // logical
       // messages: the script is what revokes that
       if (s.ddlCapture() && s.ddlInstall() && !MessageAuthorship.installed(c)) {

@@ -215,6 +215,11 @@ public final class BarrierPipeline extends AssemblingPipeline {
     public void onDdl(DdlEvent ddl) {
       planner.addDdl(0, ddl);
     }
+
+    @Override
+    public void onDdl(DdlEvent ddl, RelationSchema[] relations) {
+      planner.addDdl(0, ddl, schemas(relations));
+    }
   }
 
   /** Partitioned: routed per ownership key; orders renumbered as events are emitted. */

@@ -175,9 +175,15 @@ public final class BarrierPlanner {
     l.added(change.getTotalOrder(), change.getSerializedSize());
   }
 
-  /** Adds a DDL event, in total order, to {@code lane} (ignored in strict chunked order). */
-  public void addDdl(int lane, DdlEvent ddl) {
+  /**
+   * Adds a DDL event, in total order, to {@code lane} (ignored in strict chunked order), with the
+   * schema versions it leaves its tables in (carried by its chunk, each once).
+   */
+  public void addDdl(int lane, DdlEvent ddl, SchemaVersion... referenced) {
     Lane l = lane(lane);
+    for (SchemaVersion s : referenced) {
+      l.reference(s);
+    }
     l.chunk.addDdlEvents(ddl);
     l.ddl++;
     ddlEvents++;

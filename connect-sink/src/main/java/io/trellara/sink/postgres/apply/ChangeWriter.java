@@ -139,6 +139,67 @@ public final class ChangeWriter implements io.trellara.sink.postgres.snapshot.Ro
     while (d < ddl.size()) {
       ddl(ddl.get(d++));
     }
+    if (!ddl.isEmpty()) {
+      evolveAnnounced(schemas, changes, ddl);
+    }
+  }
+
+  /**
+   * Prepares the tables of the message's DDL events for the schema versions no row change of the
+   * message follows: the shape a DDL statement left its table in, which the source carries with the
+   * DDL event (docs/protocol.md, "Schema versions from DDL"), so an {@code ADD COLUMN} reaches the
+   * target in its own transaction rather than at the table's next row. Per relation the last such
+   * version in list order is the latest shape (versions are listed in order of first reference); a
+   * row change of a later shape would reference a later version. A relation this sink does not
+   * write is passed over, as its DDL event is.
+   */
+  private void evolveAnnounced(
+      List<SchemaVersion> schemas, List<ChangeRecord> changes, List<DdlEvent> ddl)
+      throws SQLException {
+    java.util.Map<RelationId, SchemaVersion> latest = new java.util.LinkedHashMap<>();
+    java.util.Map<RelationId, String> keys = new java.util.HashMap<>();
+    for (DdlEvent d : ddl) {
+      RelationId r = d.getRelation();
+      if (!r.getTable().isEmpty()) {
+        keys.put(r.toBuilder().clearSourceOid().build(), envelopeKey(d.getTotalOrder()));
+      }
+    }
+    if (keys.isEmpty()) {
+      return;
+    }
+    java.util.Set<SchemaVersion> followed =
+        java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    for (ChangeRecord c : changes) {
+      if (c.getOperation() != Operation.OPERATION_TRUNCATE) {
+        SchemaVersion v = SchemaVersions.of(c, schemas);
+        if (v != null) {
+          followed.add(v);
+        }
+      }
+    }
+    for (SchemaVersion v : schemas) {
+      RelationId r = v.getRelation().toBuilder().clearSourceOid().build();
+      if (keys.containsKey(r) && !followed.contains(v)) {
+        latest.put(r, v);
+      } else if (followed.contains(v)) {
+        latest.remove(r); // rows of a later-listed version follow it: they prepared the table
+      }
+    }
+    for (java.util.Map.Entry<RelationId, SchemaVersion> e : latest.entrySet()) {
+      String key = keys.get(e.getKey());
+      QualifiedName target;
+      try {
+        target = mapper.target(e.getKey(), key);
+      } catch (ApplyException notWritten) {
+        if (notWritten.reason() != ApplyException.Reason.RELATION_REFUSED) {
+          throw notWritten;
+        }
+        continue;
+      }
+      flush();
+      prepared(target, e.getValue(), key);
+    }
+    lastSource = null;
   }
 
   private static boolean ascending(List<ChangeRecord> changes) {

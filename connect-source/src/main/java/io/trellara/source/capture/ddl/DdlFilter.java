@@ -153,6 +153,19 @@ public final class DdlFilter {
     return null;
   }
 
+  /**
+   * What the message {@link #verdict} last judged says about its objects (valid until the next
+   * verdict).
+   */
+  public DdlTargets lastTargets() {
+    return probeTargets;
+  }
+
+  /** Whether this connector captures the table a DDL message described. */
+  public boolean captures(RelationShape shape) {
+    return captures(new OwningRelation(shape.schema(), shape.table(), shape.oid()));
+  }
+
   private boolean captures(OwningRelation r) {
     if (r.oid() != 0 ? cache.known(r.oid()) : cache.named(r.schema(), r.table()) != null) {
       return true;

@@ -12,17 +12,17 @@ import java.nio.charset.StandardCharsets;
  * <pre>
  * {"command_tag": "...", "object_type": "...", "object_identity": "...", "schema_name": "...",
  *  "statement": "...", "search_path": "...", "relations": "...", "temporary": "true"|"false",
- *  "role": "...", "session_user": "..."}
+ *  "role": "...", "session_user": "...", "schemas": "..."}
  * </pre>
  *
- * {@code relations} (see {@link RelationList}), {@code temporary}, {@code role} and {@code
- * session_user} go to a {@link DdlTargets}, not to the DdlEvent; a message without {@code
- * relations} (a trigger older than that field) leaves the targets undescribed. A small hand-written
- * parser (no library): whitespace, string escapes including {@code \}{@code uXXXX} with surrogate
- * pairs, and null are understood; unknown keys are ignored (forward compatibility of the trigger);
- * nested values, numbers, booleans, duplicate keys and trailing garbage are refused. A missing or
- * blank {@code command_tag} is refused: a DDL event without it would be rejected by the protocol
- * validator.
+ * {@code relations} (see {@link RelationList}), {@code temporary}, {@code role}, {@code
+ * session_user} and {@code schemas} (see {@link RelationShape}) go to a {@link DdlTargets}, not to
+ * the DdlEvent; a message without {@code relations} (a trigger older than that field) leaves the
+ * targets undescribed. A small hand-written parser (no library): whitespace, string escapes
+ * including {@code \}{@code uXXXX} with surrogate pairs, and null are understood; unknown keys are
+ * ignored (forward compatibility of the trigger); nested values, numbers, booleans, duplicate keys
+ * and trailing garbage are refused. A missing or blank {@code command_tag} is refused: a DDL event
+ * without it would be rejected by the protocol validator.
  */
 public final class DdlMessageParser {
 
@@ -111,6 +111,7 @@ public final class DdlMessageParser {
           case "temporary" -> 128;
           case "role" -> 256;
           case "session_user" -> 512;
+          case "schemas" -> 1024;
           default -> 0;
         };
     if ((seen & bit) != 0) {
@@ -131,6 +132,7 @@ public final class DdlMessageParser {
         case 128 -> targets.temporary = temporary(value);
         case 256 -> targets.role = value;
         case 512 -> targets.sessionUser = value;
+        case 1024 -> RelationShape.decodeInto(value, lsn, targets.shapes);
         default -> {} // unknown key: ignored
       }
     }

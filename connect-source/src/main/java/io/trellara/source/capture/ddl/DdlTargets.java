@@ -24,12 +24,19 @@ public final class DdlTargets {
 
   public String sessionUser;
 
+  /**
+   * Each owning table's columns after the statement (trigger version 4; empty for older triggers
+   * and statements that left no ordinary table).
+   */
+  public final List<RelationShape> shapes = new ArrayList<>();
+
   DdlTargets clear() {
     relations.clear();
     temporary = false;
     described = false;
     role = null;
     sessionUser = null;
+    shapes.clear();
     return this;
   }
 }
