@@ -242,7 +242,7 @@ BEGIN
                        JOIN pg_catalog.pg_namespace bn ON bn.oid OPERATOR(pg_catalog.=) bt.typnamespace
                       WHERE a.attrelid OPERATOR(pg_catalog.=) r.oid AND a.attnum OPERATOR(pg_catalog.>) 0
                         AND NOT a.attisdropped AND a.attgenerated OPERATOR(pg_catalog.=) ''), ''),
-                   ',' ORDER BY r.first)
+                   ',' ORDER BY w.first)
             FROM (SELECT c.owner, pg_catalog.min(c.ordinality) AS first FROM cmd c WHERE c.owner IS NOT NULL
                    GROUP BY c.owner) w
             JOIN pg_catalog.pg_class r ON r.oid OPERATOR(pg_catalog.=) w.owner

@@ -6,6 +6,7 @@ import io.trellara.protocol.codec.TrellaraCodec;
 import io.trellara.protocol.v1.ChangeRecord;
 import io.trellara.protocol.v1.DdlEvent;
 import io.trellara.protocol.v1.RelationId;
+import io.trellara.protocol.v1.SchemaVersion;
 import io.trellara.protocol.v1.TransactionEnvelope;
 import io.trellara.protocol.validation.ProtocolValidator;
 import io.trellara.source.capture.CaptureTestSupport.EnvelopeCollector;
@@ -283,6 +284,106 @@ class DdlCaptureIT {
             "owned_schema|we,ird\".na:me");
     assertThat(ddl).allSatisfy(d -> assertThat(d.getRelation().getSourceOid()).isNotZero());
     dropSlot("trellara_owned");
+  }
+
+  /**
+   * bug 4 (docs/benchmarks.md): a transaction whose only event is an ALTER TABLE of a captured
+   * table carries the table's new schema version, built from the trigger's description of the
+   * catalog; the Relation message pgoutput sends before the table's next row gives the same version
+   * (same fingerprint, same type names: the same instance), for built-in types with and without
+   * typmods, arrays, a domain (over a domain), an enum, and every replica identity kind.
+   */
+  @Test
+  void aDdlOnlyTransactionCarriesTheSchemaVersionTheNextRelationMessageGives() throws Exception {
+    String[] tables = {"shape_pk", "shape_full", "shape_index", "shape_nothing"};
+    try (Connection c = connect()) {
+      c.setAutoCommit(true);
+      exec(c, installScript());
+      exec(c, "CREATE SCHEMA shapes");
+      exec(c, "CREATE TYPE shapes.mood AS ENUM ('calm', 'cross')");
+      exec(c, "CREATE DOMAIN shapes.positive AS integer CHECK (VALUE > 0)");
+      exec(c, "CREATE DOMAIN shapes.small_positive AS shapes.positive CHECK (VALUE < 100)");
+      for (String t : tables) {
+        exec(
+            c,
+            "CREATE TABLE shapes."
+                + t
+                + " (id integer NOT NULL, code char(3) NOT NULL, name text,"
+                + " gone int, label varchar(20), amount numeric(12,2), at timestamptz,"
+                + " at3 timestamp(3), span interval day to second(2), tags text[], ints int4[],"
+                + " mood shapes.mood, level shapes.small_positive, big bigint,"
+                + " twice int GENERATED ALWAYS AS (id * 2) STORED, PRIMARY KEY (id, code))");
+        exec(c, "CREATE UNIQUE INDEX " + t + "_name ON shapes." + t + " (big, id)");
+        exec(c, "ALTER TABLE shapes." + t + " ALTER COLUMN big SET NOT NULL");
+        exec(c, "ALTER TABLE shapes." + t + " DROP COLUMN gone");
+      }
+      exec(c, "ALTER TABLE shapes.shape_full REPLICA IDENTITY FULL");
+      exec(c, "ALTER TABLE shapes.shape_index REPLICA IDENTITY USING INDEX shape_index_name");
+      exec(c, "ALTER TABLE shapes.shape_nothing REPLICA IDENTITY NOTHING");
+      exec(c, "CREATE PUBLICATION trellara_shapes FOR TABLES IN SCHEMA shapes");
+      exec(c, "SELECT pg_create_logical_replication_slot('trellara_shapes', 'pgoutput')");
+      c.setAutoCommit(false);
+      for (String t : tables) {
+        exec(c, "ALTER TABLE shapes." + t + " ADD COLUMN x int, ADD COLUMN y numeric(5,1)[]");
+      }
+      c.commit();
+      for (String t : tables) {
+        exec(
+            c,
+            "INSERT INTO shapes."
+                + t
+                + " (id, code, big, level, mood) VALUES (1, 'abc', 7, 5, 'calm')");
+      }
+      c.commit();
+      c.setAutoCommit(true);
+      LiveReplication.markEnd(c);
+    }
+
+    EnvelopeCollector collector = new EnvelopeCollector();
+    try (TransactionAssembler assembler =
+        new TransactionAssembler(
+            CaptureTestSupport.IDENTITY, settings("trellara_shapes"), collector)) {
+      LiveReplication.readSlot(postgres, "trellara_shapes", "trellara_shapes", 2, assembler);
+      assertThat(assembler.relations().versionCount())
+          .as("one version per table: the Relation message found the DDL's")
+          .isEqualTo(tables.length);
+    }
+    assertThat(collector.envelopes).hasSize(2);
+    TransactionEnvelope ddl = collector.envelopes.get(0);
+    TransactionEnvelope rows = collector.envelopes.get(1);
+    ProtocolValidator.validateEnvelope(ddl);
+    ProtocolValidator.validateEnvelope(rows);
+    assertThat(ddl.getChangesCount()).isZero();
+    assertThat(ddl.getDdlEventsCount()).isEqualTo(tables.length);
+    assertThat(ddl.getSchemaVersionsList())
+        .as("the DDL's versions are the ones pgoutput's Relation messages gave the rows")
+        .containsExactlyElementsOf(rows.getSchemaVersionsList());
+    SchemaVersion pk = ddl.getSchemaVersions(0);
+    assertThat(pk.getColumnsList())
+        .extracting(col -> col.getName() + " " + col.getTypeName() + (col.getKey() ? " key" : ""))
+        .containsExactly(
+            "id integer key",
+            "code character(3) key",
+            "name text",
+            "label character varying(20)",
+            "amount numeric(12,2)",
+            "at timestamp with time zone",
+            "at3 timestamp(3) without time zone",
+            "span interval day to second(2)",
+            "tags text[]",
+            "ints integer[]",
+            "mood shapes.mood",
+            "level int4", // pgoutput's Type message names a domain by its base type's typname
+            "big bigint",
+            "x integer",
+            "y numeric(5,1)[]");
+    assertThat(ddl.getSchemaVersions(1).getColumnsList()).noneMatch(col -> col.getKey());
+    assertThat(ddl.getSchemaVersions(2).getColumnsList())
+        .filteredOn(col -> col.getKey())
+        .extracting(col -> col.getName())
+        .containsExactly("id", "big");
+    assertThat(ddl.getSchemaVersions(3).getColumnsList()).noneMatch(col -> col.getKey());
+    dropSlot("trellara_shapes");
   }
 
   /**
