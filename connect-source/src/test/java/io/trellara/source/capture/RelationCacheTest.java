@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.trellara.protocol.SchemaFingerprint;
 import io.trellara.protocol.codec.Checksums;
+import io.trellara.source.capture.ddl.RelationShape;
 import io.trellara.source.pgoutput.PgOutputMessage.Relation;
 import io.trellara.source.pgoutput.PgOutputMessage.Type;
 import io.trellara.source.pgoutput.ReplicaIdentity;
@@ -52,6 +53,96 @@ class RelationCacheTest {
     assertThat(cache.get(16400, 0)).isSameAs(widened);
     assertThat(cache.version(first.version())).isSameAs(first);
     assertThat(cache.versionCount()).isEqualTo(2);
+  }
+
+  private static Relation shaped(ReplicaIdentity identity, int lastTypmod) {
+    return new Relation(
+        0,
+        16500,
+        "public",
+        "bulk",
+        identity,
+        List.of(
+            new Relation.Column(true, "id", 23, -1),
+            new Relation.Column(false, "note", 25, -1),
+            new Relation.Column(false, "label", 1043, 24),
+            new Relation.Column(false, "amount", 1700, (12 << 16 | 2) + 4),
+            new Relation.Column(false, "at", 1184, -1),
+            new Relation.Column(false, "tags", 1009, -1),
+            new Relation.Column(false, "mood", 70001, -1),
+            new Relation.Column(false, "level", 70002, -1),
+            new Relation.Column(false, "x", 1043, lastTypmod)));
+  }
+
+  private static RelationShape shape(char identity, int lastTypmod) {
+    return new RelationShape(
+        "public",
+        "bulk",
+        16500,
+        identity,
+        List.of(
+            new RelationShape.Column("id", 23, -1, true, "pg_catalog", "int4"),
+            new RelationShape.Column("note", 25, -1, false, "pg_catalog", "text"),
+            new RelationShape.Column("label", 1043, 24, false, "pg_catalog", "varchar"),
+            new RelationShape.Column(
+                "amount", 1700, (12 << 16 | 2) + 4, false, "pg_catalog", "numeric"),
+            new RelationShape.Column("at", 1184, -1, false, "pg_catalog", "timestamptz"),
+            new RelationShape.Column("tags", 1009, -1, false, "pg_catalog", "_text"),
+            new RelationShape.Column("mood", 70001, -1, false, "app", "mood"),
+            new RelationShape.Column("level", 70002, -1, false, "pg_catalog", "int4"),
+            new RelationShape.Column("x", 1043, lastTypmod, false, "pg_catalog", "varchar")));
+  }
+
+  /** The Type messages pgoutput sends before such a Relation message (a domain names its base). */
+  private static void types(RelationCache cache) {
+    cache.accept(new Type(0, 70001, "app", "mood"));
+    cache.accept(new Type(0, 70002, "", "int4"));
+  }
+
+  @Test
+  void aDdlDescriptionGivesTheVersionTheNextRelationMessageGivesAndThatMessageReusesIt() {
+    for (char identity : new char[] {'d', 'f', 'i', 'n'}) {
+      ReplicaIdentity pg =
+          switch (identity) {
+            case 'd' -> ReplicaIdentity.DEFAULT;
+            case 'f' -> ReplicaIdentity.FULL;
+            case 'i' -> ReplicaIdentity.INDEX;
+            default -> ReplicaIdentity.NOTHING;
+          };
+      RelationCache fromRelation = new RelationCache();
+      types(fromRelation);
+      RelationSchema expected = fromRelation.accept(shaped(pg, 24));
+
+      RelationCache cache = new RelationCache();
+      RelationSchema announced = cache.accept(shape(identity, 24));
+      assertThat(announced.schemaVersion()).as("" + identity).isEqualTo(expected.schemaVersion());
+      assertThat(announced.replicaIdentity()).isEqualTo(expected.replicaIdentity());
+      assertThat(cache.known(16500)).as("announced, not used to decode rows").isFalse();
+      assertThat(cache.accept(shape(identity, 24))).isSameAs(announced);
+      types(cache);
+      assertThat(cache.accept(shaped(pg, 24))).isSameAs(announced);
+      assertThat(cache.get(16500, 0)).isSameAs(announced);
+      assertThat(cache.accept(shape(identity, 24)))
+          .as("a DDL that changes no column: the current version")
+          .isSameAs(announced);
+      assertThat(cache.versionCount()).isEqualTo(1);
+    }
+    assertThat(
+            new RelationCache().accept(shape('d', 24)).schemaVersion().getColumns(6).getTypeName())
+        .isEqualTo("app.mood");
+  }
+
+  @Test
+  void aRelationMessageThatDisagreesWithTheDdlDescriptionWins() {
+    RelationCache cache = new RelationCache();
+    types(cache);
+    RelationSchema announced = cache.accept(shape('d', 24));
+    RelationSchema relation = cache.accept(shaped(ReplicaIdentity.DEFAULT, 54));
+    assertThat(relation).isNotSameAs(announced);
+    assertThat(relation.fingerprint()).isNotEqualTo(announced.fingerprint());
+    assertThat(cache.get(16500, 0)).isSameAs(relation);
+    assertThat(relation.schemaVersion().getColumns(8).getTypeName())
+        .isEqualTo("character varying(50)");
   }
 
   @Test

@@ -59,6 +59,53 @@ class DdlMessageParserTest {
         .containsExactly(new OwningRelation("public", "t", 5));
   }
 
+  private static String withSchemas(String schemas) {
+    return "{\"command_tag\":\"ALTER TABLE\",\"schemas\":\""
+        + schemas.replace("\\", "\\\\").replace("\"", "\\\"")
+        + "\"}";
+  }
+
+  @Test
+  void readsEachTablesColumnsAfterTheStatement() {
+    DdlTargets t =
+        targets(
+            withSchemas(
+                "\"public\".\"bulk\":16400:d|\"id\":23:-1:1:\"pg_catalog\".\"int4\""
+                    + "|\"x,\"\"y\":1043:24:0:\"pg_catalog\".\"varchar\","
+                    + "\"s\".\"empty\":7:f"));
+    assertThat(t.shapes)
+        .containsExactly(
+            new RelationShape(
+                "public",
+                "bulk",
+                16400,
+                'd',
+                java.util.List.of(
+                    new RelationShape.Column("id", 23, -1, true, "pg_catalog", "int4"),
+                    new RelationShape.Column("x,\"y", 1043, 24, false, "pg_catalog", "varchar"))),
+            new RelationShape("s", "empty", 7, 'f', java.util.List.of()));
+    assertThat(targets(withSchemas("")).shapes).isEmpty();
+    assertThat(targets(json("", "false")).shapes).as("a trigger older than version 4").isEmpty();
+  }
+
+  @Test
+  void aSchemasFieldThatIsNotTheTriggersFormatIsRefused() {
+    for (String bad :
+        new String[] {
+          "\"public\".\"bulk\":16400",
+          "\"public\".\"bulk\":16400:x",
+          "\"public\".\"bulk\":16400:d|\"id\":23:-1:2:\"pg_catalog\".\"int4\"",
+          "\"public\".\"bulk\":16400:d|\"id\":23:-1:1",
+          "\"public\".\"bulk\":99999999999:d",
+          "\"public\".\"bulk\":1:d;"
+        }) {
+      assertThatThrownBy(() -> targets(withSchemas(bad)))
+          .as(bad)
+          .isInstanceOf(CaptureException.class)
+          .hasMessageContaining("schemas field");
+    }
+  }
+
   @Test
   void aMessageWithoutRelationsIsUndescribed() {
     DdlTargets t = targets("{\"command_tag\":\"DROP TABLE\",\"statement\":\"DROP TABLE t\"}");
