@@ -79,6 +79,66 @@ class SinkEndToEndIT {
   }
 
   /**
+   * bug 4 (docs/benchmarks.md, "Crash sequences"): under the default ddl.apply=structured an ADD
+   * COLUMN in a transaction that changes no row of its table reaches the target in that transaction
+   * (the DDL event carries the table's new schema version), for a table the source has streamed
+   * rows of and for one it only knows from the publication; the table's next row, of the same
+   * schema, evolves nothing more.
+   */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"strict", "strict_chunked"})
+  void anAddColumnWithoutRowsReachesTheTargetInItsOwnTransaction(String mode) {
+    try (TestScope scope = STACK.newScope("ddlcols_" + mode)) {
+      PostgresDatabase src = scope.sourceDatabase();
+      PostgresDatabase dst = scope.targetDatabase();
+      schema(
+          src,
+          dst,
+          "CREATE TABLE bulk (id int PRIMARY KEY, note text)",
+          "CREATE TABLE quiet (id int PRIMARY KEY)",
+          "CREATE TABLE other (id int PRIMARY KEY)");
+      src.execute("INSERT INTO quiet VALUES (1)"); // reaches the target by the initial snapshot
+      deployPair(scope, mode, src, dst, "public.bulk,public.quiet,public.other", Map.of());
+      src.executeInTransaction("INSERT INTO bulk VALUES (1, 'a'), (2, 'b')");
+      awaitEqual(src, dst, "bulk", "id");
+      awaitEqual(src, dst, "quiet", "id");
+
+      src.executeInTransaction(
+          "ALTER TABLE bulk ADD COLUMN x int",
+          "ALTER TABLE quiet ADD COLUMN y numeric(8,2)",
+          "INSERT INTO other VALUES (1)");
+      await().atMost(WAIT).until(() -> dst.queryLong("SELECT count(*) FROM other") == 1);
+      // the row of other and the columns were committed in one target transaction
+      assertThat(dst.query(columns("bulk")))
+          .containsExactly(
+              List.of("id", "integer"), List.of("note", "text"), List.of("x", "integer"));
+      assertThat(dst.query(columns("quiet")))
+          .containsExactly(List.of("id", "integer"), List.of("y", "numeric"));
+      List<List<Object>> recorded = dst.query(RECORDED);
+      assertThat(recorded).hasSize(2);
+
+      src.executeInTransaction(
+          "INSERT INTO bulk VALUES (3, 'c', 7)", "INSERT INTO quiet VALUES (2, 1.50)");
+      awaitEqual(src, dst, "bulk", "id");
+      awaitEqual(src, dst, "quiet", "id");
+      assertThat(dst.query(RECORDED))
+          .as("rows of the same schema version: no second evolution")
+          .isEqualTo(recorded);
+    }
+  }
+
+  private static String columns(String table) {
+    return "SELECT column_name::text, data_type::text FROM information_schema.columns"
+        + " WHERE table_schema = 'public' AND table_name = '"
+        + table
+        + "' ORDER BY ordinal_position";
+  }
+
+  private static final String RECORDED =
+      "SELECT source_table, fingerprint, updated_at::text FROM trellara_sink.relation_schemas"
+          + " WHERE source_table IN ('bulk', 'quiet') ORDER BY source_table";
+
+  /**
    * Money moves between accounts; a reader polling the target must never see the total change: at
    * the defaults (buffered transactions grouped, synchronous_commit off) and with one synchronous
    * commit per transaction.
