@@ -127,6 +127,15 @@ public final class RelationCache {
     return candidate;
   }
 
+  /** {@link #accept(RelationShape)} of each shape, in order. */
+  public RelationSchema[] accept(List<RelationShape> shapes) {
+    RelationSchema[] versions = new RelationSchema[shapes.size()];
+    for (int i = 0; i < versions.length; i++) {
+      versions[i] = accept(shapes.get(i));
+    }
+    return versions;
+  }
+
   /**
    * The type name a Relation message's column of this type gets: pgoutput sends a Type message
    * (naming the base type of a domain) only for OIDs from FirstGenbkiObjectId (10000) on.

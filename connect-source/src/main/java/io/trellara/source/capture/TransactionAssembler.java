@@ -77,7 +77,6 @@ public final class TransactionAssembler implements AutoCloseable {
   private long ddlEventsDropped;
   private InFlightTransaction current;
   private InFlightTransaction streamBlock;
-  private static final RelationSchema[] NO_RELATIONS = new RelationSchema[0];
 
   public TransactionAssembler(
       CaptureIdentity identity, CaptureSettings settings, CommittedTransactionHandler handler) {
@@ -125,7 +124,9 @@ public final class TransactionAssembler implements AutoCloseable {
         if (m.transactional() && isDdlPrefix(m.prefix())) {
           long lsn = m.lsn() != 0 ? m.lsn() : walStart;
           switch (ddlFilter.verdict(m.content(), lsn, target(m, walStart).xid)) {
-            case PUBLISH -> add(m, raw, walStart, announced(), true);
+            // the DDL event references the versions it leaves its captured tables in
+            case PUBLISH ->
+                add(m, raw, walStart, relations.accept(ddlFilter.capturedShapes()), true);
             case DROP -> ddlEventsDropped++;
             case REFUSE -> {} // logged and counted by the filter
           }
@@ -155,26 +156,6 @@ public final class TransactionAssembler implements AutoCloseable {
       case 'T' -> truncate((Truncate) message, raw, walStart);
       default -> throw new IllegalArgumentException("unknown message " + message);
     }
-  }
-
-  /**
-   * The schema versions the DDL message just published describes, of the tables this connector
-   * captures (see {@link RelationCache#accept(io.trellara.source.capture.ddl.RelationShape)}): the
-   * DDL event references them, so its transaction carries them and the sink evolves the target in
-   * that transaction, not only at the table's next row.
-   */
-  private RelationSchema[] announced() {
-    var shapes = ddlFilter.lastTargets().shapes;
-    if (shapes.isEmpty()) {
-      return NO_RELATIONS;
-    }
-    java.util.List<RelationSchema> versions = new java.util.ArrayList<>(shapes.size());
-    for (var shape : shapes) {
-      if (shape.oid() != 0 && ddlFilter.captures(shape)) {
-        versions.add(relations.accept(shape));
-      }
-    }
-    return versions.toArray(NO_RELATIONS);
   }
 
   private void truncate(Truncate t, ByteBuffer raw, long walStart) {

@@ -6,6 +6,8 @@ import io.trellara.protocol.v1.RelationId;
 import io.trellara.source.capture.CaptureException;
 import io.trellara.source.capture.RelationCache;
 import io.trellara.source.capture.RelationSchema;
+import java.util.ArrayList;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -154,16 +156,22 @@ public final class DdlFilter {
   }
 
   /**
-   * What the message {@link #verdict} last judged says about its objects (valid until the next
-   * verdict).
+   * The tables of the message {@link #verdict} last judged that this connector captures, as the
+   * statement left them (see {@link RelationShape}; none from a trigger older than version 4).
    */
-  public DdlTargets lastTargets() {
-    return probeTargets;
-  }
-
-  /** Whether this connector captures the table a DDL message described. */
-  public boolean captures(RelationShape shape) {
-    return captures(new OwningRelation(shape.schema(), shape.table(), shape.oid()));
+  public List<RelationShape> capturedShapes() {
+    List<RelationShape> shapes = probeTargets.shapes;
+    if (shapes.isEmpty()) {
+      return List.of();
+    }
+    List<RelationShape> captured = new ArrayList<>(shapes.size());
+    for (RelationShape shape : shapes) {
+      if (shape.oid() != 0
+          && captures(new OwningRelation(shape.schema(), shape.table(), shape.oid()))) {
+        captured.add(shape);
+      }
+    }
+    return captured;
   }
 
   private boolean captures(OwningRelation r) {
