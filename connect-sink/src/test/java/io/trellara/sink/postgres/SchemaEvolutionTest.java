@@ -7,7 +7,9 @@ import static io.trellara.sink.postgres.Tx.val;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.trellara.protocol.codec.TrellaraCodec;
 import io.trellara.protocol.v1.RelationId;
+import io.trellara.protocol.v1.TransactionEnvelope;
 import io.trellara.sink.postgres.schema.RelationMapper;
 import io.trellara.sink.postgres.settings.ApplyOptions;
 import io.trellara.sink.postgres.settings.DdlPolicy;
@@ -113,6 +115,89 @@ class SchemaEvolutionTest {
     assertThat(pg.rows("SELECT id, tags FROM app.docs ORDER BY id"))
         .containsExactly(java.util.Arrays.asList("1", null), List.of("2", "{a,b}"));
     assertThat(pg.count("trellara_sink.relation_schemas")).isEqualTo(1);
+  }
+
+  /**
+   * A DDL-only transaction as the source sends it since trigger version 4 (docs/protocol.md,
+   * "Schema versions from DDL"): the DDL event names its table and the message carries the table's
+   * new schema version, which no change follows.
+   */
+  private static io.trellara.sink.port.SourceTransaction ddlOnly(
+      long lsn, RelationId table, io.trellara.protocol.v1.SchemaVersion shape) {
+    TransactionEnvelope e = tx(lsn).ddl("ALTER TABLE t ADD COLUMN c", "x").unvalidated();
+    TransactionEnvelope.Builder b = e.toBuilder();
+    b.getDdlEventsBuilder(0).setRelation(table);
+    b.addSchemaVersions(shape);
+    return io.trellara.sink.port.SourceTransaction.withoutPosition(
+        TrellaraCodec.decodeEnvelope(TrellaraCodec.encode(b.build()).bytes()));
+  }
+
+  private static io.trellara.protocol.v1.SchemaVersion version(
+      RelationId table, String... nameAndType) {
+    io.trellara.protocol.v1.SchemaVersion.Builder v =
+        io.trellara.protocol.v1.SchemaVersion.newBuilder().setRelation(table);
+    for (int i = 0; i < nameAndType.length; i += 2) {
+      v.addColumns(
+          io.trellara.protocol.v1.ColumnDefinition.newBuilder()
+              .setName(nameAndType[i])
+              .setTypeName(nameAndType[i + 1])
+              .setTypeOid(nameAndType[i + 1].equals("integer") ? 23 : 25)
+              .setTypeModifier(-1)
+              .setKey(i == 0));
+    }
+    return v.setFingerprint(io.trellara.protocol.SchemaFingerprint.of(v)).build();
+  }
+
+  @Test
+  void aDdlEventsSchemaVersionEvolvesItsTableInTheDdlsTransactionAndTheNextRowEvolvesNothing() {
+    try (TransactionApplier a = applier()) {
+      a.apply(v1(0x10, 1).source());
+      a.apply(
+          ddlOnly(
+              0x20,
+              DOCS,
+              version(DOCS, "id", "integer", "title", "text", "hits", "integer", "note", "text")));
+      assertThat(columns()).isEqualTo("id integer, title text, hits integer, note text");
+      assertThat(a.metrics().schemaChanges()).isEqualTo(1);
+      a.apply(
+          tx(0x30)
+              .insert(
+                  DOCS,
+                  key("id", "integer", "2"),
+                  val("title", "text", "t2"),
+                  val("hits", "integer", "2"),
+                  val("note", "text", "n"))
+              .source());
+      assertThat(a.metrics().schemaChanges()).as("the row's version is the DDL's").isEqualTo(1);
+    }
+    assertThat(pg.rows("SELECT id, note FROM app.docs ORDER BY id"))
+        .containsExactly(java.util.Arrays.asList("1", null), List.of("2", "n"));
+  }
+
+  @Test
+  void aSchemaVersionNoChangeFollowsAltersNothingWithoutADdlEventOrOutsideTheAllowlist() {
+    RelationId elsewhere = rel("other", "docs");
+    pg.exec("CREATE SCHEMA other", "CREATE TABLE other.docs (id int PRIMARY KEY)");
+    try (TransactionApplier a = applier()) {
+      a.apply(v1(0x10, 1).source());
+      // a crafted DDL event of a table the sink does not write: passed over, as the event is
+      a.apply(ddlOnly(0x20, elsewhere, version(elsewhere, "id", "integer", "evil", "text")));
+      // a version of an allowed table that no change follows and no DDL event names
+      TransactionEnvelope.Builder b = v1(0x30, 2).unvalidated().toBuilder();
+      b.addSchemaVersions(version(rel("app", "spare"), "id", "integer"));
+      a.apply(
+          io.trellara.sink.port.SourceTransaction.withoutPosition(
+              TrellaraCodec.decodeEnvelope(TrellaraCodec.encode(b.build()).bytes())));
+      assertThat(a.metrics().schemaChanges()).isZero();
+    }
+    assertThat(columns()).isEqualTo("id integer, title text, hits integer");
+    assertThat(
+            pg.one(
+                "SELECT string_agg(column_name, ',') FROM information_schema.columns"
+                    + " WHERE table_schema = 'other' AND table_name = 'docs'"))
+        .isEqualTo("id");
+    assertThat(pg.one("SELECT count(*) FROM pg_class WHERE relname = 'spare'")).isEqualTo("0");
+    assertThat(pg.count("app.docs")).isEqualTo(2);
   }
 
   @Test
