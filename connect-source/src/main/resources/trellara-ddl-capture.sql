@@ -52,7 +52,8 @@
 -- only to roles as trusted as the tables' owners.
 --
 -- schemas describes, after the statement, each owning relation that is still an ordinary table (relkind 'r', not
--- a partition), as the next pgoutput Relation message will describe it, comma-separated, each entry
+-- a partition, in no publication with a column list: pgoutput would send fewer columns), as the next pgoutput
+-- Relation message will describe it, comma-separated, each entry
 --   "schema"."table":oid:replident|"column":typeoid:typmod:key:"typeschema"."typename"|...
 -- names quoted as in relations; replident is pg_class.relreplident (d, n, f, i); one |column per column in
 -- attnum order, dropped and generated columns left out (pgoutput leaves them out); key is 1 when pgoutput flags
@@ -247,7 +248,9 @@ BEGIN
                    GROUP BY c.owner) w
             JOIN pg_catalog.pg_class r ON r.oid OPERATOR(pg_catalog.=) w.owner
             JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) r.relnamespace
-           WHERE r.relkind OPERATOR(pg_catalog.=) 'r' AND NOT r.relispartition)
+           WHERE r.relkind OPERATOR(pg_catalog.=) 'r' AND NOT r.relispartition
+             AND NOT EXISTS (SELECT FROM pg_catalog.pg_publication_rel p
+                              WHERE p.prrelid OPERATOR(pg_catalog.=) r.oid AND p.prattrs IS NOT NULL))
     INTO v_relations, v_temporary, v_schemas
     FROM owned o;
 

@@ -320,13 +320,19 @@ class DdlCaptureIT {
       exec(c, "ALTER TABLE shapes.shape_full REPLICA IDENTITY FULL");
       exec(c, "ALTER TABLE shapes.shape_index REPLICA IDENTITY USING INDEX shape_index_name");
       exec(c, "ALTER TABLE shapes.shape_nothing REPLICA IDENTITY NOTHING");
+      // in another publication with a column list: the trigger does not describe it (pgoutput may
+      // send fewer columns), so it keeps evolving at its next row
+      exec(c, "CREATE TABLE shapes.listed (id int PRIMARY KEY, secret text)");
+      exec(c, "CREATE PUBLICATION trellara_listed FOR TABLE shapes.listed (id)");
       exec(c, "CREATE PUBLICATION trellara_shapes FOR TABLES IN SCHEMA shapes");
       exec(c, "SELECT pg_create_logical_replication_slot('trellara_shapes', 'pgoutput')");
       c.setAutoCommit(false);
       for (String t : tables) {
         exec(c, "ALTER TABLE shapes." + t + " ADD COLUMN x int, ADD COLUMN y numeric(5,1)[]");
       }
+      exec(c, "ALTER TABLE shapes.listed ADD COLUMN x int");
       c.commit();
+      exec(c, "INSERT INTO shapes.listed VALUES (1, 's', 2)");
       for (String t : tables) {
         exec(
             c,
@@ -346,7 +352,7 @@ class DdlCaptureIT {
       LiveReplication.readSlot(postgres, "trellara_shapes", "trellara_shapes", 2, assembler);
       assertThat(assembler.relations().versionCount())
           .as("one version per table: the Relation message found the DDL's")
-          .isEqualTo(tables.length);
+          .isEqualTo(tables.length + 1);
     }
     assertThat(collector.envelopes).hasSize(2);
     TransactionEnvelope ddl = collector.envelopes.get(0);
@@ -354,10 +360,16 @@ class DdlCaptureIT {
     ProtocolValidator.validateEnvelope(ddl);
     ProtocolValidator.validateEnvelope(rows);
     assertThat(ddl.getChangesCount()).isZero();
-    assertThat(ddl.getDdlEventsCount()).isEqualTo(tables.length);
+    assertThat(ddl.getDdlEventsCount()).isEqualTo(tables.length + 1);
     assertThat(ddl.getSchemaVersionsList())
+        .extracting(v -> v.getRelation().getTable())
+        .as("every table but the one with a column list, in DDL order")
+        .containsExactly(tables);
+    assertThat(rows.getSchemaVersionsList())
         .as("the DDL's versions are the ones pgoutput's Relation messages gave the rows")
-        .containsExactlyElementsOf(rows.getSchemaVersionsList());
+        .containsAll(ddl.getSchemaVersionsList())
+        .extracting(v -> v.getRelation().getTable())
+        .containsExactlyInAnyOrder("listed", tables[0], tables[1], tables[2], tables[3]);
     SchemaVersion pk = ddl.getSchemaVersions(0);
     assertThat(pk.getColumnsList())
         .extracting(col -> col.getName() + " " + col.getTypeName() + (col.getKey() ? " key" : ""))
