@@ -182,6 +182,8 @@ class SchemaEvolutionTest {
       a.apply(v1(0x10, 1).source());
       // a crafted DDL event of a table the sink does not write: passed over, as the event is
       a.apply(ddlOnly(0x20, elsewhere, version(elsewhere, "id", "integer", "evil", "text")));
+      // a DDL event of an allowed table the target does not have: left to its first row
+      a.apply(ddlOnly(0x28, rel("app", "fresh"), version(rel("app", "fresh"), "id", "integer")));
       // a version of an allowed table that no change follows and no DDL event names
       TransactionEnvelope.Builder b = v1(0x30, 2).unvalidated().toBuilder();
       b.addSchemaVersions(version(rel("app", "spare"), "id", "integer"));
@@ -196,7 +198,8 @@ class SchemaEvolutionTest {
                 "SELECT string_agg(column_name, ',') FROM information_schema.columns"
                     + " WHERE table_schema = 'other' AND table_name = 'docs'"))
         .isEqualTo("id");
-    assertThat(pg.one("SELECT count(*) FROM pg_class WHERE relname = 'spare'")).isEqualTo("0");
+    assertThat(pg.one("SELECT count(*) FROM pg_class WHERE relname IN ('spare', 'fresh')"))
+        .isEqualTo("0");
     assertThat(pg.count("app.docs")).isEqualTo(2);
   }
 

@@ -151,7 +151,8 @@ public final class ChangeWriter implements io.trellara.sink.postgres.snapshot.Ro
    * target in its own transaction rather than at the table's next row. Per relation the last such
    * version in list order is the latest shape (versions are listed in order of first reference); a
    * row change of a later shape would reference a later version. A relation this sink does not
-   * write is passed over, as its DDL event is.
+   * write is passed over, as its DDL event is, and so is a table the target does not have: it is
+   * created (or refused) at its first row, as before.
    */
   private void evolveAnnounced(
       List<SchemaVersion> schemas, List<ChangeRecord> changes, List<DdlEvent> ddl)
@@ -195,6 +196,9 @@ public final class ChangeWriter implements io.trellara.sink.postgres.snapshot.Ro
           throw notWritten;
         }
         continue;
+      }
+      if (tables.describe(target) == null) {
+        continue; // not on the target (yet): created, or refused, at the table's first row
       }
       flush();
       prepared(target, e.getValue(), key);
