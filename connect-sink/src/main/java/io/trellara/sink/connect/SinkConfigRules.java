@@ -21,6 +21,7 @@ final class SinkConfigRules {
   static final String INSTANCE_ID = "consumer.override.group.instance.id";
   static final String GROUP_PROTOCOL = "consumer.override.group.protocol";
   static final String SESSION_TIMEOUT = "consumer.override.session.timeout.ms";
+  static final String TRANSFORMS = "transforms";
 
   /**
    * Kafka's default consumer session timeout (classic protocol) and broker-side one (consumer
@@ -87,6 +88,19 @@ final class SinkConfigRules {
                   + " progress recorded in the target somewhere other than its first record, skipping every"
                   + " transaction before it. Remove it (Connect's default for sinks is 'earliest'): the sink resumes"
                   + " from its progress in the target wherever it has one."));
+    }
+    if (!props.getOrDefault(TRANSFORMS, "").isBlank()) {
+      // any: even a predicate-only or routing transform hands the task a record the worker rebuilt,
+      // and the sink's guarantees are about the bytes the source wrote; none has a use here
+      out.add(
+          new Problem(
+              TRANSFORMS,
+              "transforms="
+                  + props.get(TRANSFORMS).trim()
+                  + ": a Single Message Transform can rewrite"
+                  + " the record value whose checksum the sink verifies (and its topic and partition, which"
+                  + " its progress and ordering rely on), between the converter and the task. The sink"
+                  + " accepts no transforms: remove the setting."));
     }
     checkGroupMembership(props, out);
     TrellaraSinkConfig config;

@@ -7,6 +7,7 @@ import io.trellara.sink.postgres.schema.RelationMapper;
 import io.trellara.sink.postgres.settings.ApplyOptions;
 import io.trellara.sink.postgres.settings.DdlPolicy;
 import io.trellara.sink.postgres.settings.DropColumnsPolicy;
+import io.trellara.sink.postgres.settings.FlowBounds;
 import io.trellara.sink.postgres.settings.InsertConflictPolicy;
 import io.trellara.sink.postgres.settings.MissingRowPolicy;
 import io.trellara.sink.postgres.settings.SchemaEvolutionMode;
@@ -28,6 +29,7 @@ public final class TrellaraSinkConfig extends AbstractConfig {
   static final String GROUP_MAPPING = "Mapping";
   static final String GROUP_APPLY = "Apply";
   static final String GROUP_RETRIES = "Retries";
+  static final String GROUP_FLOWS = "Flows";
 
   public static final String URL = "connection.url";
   public static final String USER = "connection.user";
@@ -67,6 +69,10 @@ public final class TrellaraSinkConfig extends AbstractConfig {
   public static final String RETRY_BACKOFF_MS = "retry.backoff.initial.ms";
   public static final String RETRY_BACKOFF_MAX_MS = "retry.backoff.max.ms";
 
+  public static final String SOURCE_IDS = "source.ids";
+  public static final String DATASET_IDS = "dataset.ids";
+  public static final String ORDER_MAX_LSN_ADVANCE = "order.max.lsn.advance.bytes";
+
   public static final ConfigDef CONFIG_DEF = define();
 
   private static ConfigDef define() {
@@ -74,6 +80,7 @@ public final class TrellaraSinkConfig extends AbstractConfig {
     SinkConnectionDefinitions.define(d);
     SinkApplyDefinitions.define(d);
     SinkRetryDefinitions.define(d);
+    SinkFlowDefinitions.define(d);
     return d;
   }
 
@@ -126,6 +133,11 @@ public final class TrellaraSinkConfig extends AbstractConfig {
         .snapshotTarget(
             ConfigChoices.of(SnapshotTargetPolicy.class, getString(SNAPSHOT_TARGET_NONEMPTY)))
         .snapshotApply(ConfigChoices.of(SnapshotApplyMode.class, getString(SNAPSHOT_APPLY)))
+        .flowBounds(
+            new FlowBounds(
+                getLong(ORDER_MAX_LSN_ADVANCE),
+                java.util.Set.copyOf(getList(SOURCE_IDS)),
+                java.util.Set.copyOf(getList(DATASET_IDS))))
         .build();
   }
 

@@ -80,7 +80,25 @@ public class ApplyException extends RuntimeException {
      * released; the message names the stage, the statement, the table, the event key and what it
      * waited for (the lock holder's pid when it was a lock).
      */
-    STALLED(FailureAction.FAIL, false);
+    STALLED(FailureAction.FAIL, false),
+    /**
+     * A record arrived under the identity of a transaction recorded as applied, with another body
+     * (its envelope's or manifest's checksum differs from the recorded one): one of the two is
+     * forged. Refused, not skipped: nothing of it is applied and its offset is not committed.
+     */
+    DUPLICATE_IDENTITY_CONFLICT(FailureAction.FAIL, false),
+    /**
+     * A transaction's commit LSN lies further past its flow's newest applied position (or, first of
+     * its flow, past its source's) than {@code order.max.lsn.advance.bytes}: one such record would
+     * put every later real transaction of the flow out of order. Nothing of it is applied and no
+     * position moves.
+     */
+    LSN_TOO_FAR_AHEAD(FailureAction.FAIL, false),
+    /**
+     * A transaction of a flow whose source id or dataset id is not among those the operator named
+     * ({@code source.ids}, {@code dataset.ids}). Nothing of it is applied.
+     */
+    FLOW_NOT_CONFIGURED(FailureAction.FAIL, false);
 
     private final FailureAction action;
     private final boolean fencingMayExplain;

@@ -25,6 +25,7 @@ import io.trellara.sink.postgres.apply.BarrierMerge;
 import io.trellara.sink.postgres.apply.ChangeWriter;
 import io.trellara.sink.postgres.checkpoint.AppliedRecords;
 import io.trellara.sink.postgres.checkpoint.AppliedTransaction;
+import io.trellara.sink.postgres.checkpoint.BodyDigests;
 import io.trellara.sink.postgres.checkpoint.CheckpointStore;
 import io.trellara.sink.postgres.checkpoint.StagingStore;
 import io.trellara.sink.postgres.session.TargetSession;
@@ -167,6 +168,8 @@ final class StagedBarriers {
               s.at(null, key.display());
               boolean present = !CheckpointStore.findApplied(s, List.of(flowKey)).isEmpty();
               if (present) {
+                BodyDigests.requireSameBodies(
+                    s, Map.of(flowKey, BodyDigests.manifest(m.getChecksum())));
                 AppliedRecords.record(
                     s,
                     applier.options().sinkName(),

@@ -19,6 +19,7 @@ import io.trellara.sink.port.TopicPartitionKey;
 import io.trellara.sink.postgres.apply.ChangeWriter;
 import io.trellara.sink.postgres.checkpoint.AppliedRecords;
 import io.trellara.sink.postgres.checkpoint.AppliedTransaction;
+import io.trellara.sink.postgres.checkpoint.BodyDigests;
 import io.trellara.sink.postgres.checkpoint.CheckpointStore;
 import io.trellara.sink.postgres.checkpoint.CommitOrder;
 import io.trellara.sink.postgres.session.TargetSession;
@@ -210,6 +211,10 @@ public final class StreamedBarrier implements TargetStream {
         () -> {
           writer.flush();
           session.at(null, key.display());
+          if (alreadyApplied) {
+            BodyDigests.requireSameBodies(
+                session, java.util.Map.of(flowKey, BodyDigests.manifest(manifest.getChecksum())));
+          }
           List<AppliedTransaction> records =
               alreadyApplied
                   ? List.of()

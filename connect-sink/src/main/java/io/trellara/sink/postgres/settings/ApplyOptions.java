@@ -40,6 +40,8 @@ import java.util.Objects;
  *     zero: no bound)
  * @param retryJitter the share of each retry delay taken off at random (default 0.2), so tasks that
  *     failed together do not retry together
+ * @param flowBounds how far a flow's commit LSN may advance, and which flows are applied (default
+ *     {@link FlowBounds#DEFAULT}: 1 TiB, any flow)
  */
 public record ApplyOptions(
     String sinkName,
@@ -59,7 +61,8 @@ public record ApplyOptions(
     SnapshotTargetPolicy snapshotTarget,
     SnapshotApplyMode snapshotApply,
     Duration stallTimeout,
-    double retryJitter) {
+    double retryJitter,
+    FlowBounds flowBounds) {
   public static final int DEFAULT_GROUP_MAX_TRANSACTIONS = 500;
   public static final int DEFAULT_GROUP_MAX_CHANGES = 10_000;
 
@@ -88,6 +91,7 @@ public record ApplyOptions(
       throw new IllegalArgumentException("copyThreshold must be >= 1");
     }
     Objects.requireNonNull(stallTimeout, "stallTimeout");
+    Objects.requireNonNull(flowBounds, "flowBounds");
   }
 
   /** The one retry policy, with this sink's figures. */
@@ -121,7 +125,8 @@ public record ApplyOptions(
         .snapshotTarget(snapshotTarget)
         .snapshotApply(snapshotApply)
         .stallTimeout(stallTimeout)
-        .retryJitter(retryJitter);
+        .retryJitter(retryJitter)
+        .flowBounds(flowBounds);
   }
 
   public static final class Builder {
@@ -143,6 +148,7 @@ public record ApplyOptions(
     private SnapshotApplyMode snapshotApply = SnapshotApplyMode.ATOMIC;
     private Duration stallTimeout = Duration.ofMinutes(5);
     private double retryJitter = 0.2;
+    private FlowBounds flowBounds = FlowBounds.DEFAULT;
 
     private Builder(String sinkName) {
       this.sinkName = sinkName;
@@ -233,6 +239,11 @@ public record ApplyOptions(
       return this;
     }
 
+    public Builder flowBounds(FlowBounds v) {
+      flowBounds = v;
+      return this;
+    }
+
     public ApplyOptions build() {
       return new ApplyOptions(
           sinkName,
@@ -252,7 +263,8 @@ public record ApplyOptions(
           snapshotTarget,
           snapshotApply,
           stallTimeout,
-          retryJitter);
+          retryJitter,
+          flowBounds);
     }
   }
 }

@@ -1,0 +1,64 @@
+package io.trellara.sink.connect;
+
+import static io.trellara.sink.connect.TrellaraSinkConfig.DATASET_IDS;
+import static io.trellara.sink.connect.TrellaraSinkConfig.GROUP_FLOWS;
+import static io.trellara.sink.connect.TrellaraSinkConfig.ORDER_MAX_LSN_ADVANCE;
+import static io.trellara.sink.connect.TrellaraSinkConfig.SOURCE_IDS;
+
+import io.trellara.sink.postgres.settings.FlowBounds;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigDef.Width;
+
+/**
+ * The sink's Flows settings: which flows it applies and how far a flow's position may jump, so a
+ * record forged by a writer of the topic cannot move a flow where no real transaction follows.
+ */
+final class SinkFlowDefinitions {
+  private SinkFlowDefinitions() {}
+
+  static void define(ConfigDef d) {
+    int o = 0;
+    d.define(
+        SOURCE_IDS,
+        Type.LIST,
+        "",
+        Importance.MEDIUM,
+        "The source ids (the source connector's source.id) whose transactions this sink applies,"
+            + " comma-separated. A transaction of any other source is refused with FLOW_NOT_CONFIGURED and"
+            + " nothing of it is applied. Empty (the default): any source; the first transaction of a flow"
+            + " new to the target is then logged at INFO.",
+        GROUP_FLOWS,
+        ++o,
+        Width.LONG,
+        "Source ids");
+    d.define(
+        DATASET_IDS,
+        Type.LIST,
+        "",
+        Importance.MEDIUM,
+        "The dataset ids (the source connector's dataset.id) whose transactions this sink applies,"
+            + " comma-separated; any other is refused with FLOW_NOT_CONFIGURED. Empty (the default): any.",
+        GROUP_FLOWS,
+        ++o,
+        Width.LONG,
+        "Dataset ids");
+    d.define(
+        ORDER_MAX_LSN_ADVANCE,
+        Type.LONG,
+        FlowBounds.DEFAULT_MAX_LSN_ADVANCE_BYTES,
+        ConfigDef.Range.atLeast(1),
+        Importance.LOW,
+        "How many bytes of WAL a flow's commit LSN may advance from one applied transaction to the next"
+            + " (a flow's first transaction: from the newest applied for any flow of its source). A"
+            + " transaction further ahead is refused with LSN_TOO_FAR_AHEAD and no position moves: one forged"
+            + " record at FFFFFFFF/FFFFFFFF would otherwise put every later real transaction of the flow out of"
+            + " order. The default, 1 TiB, is far more WAL than a source writes between two transactions of"
+            + " one flow.",
+        GROUP_FLOWS,
+        ++o,
+        Width.SHORT,
+        "Max LSN advance (bytes)");
+  }
+}
