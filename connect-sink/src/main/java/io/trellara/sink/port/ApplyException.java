@@ -1,6 +1,7 @@
 package io.trellara.sink.port;
 
 import io.trellara.connect.common.retry.FailureAction;
+import io.trellara.protocol.LogText;
 
 /**
  * Apply stopped: nothing of the target transaction in progress was committed. The message names
@@ -148,12 +149,15 @@ public class ApplyException extends RuntimeException {
 
   private static String message(
       Reason reason, String relation, String eventKey, String sqlState, String detail) {
-    StringBuilder b = new StringBuilder(160).append(reason).append(": ").append(detail);
+    // relation names, keys and details quote the wire's strings: escaped, so the message (and the
+    // log line of the failed task) is one line whatever a topic writer put in them
+    StringBuilder b =
+        new StringBuilder(160).append(reason).append(": ").append(LogText.escape(detail));
     if (relation != null) {
-      b.append(" [relation ").append(relation).append(']');
+      b.append(" [relation ").append(LogText.escape(relation)).append(']');
     }
     if (eventKey != null) {
-      b.append(" [event ").append(eventKey).append(']');
+      b.append(" [event ").append(LogText.escape(eventKey)).append(']');
     }
     if (sqlState != null) {
       b.append(" [SQLSTATE ").append(sqlState).append(']');
