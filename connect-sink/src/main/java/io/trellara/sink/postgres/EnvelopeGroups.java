@@ -1,5 +1,6 @@
 package io.trellara.sink.postgres;
 
+import io.trellara.protocol.LogText;
 import io.trellara.protocol.TransactionBoundaryKey;
 import io.trellara.sink.port.ApplyException;
 import io.trellara.sink.port.ApplyResult;
@@ -86,7 +87,7 @@ final class EnvelopeGroups {
           "The target refused a group of {} source transactions (from {}; SQLSTATE {}): applying them one"
               + " target transaction each; the cause: {}",
           group.size(),
-          group.get(0).key().display(),
+          LogText.escape(group.get(0).key().display()),
           e.sqlState(),
           e.getMessage());
       applier.metrics().groupsSplit.incrementAndGet();
@@ -220,7 +221,7 @@ final class EnvelopeGroups {
           "Sink {} swept {} staged chunk(s) of an earlier publication of transactions up to {}",
           applier.options().sinkName(),
           claim.swept(),
-          group.get(group.size() - 1).key().display());
+          LogText.escape(group.get(group.size() - 1).key().display()));
     }
     requireSameBodies(s, group, keys, records, claim.claimed(), commitUnknown);
     List<TransactionBoundaryKey> applied = new ArrayList<>();

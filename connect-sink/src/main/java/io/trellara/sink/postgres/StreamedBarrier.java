@@ -1,6 +1,7 @@
 package io.trellara.sink.postgres;
 
 import io.trellara.connect.common.retry.SqlFailures;
+import io.trellara.protocol.LogText;
 import io.trellara.protocol.Snapshots;
 import io.trellara.protocol.TransactionBoundaryKey;
 import io.trellara.protocol.v1.ChangeRecord;
@@ -183,7 +184,7 @@ public final class StreamedBarrier implements TargetStream {
       LOG.info(
           "Applying {} as its chunks arrive: {} chunk(s), {} change(s) written in {} s, not yet visible"
               + " (commits at its commit marker)",
-          key.display(),
+          LogText.escape(key.display()),
           nextIndex,
           changes,
           (now - started) / 1_000_000_000L);
@@ -246,7 +247,7 @@ public final class StreamedBarrier implements TargetStream {
     if (ms >= PROGRESS_LOG_NANOS / 1_000_000L) {
       LOG.info(
           "Applied {} as its chunks arrived: {} chunk(s), {} change(s), {} ms from first chunk to commit",
-          key.display(),
+          LogText.escape(key.display()),
           nextIndex,
           changes,
           ms);

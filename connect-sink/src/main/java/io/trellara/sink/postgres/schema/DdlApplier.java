@@ -1,5 +1,6 @@
 package io.trellara.sink.postgres.schema;
 
+import io.trellara.protocol.LogText;
 import io.trellara.protocol.v1.DdlEvent;
 import io.trellara.sink.port.ApplyException;
 import io.trellara.sink.postgres.ddl.ReplayableStatement;
@@ -38,9 +39,9 @@ public final class DdlApplier {
         refuseRename(d, key);
         LOG.debug(
             "DDL event {} ({} {}) not run: schema changes arrive as schema versions",
-            key,
-            d.getCommandTag(),
-            d.getObjectIdentity());
+            LogText.escape(key),
+            LogText.escape(d.getCommandTag()),
+            LogText.escape(d.getObjectIdentity()));
         skipped++;
         return false;
       }
@@ -110,8 +111,8 @@ public final class DdlApplier {
     session.at(accepted.toString(), key);
     LOG.info(
         "Replaying DDL event {} ({}) on the target, as ddl.apply=replay trusts the topic's writers",
-        key,
-        accepted);
+        LogText.escape(key),
+        LogText.escape(accepted.toString()));
     setLocal("standard_conforming_strings", "on");
     setLocal("search_path", "pg_catalog, " + Identifiers.quote(schema));
     session.execute(d.getStatement());
