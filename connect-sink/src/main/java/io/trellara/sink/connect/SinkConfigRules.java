@@ -123,6 +123,14 @@ final class SinkConfigRules {
     } catch (RuntimeException e) {
       out.add(new Problem(TrellaraSinkConfig.MAPPING, e.getMessage()));
     }
+    if (config.getLong(TrellaraSinkConfig.STAGING_RETENTION_MS)
+        <= config.getLong(TrellaraSinkConfig.BARRIER_MAX_WAIT_MS)) {
+      out.add(
+          new Problem(
+              TrellaraSinkConfig.STAGING_RETENTION_MS,
+              "staging.retention.ms must exceed barrier.max.wait.ms: a chunk of a barrier still"
+                  + " allowed to wait would be deleted, and the barrier fail as MISSING_CHUNK."));
+    }
     if ("replay".equals(config.getString(TrellaraSinkConfig.DDL_APPLY).toLowerCase(Locale.ROOT))
         && !config.getBoolean(TrellaraSinkConfig.DDL_REPLAY_TRUST)) {
       out.add(

@@ -4,6 +4,8 @@ import static io.trellara.sink.connect.TrellaraSinkConfig.DATASET_IDS;
 import static io.trellara.sink.connect.TrellaraSinkConfig.GROUP_FLOWS;
 import static io.trellara.sink.connect.TrellaraSinkConfig.ORDER_MAX_LSN_ADVANCE;
 import static io.trellara.sink.connect.TrellaraSinkConfig.SOURCE_IDS;
+import static io.trellara.sink.connect.TrellaraSinkConfig.STAGING_FLOW_MAX_BYTES;
+import static io.trellara.sink.connect.TrellaraSinkConfig.STAGING_RETENTION_MS;
 
 import io.trellara.sink.postgres.settings.FlowBounds;
 import org.apache.kafka.common.config.ConfigDef;
@@ -60,5 +62,33 @@ final class SinkFlowDefinitions {
         ++o,
         Width.SHORT,
         "Max LSN advance (bytes)");
+    d.define(
+        STAGING_RETENTION_MS,
+        Type.LONG,
+        FlowBounds.DEFAULT_STAGING_RETENTION.toMillis(),
+        ConfigDef.Range.atLeast(1),
+        Importance.LOW,
+        "Chunks staged in the target longer ago than this are deleted: no barrier completed them (chunks"
+            + " of a flow or transaction a topic writer invented, or of a publication the source abandoned)."
+            + " Must exceed barrier.max.wait.ms, after which a real barrier still waiting fails closed"
+            + " (MISSING_CHUNK). Default 6 hours.",
+        GROUP_FLOWS,
+        ++o,
+        Width.SHORT,
+        "Staging retention (ms)");
+    d.define(
+        STAGING_FLOW_MAX_BYTES,
+        Type.LONG,
+        FlowBounds.DEFAULT_MAX_STAGED_BYTES_PER_FLOW,
+        ConfigDef.Range.atLeast(1),
+        Importance.LOW,
+        "The most bytes of chunks one flow (source id and dataset id) may have staged for barriers that"
+            + " have not completed. Chunks that would pass it are refused with STAGING_FLOW_FULL naming the"
+            + " flow: nothing is staged and the task stops before their offsets, so nothing is lost (the"
+            + " other flows of the same Kafka partition wait behind them). Default 1 GiB.",
+        GROUP_FLOWS,
+        ++o,
+        Width.SHORT,
+        "Max staged bytes per flow");
   }
 }

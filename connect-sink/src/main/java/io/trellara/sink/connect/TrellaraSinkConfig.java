@@ -72,6 +72,8 @@ public final class TrellaraSinkConfig extends AbstractConfig {
   public static final String SOURCE_IDS = "source.ids";
   public static final String DATASET_IDS = "dataset.ids";
   public static final String ORDER_MAX_LSN_ADVANCE = "order.max.lsn.advance.bytes";
+  public static final String STAGING_RETENTION_MS = "staging.retention.ms";
+  public static final String STAGING_FLOW_MAX_BYTES = "staging.flow.max.bytes";
 
   public static final ConfigDef CONFIG_DEF = define();
 
@@ -137,7 +139,9 @@ public final class TrellaraSinkConfig extends AbstractConfig {
             new FlowBounds(
                 getLong(ORDER_MAX_LSN_ADVANCE),
                 java.util.Set.copyOf(getList(SOURCE_IDS)),
-                java.util.Set.copyOf(getList(DATASET_IDS))))
+                java.util.Set.copyOf(getList(DATASET_IDS)),
+                Duration.ofMillis(getLong(STAGING_RETENTION_MS)),
+                getLong(STAGING_FLOW_MAX_BYTES)))
         .build();
   }
 

@@ -99,7 +99,13 @@ public class ApplyException extends RuntimeException {
      * A transaction of a flow whose source id or dataset id is not among those the operator named
      * ({@code source.ids}, {@code dataset.ids}). Nothing of it is applied.
      */
-    FLOW_NOT_CONFIGURED(FailureAction.FAIL, false);
+    FLOW_NOT_CONFIGURED(FailureAction.FAIL, false),
+    /**
+     * Staging a batch of chunks would take their flow past {@code staging.flow.max.bytes} of chunks
+     * whose barriers have not completed. Nothing of the batch is staged and its progress is not
+     * recorded.
+     */
+    STAGING_FLOW_FULL(FailureAction.FAIL, false);
 
     private final FailureAction action;
     private final boolean fencingMayExplain;
