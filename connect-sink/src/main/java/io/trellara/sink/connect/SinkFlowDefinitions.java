@@ -56,8 +56,9 @@ final class SinkFlowDefinitions {
             + " (a flow's first transaction: from the newest applied for any flow of its source). A"
             + " transaction further ahead is refused with LSN_TOO_FAR_AHEAD and no position moves: one forged"
             + " record at FFFFFFFF/FFFFFFFF would otherwise put every later real transaction of the flow out of"
-            + " order. The default, 1 TiB, is far more WAL than a source writes between two transactions of"
-            + " one flow.",
+            + " order. The default, 1 TiB, is days of WAL of a busy primary: a flow whose tables are written"
+            + " rarely on a primary that writes much WAL for others may need more (the refusal names the"
+            + " distance).",
         GROUP_FLOWS,
         ++o,
         Width.SHORT,

@@ -25,7 +25,7 @@ public record FlowBounds(
     Set<String> datasetIds,
     Duration stagingRetention,
     long maxStagedBytesPerFlow) {
-  /** 1 TiB of WAL: months of a busy primary's writes between two transactions of one flow. */
+  /** 1 TiB of WAL: days of a busy primary's writes between two transactions of one flow. */
   public static final long DEFAULT_MAX_LSN_ADVANCE_BYTES = 1L << 40;
 
   public static final Duration DEFAULT_STAGING_RETENTION = Duration.ofHours(6);
