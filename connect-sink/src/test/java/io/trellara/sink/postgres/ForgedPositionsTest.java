@@ -237,4 +237,45 @@ class ForgedPositionsTest {
     assertThat(progress()).isEqualTo("1");
     assertThat(newestApplied()).isEqualTo("0/10");
   }
+
+  /**
+   * The same for a barrier: the dedup record names the manifest's checksum, so a forged barrier
+   * under the identity of an applied one (streamed here, chunk by chunk) is refused at its commit
+   * marker, rolled back, and the applied rows stay; the real barrier delivered again is a
+   * duplicate.
+   */
+  @Test
+  void aForgedBarrierUnderAnAppliedIdentityIsRefusedAndTheRealOneAgainIsADuplicate() {
+    Tx real = tx(0x100);
+    Tx forged = tx(0x100);
+    for (int id = 11; id <= 14; id++) {
+      real.insert(ACCOUNTS, key("id", "integer", "" + id), val("balance", "integer", "1"));
+      forged.insert(
+          ACCOUNTS, key("id", "integer", "" + (id + 10)), val("balance", "integer", "666"));
+    }
+    Barriers realBarrier = Barriers.strictChunked(real.build(), 2);
+    Barriers forgedBarrier = Barriers.strictChunked(forged.build(), 2);
+    try (TransactionApplier a = applier();
+        io.trellara.sink.engine.ApplyPipeline p =
+            new io.trellara.sink.engine.ApplyPipeline(a, null, 1000, 64 << 20, 0)) {
+      Feed feed = new Feed();
+      Feed.oneByOne(p, feed.inputs(realBarrier.all()));
+      assertThat(pg.count("app.accounts")).isEqualTo(14);
+      assertThatThrownBy(() -> Feed.oneByOne(p, feed.inputs(forgedBarrier.all())))
+          .hasMessageContaining("DUPLICATE_IDENTITY_CONFLICT")
+          .hasMessageContaining("manifest:")
+          .hasMessageContaining("[event pg-test:0/100:256]");
+    }
+    try (TransactionApplier a = applier();
+        io.trellara.sink.engine.ApplyPipeline p =
+            new io.trellara.sink.engine.ApplyPipeline(a, null, 1000, 64 << 20, 0)) {
+      Feed.oneByOne(p, new Feed().inputs(realBarrier.all()));
+      assertThat(a.metrics().duplicatesSkipped()).isEqualTo(1);
+    }
+    assertThat(accounts()).contains("14=1").doesNotContain("666");
+    assertThat(pg.one("SELECT body_digest FROM trellara_sink.applied_transactions"))
+        .isEqualTo(
+            "manifest:"
+                + io.trellara.protocol.codec.Checksums.hex(realBarrier.manifest().getChecksum()));
+  }
 }
