@@ -202,4 +202,17 @@ class SinkConfigRulesTest {
     assertThat(new TrellaraSinkConfig(valid()).applyOptions("s").flowBounds().maxLsnAdvanceBytes())
         .isEqualTo(1L << 40);
   }
+
+  /** A retention shorter than a barrier may wait would delete the chunks of a real barrier. */
+  @Test
+  void refusesAStagingRetentionThatABarrierMayOutwait() {
+    Map<String, String> c = valid();
+    c.put("staging.retention.ms", "600000");
+    assertThat(errorsOf(c, "staging.retention.ms"))
+        .singleElement()
+        .asString()
+        .contains("barrier.max.wait.ms");
+    c.put("barrier.max.wait.ms", "60000");
+    assertThat(errorsOf(c, "staging.retention.ms")).isEmpty();
+  }
 }
