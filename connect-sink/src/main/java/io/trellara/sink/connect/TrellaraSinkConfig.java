@@ -74,6 +74,7 @@ public final class TrellaraSinkConfig extends AbstractConfig {
     SinkConnectionDefinitions.define(d);
     SinkApplyDefinitions.define(d);
     SinkRetryDefinitions.define(d);
+    io.trellara.connect.common.auth.AuthDefinitions.define(d, false);
     return d;
   }
 
