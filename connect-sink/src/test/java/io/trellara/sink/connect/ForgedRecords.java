@@ -66,7 +66,7 @@ final class ForgedRecords {
   /** How the attacker's records are signed when the sink requires authentication. */
   enum Forgery {
     NO_HEADER(null),
-    WRONG_TAG(GUESSED),
+    BAD_TAG(GUESSED),
     UNKNOWN_KEY_ID(OWN);
 
     final AuthKey key;
