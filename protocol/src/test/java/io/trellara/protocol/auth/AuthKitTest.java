@@ -73,7 +73,7 @@ class AuthKitTest {
               5,
               TOPIC,
               5,
-              12,
+              5,
               (byte) 1,
               null),
           new Case(
