@@ -1,5 +1,6 @@
 package io.trellara.protocol.auth;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import javax.crypto.Mac;
@@ -28,12 +29,13 @@ public final class RecordMac {
 
   private RecordMac() {}
 
-  /** One thread's Mac for one key, with the last topic's bytes and a tag buffer. */
+  /** One thread's Mac for one key, with the last place's MAC input prefix and a tag buffer. */
   static final class State {
     final Mac mac;
     final byte[] tag = new byte[TAG_BYTES];
     private String topic;
-    private byte[] topicBytes;
+    private int partition;
+    private byte[] prefix;
 
     State(AuthKey key) {
       try {
@@ -46,24 +48,28 @@ public final class RecordMac {
 
     /** Feeds the MAC input for {@code value} in {@code topic}/{@code partition}. */
     void input(String topic, int partition, byte[] value) {
-      if (!topic.equals(this.topic)) { // a task writes few topics: encode each once
-        byte[] t = topic.getBytes(StandardCharsets.UTF_8);
-        if (t.length > 0xFFFF) {
-          throw new IllegalArgumentException("a topic name of " + t.length + " bytes");
-        }
-        topicBytes = t;
+      if (prefix == null || partition != this.partition || !topic.equals(this.topic)) {
+        prefix = prefix(topic, partition); // a task writes few places: built once each
         this.topic = topic;
+        this.partition = partition;
       }
-      mac.update(LABEL);
-      mac.update((byte) (topicBytes.length >>> 8));
-      mac.update((byte) topicBytes.length);
-      mac.update(topicBytes);
-      mac.update((byte) (partition >>> 24));
-      mac.update((byte) (partition >>> 16));
-      mac.update((byte) (partition >>> 8));
-      mac.update((byte) partition);
+      mac.update(prefix);
       mac.update(value);
     }
+  }
+
+  /** The MAC input before the value: label, topic length and topic, partition. */
+  static byte[] prefix(String topic, int partition) {
+    byte[] t = topic.getBytes(StandardCharsets.UTF_8);
+    if (t.length > 0xFFFF) {
+      throw new IllegalArgumentException("a topic name of " + t.length + " bytes");
+    }
+    return ByteBuffer.allocate(LABEL.length + 2 + t.length + 4)
+        .put(LABEL)
+        .putShort((short) t.length)
+        .put(t)
+        .putInt(partition)
+        .array();
   }
 
   /** The {@value AuthHeader#NAME} header's bytes for {@code value} signed with {@code key}. */
