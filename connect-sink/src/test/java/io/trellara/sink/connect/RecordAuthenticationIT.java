@@ -113,7 +113,7 @@ class RecordAuthenticationIT {
             .contains("topic " + topic + ", partition 0, offset " + end);
         assertThat(Pipelines.rows(dst, "ledger", "tx")).isEqualTo(before);
         assertThat(appliedTransactions(dst)).isEqualTo(applied);
-        // the operator moves the sink past the forged record, as operations.md says
+        // the operator moves the sink past the forged record, as security.md says
         dst.execute("UPDATE trellara_sink.progress SET next_offset = " + (end + 1));
         end++;
         STACK.rest().restart(sink, true, true);
