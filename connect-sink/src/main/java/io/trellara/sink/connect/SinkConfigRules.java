@@ -55,6 +55,12 @@ final class SinkConfigRules {
                   + " verification or apply vanish without trace. Remove it (the default 'none' stops the task,"
                   + " which is what a transaction-preserving sink must do)."));
     }
+    try {
+      RecordAuthenticator.of(
+          io.trellara.connect.common.auth.AuthSettings.of(props, false), k -> {});
+    } catch (org.apache.kafka.common.config.ConfigException e) {
+      out.add(new Problem(io.trellara.connect.common.auth.AuthDefinitions.MODE, e.getMessage()));
+    }
     String converter = props.get(VALUE_CONVERTER);
     if (converter != null
         && !converter.equals(TrellaraConverter.class.getName())

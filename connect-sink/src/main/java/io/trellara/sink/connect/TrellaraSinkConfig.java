@@ -3,6 +3,7 @@ package io.trellara.sink.connect;
 import io.trellara.connect.common.ConfigChoices;
 import io.trellara.connect.common.ConfigRecommenders;
 import io.trellara.connect.common.TlsDefinitions;
+import io.trellara.connect.common.auth.AuthDefinitions;
 import io.trellara.sink.postgres.schema.RelationMapper;
 import io.trellara.sink.postgres.settings.ApplyOptions;
 import io.trellara.sink.postgres.settings.DdlPolicy;
@@ -85,6 +86,7 @@ public final class TrellaraSinkConfig extends AbstractConfig {
     SinkApplyDefinitions.define(d);
     SinkRetryDefinitions.define(d);
     SinkFlowDefinitions.define(d);
+    AuthDefinitions.define(d, false);
     return d;
   }
 
