@@ -183,7 +183,10 @@ final class StatusCommand implements Callable<Integer> {
               + TaskGauges.stages(a)
               + "  stall_bound="
               + a.getOrDefault("StallBoundSeconds", "?")
-              + "s");
+              + "s"
+              + (a.containsKey("AuthenticationKeyId")
+                  ? "  auth_key_id=" + a.get("AuthenticationKeyId")
+                  : ""));
       if (a.containsKey("TransactionsWaitingAtBarrier")) {
         out.println(
             "  task "

@@ -4,6 +4,8 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import com.google.protobuf.util.JsonFormat;
 import io.trellara.protocol.MessageKind;
+import io.trellara.protocol.auth.AuthHeader;
+import io.trellara.protocol.auth.SignedMessage;
 import io.trellara.protocol.codec.EncodedMessage;
 import io.trellara.protocol.codec.KindDetector;
 import io.trellara.protocol.codec.ReceivedMessage;
@@ -71,6 +73,18 @@ public class TrellaraConverter implements Converter {
         return json
             ? render(TrellaraCodec.decode(em.kind(), em.bytes())).getBytes(StandardCharsets.UTF_8)
             : em.bytes();
+      } else if (value instanceof SignedMessage s) {
+        // signed by the source task (it knows the partition): the header's bytes are written as
+        // they are, next to the bytes they sign
+        EncodedMessage em = s.message();
+        TrellaraCodec.verifyChecksum(em.kind(), em.bytes());
+        if (json || headers == null) {
+          throw new DataException(
+              "topic " + topic + ": a signed record is written as protobuf bytes with its headers");
+        }
+        addKindHeader(headers, em.kind());
+        headers.remove(AuthHeader.NAME).add(AuthHeader.NAME, s.authHeader());
+        return em.bytes();
       } else if (value instanceof ReceivedMessage r) {
         // what this converter read (verified then): written on as the bytes it came in
         TrellaraCodec.verifyChecksum(r.kind(), r.bytes());
@@ -112,6 +126,10 @@ public class TrellaraConverter implements Converter {
     }
     try {
       ReceivedMessage received = ReceivedMessage.decode(kindOf(headers, value, topic), value);
+      Header auth = headers == null ? null : headers.lastHeader(AuthHeader.NAME);
+      if (auth != null) { // kept as it came: the sink task authenticates the record by it
+        received = received.withAuthHeader(auth.value() == null ? new byte[0] : auth.value());
+      }
       return new SchemaAndValue(null, json ? render(received.message()) : received);
     } catch (ProtocolViolationException e) {
       throw rejected(topic, e);

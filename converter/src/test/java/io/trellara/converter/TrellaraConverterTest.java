@@ -109,4 +109,42 @@ class TrellaraConverterTest {
     assertThat(converter("protobuf").toConnectData("t", null).value()).isNull();
     assertThat(converter("protobuf").fromConnectData("t", null, null)).isNull();
   }
+
+  /**
+   * A signed record leaves with its value bytes unchanged and the header's raw bytes (not through
+   * Connect's header converter), and comes back with them, for the sink task to authenticate.
+   */
+  @Test
+  void writesASignedRecordsHeaderAsItsBytesAndKeepsItOnTheWayIn() {
+    EncodedMessage m = TrellaraCodec.encode(TX);
+    io.trellara.protocol.auth.AuthKey key =
+        io.trellara.protocol.auth.AuthKey.ofText("k1", "converter-test-secret");
+    byte[] tag = io.trellara.protocol.auth.RecordMac.sign(key, "t", 3, m.bytes());
+    RecordHeaders headers = new RecordHeaders();
+    headers.add("trellara-auth", new byte[] {9}); // a stale one is replaced, not repeated
+    byte[] out =
+        converter("protobuf")
+            .fromConnectData(
+                "t", headers, null, new io.trellara.protocol.auth.SignedMessage(m, tag));
+    assertThat(out).isSameAs(m.bytes());
+    assertThat(headers.headers("trellara-auth")).hasSize(1);
+    assertThat(headers.lastHeader("trellara-auth").value()).isEqualTo(tag);
+    ReceivedMessage in =
+        (ReceivedMessage) converter("protobuf").toConnectData("t", headers, out).value();
+    assertThat(in.authHeader()).isEqualTo(tag);
+    assertThat(
+            new io.trellara.protocol.auth.RecordVerifier(java.util.List.of(key), false)
+                .verify("t", 3, in.bytes(), in.authHeader()))
+        .isEqualTo("k1");
+    assertThatThrownBy(
+            () ->
+                converter("json")
+                    .fromConnectData(
+                        "t",
+                        new RecordHeaders(),
+                        null,
+                        new io.trellara.protocol.auth.SignedMessage(m, tag)))
+        .isInstanceOf(DataException.class)
+        .hasMessageContaining("protobuf");
+  }
 }

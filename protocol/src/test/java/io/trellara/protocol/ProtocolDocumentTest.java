@@ -133,6 +133,9 @@ class ProtocolDocumentTest {
     Matcher m = VECTOR_NAME.matcher(doc() + Files.readString(KIT_DOC, StandardCharsets.UTF_8));
     int found = 0;
     while (m.find()) {
+      if (m.group(1).startsWith("trellara-")) {
+        continue; // a protocol label (the record MAC's domain label), not a vector
+      }
       found++;
       assertThat(names).contains(m.group(1));
     }

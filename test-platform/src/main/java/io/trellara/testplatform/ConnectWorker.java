@@ -82,6 +82,14 @@ public final class ConnectWorker implements AutoCloseable {
     props.put("rest.advertised.host.name", "127.0.0.1");
     props.put("rest.advertised.port", Integer.toString(restPort));
     props.put("task.shutdown.graceful.timeout.ms", "5000");
+    // secrets as operators pass them: ${file:PATH:KEY} and ${env:NAME} in connector settings
+    props.put("config.providers", "file,env");
+    props.put(
+        "config.providers.file.class",
+        "org.apache.kafka.common.config.provider.FileConfigProvider");
+    props.put(
+        "config.providers.env.class",
+        "org.apache.kafka.common.config.provider.EnvVarConfigProvider");
     props.putAll(builder.overrides);
     return Map.copyOf(props);
   }

@@ -59,4 +59,20 @@ public final class TaskMBeans {
       }
     }
   }
+
+  /** The one daemon thread that refreshes a task bean's gauges, named after the bean. */
+  public static java.util.concurrent.ScheduledExecutorService ticker(ObjectName name) {
+    return java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+        r -> {
+          Thread t =
+              new Thread(
+                  r,
+                  "trellara-metrics-"
+                      + name.getKeyProperty("connector")
+                      + "-"
+                      + name.getKeyProperty("task"));
+          t.setDaemon(true);
+          return t;
+        });
+  }
 }

@@ -126,7 +126,10 @@ final class WholeBarrier {
         .setTransactionId(m.getTransactionId())
         .setBeginLsn(first.getBeginLsn())
         .setCommitLsn(m.getSourceCommitLsn())
-        .setCommitTimestampMs(m.getSourceCommitTimestampMs());
+        .setCommitTimestampMs(m.getSourceCommitTimestampMs())
+        // never received as one message, it has no checksum of its own: it carries the manifest's,
+        // which binds every chunk, so its dedup record names the body as a staged apply would
+        .setChecksum(m.getChecksum());
   }
 
   private static long firstOrder(PartitionChunk c) {

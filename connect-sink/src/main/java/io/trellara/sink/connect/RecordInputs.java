@@ -74,4 +74,22 @@ final class RecordInputs {
   private static String where(SinkRecord r) {
     return r.topic() + "-" + r.kafkaPartition() + "@" + r.kafkaOffset() + " key " + r.key();
   }
+
+  /**
+   * What an unauthenticated record says it is (its Kafka key, the transaction's display key as the
+   * source writes it), escaped: it is a topic writer's text, and may hold newlines.
+   */
+  static String claimed(SinkRecord r) {
+    String key = String.valueOf(r.key());
+    StringBuilder b = new StringBuilder(Math.min(key.length(), 200) + 2).append('\'');
+    for (int i = 0; i < key.length() && i < 200; i++) {
+      char c = key.charAt(i);
+      if (c < 0x20 || c == 0x7f || c == '\\' || c == '\'') {
+        b.append(String.format("\\u%04x", (int) c));
+      } else {
+        b.append(c);
+      }
+    }
+    return b.append(key.length() > 200 ? "'..." : "'").toString();
+  }
 }

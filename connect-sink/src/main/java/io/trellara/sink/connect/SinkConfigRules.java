@@ -21,6 +21,7 @@ final class SinkConfigRules {
   static final String INSTANCE_ID = "consumer.override.group.instance.id";
   static final String GROUP_PROTOCOL = "consumer.override.group.protocol";
   static final String SESSION_TIMEOUT = "consumer.override.session.timeout.ms";
+  static final String TRANSFORMS = "transforms";
 
   /**
    * Kafka's default consumer session timeout (classic protocol) and broker-side one (consumer
@@ -53,6 +54,12 @@ final class SinkConfigRules {
               "errors.tolerance=all would let a transaction that fails"
                   + " verification or apply vanish without trace. Remove it (the default 'none' stops the task,"
                   + " which is what a transaction-preserving sink must do)."));
+    }
+    try {
+      RecordAuthenticator.of(
+          io.trellara.connect.common.auth.AuthSettings.of(props, false), k -> {});
+    } catch (org.apache.kafka.common.config.ConfigException e) {
+      out.add(new Problem(io.trellara.connect.common.auth.AuthDefinitions.MODE, e.getMessage()));
     }
     String converter = props.get(VALUE_CONVERTER);
     if (converter != null
@@ -88,6 +95,19 @@ final class SinkConfigRules {
                   + " transaction before it. Remove it (Connect's default for sinks is 'earliest'): the sink resumes"
                   + " from its progress in the target wherever it has one."));
     }
+    if (!props.getOrDefault(TRANSFORMS, "").isBlank()) {
+      // any: even a predicate-only or routing transform hands the task a record the worker rebuilt,
+      // and the sink's guarantees are about the bytes the source wrote; none has a use here
+      out.add(
+          new Problem(
+              TRANSFORMS,
+              "transforms="
+                  + props.get(TRANSFORMS).trim()
+                  + ": a Single Message Transform can rewrite"
+                  + " the record value whose checksum the sink verifies (and its topic and partition, which"
+                  + " its progress and ordering rely on), between the converter and the task. The sink"
+                  + " accepts no transforms: remove the setting."));
+    }
     checkGroupMembership(props, out);
     TrellaraSinkConfig config;
     try {
@@ -108,6 +128,14 @@ final class SinkConfigRules {
       config.relationMapper();
     } catch (RuntimeException e) {
       out.add(new Problem(TrellaraSinkConfig.MAPPING, e.getMessage()));
+    }
+    if (config.getLong(TrellaraSinkConfig.STAGING_RETENTION_MS)
+        <= config.getLong(TrellaraSinkConfig.BARRIER_MAX_WAIT_MS)) {
+      out.add(
+          new Problem(
+              TrellaraSinkConfig.STAGING_RETENTION_MS,
+              "staging.retention.ms must exceed barrier.max.wait.ms: a chunk of a barrier still"
+                  + " allowed to wait would be deleted, and the barrier fail as MISSING_CHUNK."));
     }
     if ("replay".equals(config.getString(TrellaraSinkConfig.DDL_APPLY).toLowerCase(Locale.ROOT))
         && !config.getBoolean(TrellaraSinkConfig.DDL_REPLAY_TRUST)) {

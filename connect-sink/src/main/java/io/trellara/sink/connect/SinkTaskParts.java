@@ -18,7 +18,11 @@ import org.apache.kafka.connect.errors.ConnectException;
  * checkpoint schema made sure of, the PostgreSQL applier (the port), the driver and the engine, and
  * the task's JMX bean. The task keeps only what it needs afterwards.
  */
-record SinkTaskParts(TransactionApplier applier, SinkEngine engine, SinkTaskMetrics metrics) {
+record SinkTaskParts(
+    TransactionApplier applier,
+    SinkEngine engine,
+    SinkTaskMetrics metrics,
+    RecordAuthenticator authenticator) {
   private static final org.slf4j.Logger LOG =
       org.slf4j.LoggerFactory.getLogger(SinkTaskParts.class);
 
@@ -71,7 +75,11 @@ record SinkTaskParts(TransactionApplier applier, SinkEngine engine, SinkTaskMetr
         o.synchronousCommitOff() ? "off" : "on",
         o.maxRetryDuration().toSeconds(),
         o.stallTimeout().toSeconds());
-    return new SinkTaskParts(applier, engine, metrics);
+    RecordAuthenticator authenticator = RecordAuthenticator.of(config, metrics::authenticatedWith);
+    if (authenticator.on()) {
+      metrics.authenticatedWith("none");
+    }
+    return new SinkTaskParts(applier, engine, metrics, authenticator);
   }
 
   /**

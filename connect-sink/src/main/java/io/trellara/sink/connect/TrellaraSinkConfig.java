@@ -3,10 +3,12 @@ package io.trellara.sink.connect;
 import io.trellara.connect.common.ConfigChoices;
 import io.trellara.connect.common.ConfigRecommenders;
 import io.trellara.connect.common.TlsDefinitions;
+import io.trellara.connect.common.auth.AuthDefinitions;
 import io.trellara.sink.postgres.schema.RelationMapper;
 import io.trellara.sink.postgres.settings.ApplyOptions;
 import io.trellara.sink.postgres.settings.DdlPolicy;
 import io.trellara.sink.postgres.settings.DropColumnsPolicy;
+import io.trellara.sink.postgres.settings.FlowBounds;
 import io.trellara.sink.postgres.settings.InsertConflictPolicy;
 import io.trellara.sink.postgres.settings.MissingRowPolicy;
 import io.trellara.sink.postgres.settings.SchemaEvolutionMode;
@@ -28,6 +30,7 @@ public final class TrellaraSinkConfig extends AbstractConfig {
   static final String GROUP_MAPPING = "Mapping";
   static final String GROUP_APPLY = "Apply";
   static final String GROUP_RETRIES = "Retries";
+  static final String GROUP_FLOWS = "Flows";
 
   public static final String URL = "connection.url";
   public static final String USER = "connection.user";
@@ -69,6 +72,12 @@ public final class TrellaraSinkConfig extends AbstractConfig {
   public static final String RETRY_BACKOFF_MS = "retry.backoff.initial.ms";
   public static final String RETRY_BACKOFF_MAX_MS = "retry.backoff.max.ms";
 
+  public static final String SOURCE_IDS = "source.ids";
+  public static final String DATASET_IDS = "dataset.ids";
+  public static final String ORDER_MAX_LSN_ADVANCE = "order.max.lsn.advance.bytes";
+  public static final String STAGING_RETENTION_MS = "staging.retention.ms";
+  public static final String STAGING_FLOW_MAX_BYTES = "staging.flow.max.bytes";
+
   public static final ConfigDef CONFIG_DEF = define();
 
   private static ConfigDef define() {
@@ -76,6 +85,8 @@ public final class TrellaraSinkConfig extends AbstractConfig {
     SinkConnectionDefinitions.define(d);
     SinkApplyDefinitions.define(d);
     SinkRetryDefinitions.define(d);
+    SinkFlowDefinitions.define(d);
+    AuthDefinitions.define(d, false);
     return d;
   }
 
@@ -130,6 +141,13 @@ public final class TrellaraSinkConfig extends AbstractConfig {
         .snapshotTarget(
             ConfigChoices.of(SnapshotTargetPolicy.class, getString(SNAPSHOT_TARGET_NONEMPTY)))
         .snapshotApply(ConfigChoices.of(SnapshotApplyMode.class, getString(SNAPSHOT_APPLY)))
+        .flowBounds(
+            new FlowBounds(
+                getLong(ORDER_MAX_LSN_ADVANCE),
+                java.util.Set.copyOf(getList(SOURCE_IDS)),
+                java.util.Set.copyOf(getList(DATASET_IDS)),
+                Duration.ofMillis(getLong(STAGING_RETENTION_MS)),
+                getLong(STAGING_FLOW_MAX_BYTES)))
         .build();
   }
 

@@ -33,6 +33,7 @@ public class TrellaraSinkTask extends SinkTask {
   private TransactionApplier applier;
   private SinkEngine engine;
   private SinkTaskMetrics metrics;
+  private RecordAuthenticator authenticator;
 
   @Override
   public String version() {
@@ -45,6 +46,7 @@ public class TrellaraSinkTask extends SinkTask {
     applier = parts.applier();
     engine = parts.engine();
     metrics = parts.metrics();
+    authenticator = parts.authenticator();
   }
 
   @Override
@@ -73,6 +75,7 @@ public class TrellaraSinkTask extends SinkTask {
     DataException rejected = null;
     for (SinkRecord r : records) {
       try {
+        authenticator.check(r); // before the engine sees anything of it
         inputs.add(RecordInputs.input(r));
       } catch (DataException e) {
         rejected = e; // what came before the bad record is whole and verified: take it, then stop

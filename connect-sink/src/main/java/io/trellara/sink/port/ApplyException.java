@@ -1,6 +1,7 @@
 package io.trellara.sink.port;
 
 import io.trellara.connect.common.retry.FailureAction;
+import io.trellara.protocol.LogText;
 
 /**
  * Apply stopped: nothing of the target transaction in progress was committed. The message names
@@ -86,7 +87,31 @@ public class ApplyException extends RuntimeException {
      * released; the message names the stage, the statement, the table, the event key and what it
      * waited for (the lock holder's pid when it was a lock).
      */
-    STALLED(FailureAction.FAIL, false);
+    STALLED(FailureAction.FAIL, false),
+    /**
+     * A record arrived under the identity of a transaction recorded as applied, with another body
+     * (its envelope's or manifest's checksum differs from the recorded one): one of the two is
+     * forged. Refused, not skipped: nothing of it is applied and its offset is not committed.
+     */
+    DUPLICATE_IDENTITY_CONFLICT(FailureAction.FAIL, false),
+    /**
+     * A transaction's commit LSN lies further past its flow's newest applied position (or, first of
+     * its flow, past its source's) than {@code order.max.lsn.advance.bytes}: one such record would
+     * put every later real transaction of the flow out of order. Nothing of it is applied and no
+     * position moves.
+     */
+    LSN_TOO_FAR_AHEAD(FailureAction.FAIL, false),
+    /**
+     * A transaction of a flow whose source id or dataset id is not among those the operator named
+     * ({@code source.ids}, {@code dataset.ids}). Nothing of it is applied.
+     */
+    FLOW_NOT_CONFIGURED(FailureAction.FAIL, false),
+    /**
+     * Staging a batch of chunks would take their flow past {@code staging.flow.max.bytes} of chunks
+     * whose barriers have not completed. Nothing of the batch is staged and its progress is not
+     * recorded.
+     */
+    STAGING_FLOW_FULL(FailureAction.FAIL, false);
 
     private final FailureAction action;
     private final boolean fencingMayExplain;
@@ -136,12 +161,15 @@ public class ApplyException extends RuntimeException {
 
   private static String message(
       Reason reason, String relation, String eventKey, String sqlState, String detail) {
-    StringBuilder b = new StringBuilder(160).append(reason).append(": ").append(detail);
+    // relation names, keys and details quote the wire's strings: escaped, so the message (and the
+    // log line of the failed task) is one line whatever a topic writer put in them
+    StringBuilder b =
+        new StringBuilder(160).append(reason).append(": ").append(LogText.escape(detail));
     if (relation != null) {
-      b.append(" [relation ").append(relation).append(']');
+      b.append(" [relation ").append(LogText.escape(relation)).append(']');
     }
     if (eventKey != null) {
-      b.append(" [event ").append(eventKey).append(']');
+      b.append(" [event ").append(LogText.escape(eventKey)).append(']');
     }
     if (sqlState != null) {
       b.append(" [SQLSTATE ").append(sqlState).append(']');

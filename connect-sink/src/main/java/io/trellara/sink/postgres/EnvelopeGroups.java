@@ -1,5 +1,6 @@
 package io.trellara.sink.postgres;
 
+import io.trellara.protocol.LogText;
 import io.trellara.protocol.TransactionBoundaryKey;
 import io.trellara.sink.port.ApplyException;
 import io.trellara.sink.port.ApplyResult;
@@ -9,10 +10,12 @@ import io.trellara.sink.port.TopicPartitionKey;
 import io.trellara.sink.postgres.apply.ChangeWriter;
 import io.trellara.sink.postgres.checkpoint.AppliedRecords;
 import io.trellara.sink.postgres.checkpoint.AppliedTransaction;
+import io.trellara.sink.postgres.checkpoint.BodyDigests;
 import io.trellara.sink.postgres.session.TargetSession;
 import io.trellara.sink.postgres.settings.ApplyOptions;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -84,7 +87,7 @@ final class EnvelopeGroups {
           "The target refused a group of {} source transactions (from {}; SQLSTATE {}): applying them one"
               + " target transaction each; the cause: {}",
           group.size(),
-          group.get(0).key().display(),
+          LogText.escape(group.get(0).key().display()),
           e.sqlState(),
           e.getMessage());
       applier.metrics().groupsSplit.incrementAndGet();
@@ -133,6 +136,35 @@ final class EnvelopeGroups {
       Map<TopicPartitionKey, Long> positions,
       int attempts) {}
 
+  /**
+   * A duplicate is skipped only when its body is the one applied under its identity ({@link
+   * BodyDigests}): one the target recorded before, or an earlier one of this group.
+   */
+  private static void requireSameBodies(
+      TargetSession s,
+      List<SourceTransaction> group,
+      List<FlowKey> keys,
+      List<AppliedTransaction> records,
+      Set<FlowKey> claimed,
+      Set<FlowKey> commitUnknown)
+      throws SQLException {
+    Map<FlowKey, String> first = new HashMap<>();
+    for (AppliedTransaction r : records) {
+      first.put(new FlowKey(r.datasetId(), r.key()), r.bodyDigest());
+    }
+    Map<FlowKey, String> recorded = new LinkedHashMap<>();
+    for (int i = 0; i < group.size(); i++) {
+      FlowKey k = keys.get(i);
+      String digest =
+          AppliedTransaction.of(group.get(i).envelope(), group.get(i).fromChunks()).bodyDigest();
+      BodyDigests.requireSame(k, first.get(k), digest);
+      if (!claimed.contains(k) && !commitUnknown.contains(k)) {
+        recorded.put(k, digest);
+      }
+    }
+    BodyDigests.requireSameBodies(s, recorded);
+  }
+
   private GroupOutcome applyGroup(List<SourceTransaction> group) {
     return executor.run(group.get(0).key().display(), (s, a) -> applyOnce(s, group, a));
   }
@@ -163,7 +195,7 @@ final class EnvelopeGroups {
     for (int i = 0; i < group.size(); i++) {
       SourceTransaction t = group.get(i);
       if (seen.add(keys.get(i))) {
-        records.add(AppliedTransaction.of(t.envelope()));
+        records.add(AppliedTransaction.of(t.envelope(), t.fromChunks()));
         attempt.order().readLastApplied(s, keys.get(i).flow());
         writer.beforeClaim(t.envelope());
       }
@@ -189,8 +221,9 @@ final class EnvelopeGroups {
           "Sink {} swept {} staged chunk(s) of an earlier publication of transactions up to {}",
           applier.options().sinkName(),
           claim.swept(),
-          group.get(group.size() - 1).key().display());
+          LogText.escape(group.get(group.size() - 1).key().display()));
     }
+    requireSameBodies(s, group, keys, records, claim.claimed(), commitUnknown);
     List<TransactionBoundaryKey> applied = new ArrayList<>();
     List<TransactionBoundaryKey> duplicates = new ArrayList<>();
     Set<FlowKey> toApply = new HashSet<>();

@@ -5,6 +5,7 @@ import io.trellara.connect.common.liveness.Stage;
 import io.trellara.connect.common.retry.Backoff;
 import io.trellara.connect.common.retry.Sleeper;
 import io.trellara.connect.common.retry.SqlFailures;
+import io.trellara.protocol.LogText;
 import io.trellara.protocol.validation.ProtocolViolationException;
 import io.trellara.sink.port.ApplyException;
 import io.trellara.sink.port.FlowKey;
@@ -132,14 +133,14 @@ public final class RetryingExecutor implements AutoCloseable {
           LOG.error(
               "Giving up on {} after {} ms and {} attempts: transient failures persisted (SQLSTATE"
                   + " {})",
-              eventKey,
+              LogText.escape(eventKey),
               backoff.outageMillis(),
               number,
               SqlFailures.sqlState(e));
           throw new ApplyException(
               ApplyException.Reason.RETRIES_EXHAUSTED,
               relation,
-              eventKey,
+              LogText.escape(eventKey),
               SqlFailures.sqlState(e),
               "transient failure persisted for "
                   + backoff.outageMillis()
@@ -155,7 +156,7 @@ public final class RetryingExecutor implements AutoCloseable {
           LOG.warn(
               "Transient failure applying {} (SQLSTATE {}, attempt {}, {} ms so far); retrying on a"
                   + " fresh connection in {} ms: {}",
-              eventKey,
+              LogText.escape(eventKey),
               SqlFailures.sqlState(e),
               number,
               backoff.outageMillis(),

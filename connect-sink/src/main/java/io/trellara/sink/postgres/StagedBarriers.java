@@ -1,6 +1,7 @@
 package io.trellara.sink.postgres;
 
 import io.trellara.protocol.EventKey;
+import io.trellara.protocol.LogText;
 import io.trellara.protocol.MessageKind;
 import io.trellara.protocol.TransactionBoundaryKey;
 import io.trellara.protocol.codec.Checksums;
@@ -25,10 +26,13 @@ import io.trellara.sink.postgres.apply.BarrierMerge;
 import io.trellara.sink.postgres.apply.ChangeWriter;
 import io.trellara.sink.postgres.checkpoint.AppliedRecords;
 import io.trellara.sink.postgres.checkpoint.AppliedTransaction;
+import io.trellara.sink.postgres.checkpoint.BodyDigests;
 import io.trellara.sink.postgres.checkpoint.CheckpointStore;
+import io.trellara.sink.postgres.checkpoint.StagingLimits;
 import io.trellara.sink.postgres.checkpoint.StagingStore;
 import io.trellara.sink.postgres.session.TargetSession;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -39,8 +43,15 @@ import java.util.Set;
  * staged or held chunks, merged in total order, in one target transaction with its dedup record).
  */
 final class StagedBarriers {
+  private static final org.slf4j.Logger LOG =
+      org.slf4j.LoggerFactory.getLogger(StagedBarriers.class);
+  private static final long AGE_SWEEP_EVERY_NANOS = 60_000_000_000L;
+
   private final TransactionApplier applier;
   private final RetryingExecutor executor;
+
+  /** When chunks past staging.retention.ms were last deleted (System.nanoTime), or 0: never. */
+  private long lastAgeSweep;
 
   StagedBarriers(TransactionApplier applier, RetryingExecutor executor) {
     this.applier = applier;
@@ -66,6 +77,14 @@ final class StagedBarriers {
             where,
             (s, a) -> {
               s.at(null, where);
+              sweepAged(s);
+              if (!chunks.isEmpty()) {
+                StagingLimits.requireRoom(
+                    s,
+                    applier.options().sinkName(),
+                    chunks,
+                    applier.options().flowBounds().maxStagedBytesPerFlow());
+              }
               boolean[] rows =
                   chunks.isEmpty()
                       ? new boolean[0]
@@ -167,6 +186,8 @@ final class StagedBarriers {
               s.at(null, key.display());
               boolean present = !CheckpointStore.findApplied(s, List.of(flowKey)).isEmpty();
               if (present) {
+                BodyDigests.requireSameBodies(
+                    s, Map.of(flowKey, BodyDigests.manifest(m.getChecksum())));
                 AppliedRecords.record(
                     s,
                     applier.options().sinkName(),
@@ -236,6 +257,30 @@ final class StagedBarriers {
                   });
             });
     return r;
+  }
+
+  /**
+   * Deletes chunks staged longer ago than staging.retention.ms, at most once a minute (or a tenth
+   * of the retention), in the staging transaction (so a sweep that fails rolls back with it, and is
+   * tried again).
+   */
+  private void sweepAged(TargetSession s) throws SQLException {
+    long now = System.nanoTime();
+    Duration retention = applier.options().flowBounds().stagingRetention();
+    long every = Math.min(AGE_SWEEP_EVERY_NANOS, retention.toNanos() / 10);
+    if (lastAgeSweep != 0 && now - lastAgeSweep < every) {
+      return;
+    }
+    int swept = StagingLimits.sweepAged(s, applier.options().sinkName(), retention);
+    lastAgeSweep = now;
+    if (swept > 0) {
+      LOG.warn(
+          "Sink {} deleted {} staged chunk(s) older than staging.retention.ms ({} ms): no barrier"
+              + " completed them",
+          LogText.escape(applier.options().sinkName()),
+          swept,
+          retention.toMillis());
+    }
   }
 
   Map<StagedLane, Long> stagedBehindOldest() {

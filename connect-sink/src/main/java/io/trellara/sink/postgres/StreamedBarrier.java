@@ -1,6 +1,7 @@
 package io.trellara.sink.postgres;
 
 import io.trellara.connect.common.retry.SqlFailures;
+import io.trellara.protocol.LogText;
 import io.trellara.protocol.Snapshots;
 import io.trellara.protocol.TransactionBoundaryKey;
 import io.trellara.protocol.v1.ChangeRecord;
@@ -19,6 +20,7 @@ import io.trellara.sink.port.TopicPartitionKey;
 import io.trellara.sink.postgres.apply.ChangeWriter;
 import io.trellara.sink.postgres.checkpoint.AppliedRecords;
 import io.trellara.sink.postgres.checkpoint.AppliedTransaction;
+import io.trellara.sink.postgres.checkpoint.BodyDigests;
 import io.trellara.sink.postgres.checkpoint.CheckpointStore;
 import io.trellara.sink.postgres.checkpoint.CommitOrder;
 import io.trellara.sink.postgres.session.TargetSession;
@@ -182,7 +184,7 @@ public final class StreamedBarrier implements TargetStream {
       LOG.info(
           "Applying {} as its chunks arrive: {} chunk(s), {} change(s) written in {} s, not yet visible"
               + " (commits at its commit marker)",
-          key.display(),
+          LogText.escape(key.display()),
           nextIndex,
           changes,
           (now - started) / 1_000_000_000L);
@@ -210,6 +212,10 @@ public final class StreamedBarrier implements TargetStream {
         () -> {
           writer.flush();
           session.at(null, key.display());
+          if (alreadyApplied) {
+            BodyDigests.requireSameBodies(
+                session, java.util.Map.of(flowKey, BodyDigests.manifest(manifest.getChecksum())));
+          }
           List<AppliedTransaction> records =
               alreadyApplied
                   ? List.of()
@@ -241,7 +247,7 @@ public final class StreamedBarrier implements TargetStream {
     if (ms >= PROGRESS_LOG_NANOS / 1_000_000L) {
       LOG.info(
           "Applied {} as its chunks arrived: {} chunk(s), {} change(s), {} ms from first chunk to commit",
-          key.display(),
+          LogText.escape(key.display()),
           nextIndex,
           changes,
           ms);

@@ -55,7 +55,7 @@ public final class TransactionApplier implements Target, AutoCloseable {
   private final RelationMapper mapper;
   private final ApplyOptions options;
   private final ApplyMetrics metrics = new ApplyMetrics();
-  private final CommitOrder order = new CommitOrder();
+  private final CommitOrder order;
   private final RetryingExecutor executor;
   private final AsyncCommits asyncCommits = new AsyncCommits();
 
@@ -101,6 +101,7 @@ public final class TransactionApplier implements Target, AutoCloseable {
     this.connections = Objects.requireNonNull(connections, "connections");
     this.mapper = Objects.requireNonNull(mapper, "mapper");
     this.options = Objects.requireNonNull(options, "options");
+    this.order = new CommitOrder(options.flowBounds());
     this.mainWatch = new SessionWatch(connections);
     this.streamWatch = new SessionWatch(connections);
     if (options.stallTimeout().isZero() || options.stallTimeout().isNegative()) {

@@ -165,4 +165,54 @@ class SinkConfigRulesTest {
     assertThatThrownBy(() -> new TrellaraSinkTask().start(c))
         .hasMessageContaining("relation.allowlist");
   }
+
+  /**
+   * A transform runs between the converter that verified the checksum and the task: it could hand
+   * the task a value other than the bytes the source wrote. Any is refused, at validate() and
+   * start.
+   */
+  @Test
+  void refusesAnySingleMessageTransform() {
+    Map<String, String> c = valid();
+    c.put("transforms", "route");
+    c.put("transforms.route.type", "org.apache.kafka.connect.transforms.RegexRouter");
+    assertThat(errorsOf(c, "transforms"))
+        .singleElement()
+        .asString()
+        .contains("transforms=route")
+        .contains("checksum");
+    assertThatThrownBy(() -> new TrellaraSinkConnector().start(c))
+        .hasMessageContaining("transforms: ");
+    assertThatThrownBy(() -> new TrellaraSinkTask().start(c)).hasMessageContaining("transforms");
+    c.put("transforms", " ");
+    assertThat(errorsOf(c, "transforms")).isEmpty();
+  }
+
+  @Test
+  void theFlowSettingsReachTheApplier() {
+    Map<String, String> c = valid();
+    c.put("source.ids", "shop-primary, shop-replica");
+    c.put("dataset.ids", "orders");
+    c.put("order.max.lsn.advance.bytes", "1048576");
+    var bounds = new TrellaraSinkConfig(c).applyOptions("s").flowBounds();
+    assertThat(bounds.sourceIds()).containsExactlyInAnyOrder("shop-primary", "shop-replica");
+    assertThat(bounds.configured("shop-primary", "orders")).isTrue();
+    assertThat(bounds.configured("intruder", "orders")).isFalse();
+    assertThat(bounds.maxLsnAdvanceBytes()).isEqualTo(1L << 20);
+    assertThat(new TrellaraSinkConfig(valid()).applyOptions("s").flowBounds().maxLsnAdvanceBytes())
+        .isEqualTo(1L << 40);
+  }
+
+  /** A retention shorter than a barrier may wait would delete the chunks of a real barrier. */
+  @Test
+  void refusesAStagingRetentionThatABarrierMayOutwait() {
+    Map<String, String> c = valid();
+    c.put("staging.retention.ms", "600000");
+    assertThat(errorsOf(c, "staging.retention.ms"))
+        .singleElement()
+        .asString()
+        .contains("barrier.max.wait.ms");
+    c.put("barrier.max.wait.ms", "60000");
+    assertThat(errorsOf(c, "staging.retention.ms")).isEmpty();
+  }
 }

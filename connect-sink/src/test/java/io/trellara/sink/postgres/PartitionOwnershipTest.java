@@ -100,7 +100,7 @@ class PartitionOwnershipTest {
             s,
             "s",
             zombie.owner(),
-            List.of(AppliedTransaction.of(t.envelope())),
+            List.of(AppliedTransaction.of(t.envelope(), false)),
             Map.of(T0, 1L),
             false);
         CompletableFuture<Map<TopicPartitionKey, Long>> claim =

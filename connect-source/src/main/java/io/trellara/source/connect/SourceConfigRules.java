@@ -61,12 +61,33 @@ final class SourceConfigRules {
   }
 
   /**
+   * The keys parse, the signing key is listed, and the converter writes the bytes that are signed.
+   */
+  private static void authentication(TrellaraSourceConfig c, List<String[]> errors) {
+    try {
+      if (RecordSigning.of(c) != RecordSigning.OFF
+          && "json".equalsIgnoreCase(String.valueOf(c.originals().get("value.converter.render")))) {
+        errors.add(
+            new String[] {
+              "value.converter.render",
+              "render=json writes JSON, not the protobuf bytes a record is signed over: use"
+                  + " render=protobuf with record authentication"
+            });
+      }
+    } catch (org.apache.kafka.common.config.ConfigException e) {
+      errors.add(
+          new String[] {io.trellara.connect.common.auth.AuthDefinitions.MODE, e.getMessage()});
+    }
+  }
+
+  /**
    * Cross-field rules, written once: reported by validate() and enforced at start. Empty when fine.
    */
   static List<String[]> crossFieldErrors(TrellaraSourceConfig c) {
     List<String[]> errors = new java.util.ArrayList<>();
     errors.addAll(frameworkErrors(c.originals()));
     records(c, errors);
+    authentication(c, errors);
     if (c.getInt(PROTOCOL_VERSION) == 1
         && "true".equalsIgnoreCase(String.valueOf(c.originals().get(STREAMING)).trim())) {
       errors.add(

@@ -37,6 +37,7 @@ final class TransactionRecords {
   private Map<String, Object> lastOffset;
   private String runningSnapshotLsn;
   private Map<String, Object> runningOffset;
+  private RecordSigning signing = RecordSigning.OFF;
 
   /**
    * @param resumedFrom the position the task resumed from: what records before its first closing
@@ -69,7 +70,8 @@ final class TransactionRecords {
             config.partitionedTopic(),
             started.server(),
             started.decision().position())
-        .dataset(started.settings().datasetId());
+        .dataset(started.settings().datasetId())
+        .signing(RecordSigning.of(config));
   }
 
   /** A record that remembers which transaction it belongs to, for acknowledgement. */
@@ -116,6 +118,17 @@ final class TransactionRecords {
   /** The dataset this task publishes; recorded in every closing record's offset. */
   private String datasetId;
 
+  /** How records are signed (docs/protocol.md, Record authentication). */
+  TransactionRecords signing(RecordSigning signing) {
+    this.signing = signing;
+    return this;
+  }
+
+  /** The key id records are signed with, or empty. */
+  String signingKeyId() {
+    return signing.keyId();
+  }
+
   TransactionRecords dataset(String datasetId) {
     this.datasetId = datasetId;
     return this;
@@ -155,7 +168,7 @@ final class TransactionRecords {
         topic,
         o.partition(),
         o.key().display(),
-        o.value(),
+        signing.sign(topic, o.partition(), o.value()),
         o.commitTimestampMs(),
         headers,
         o.sequence());

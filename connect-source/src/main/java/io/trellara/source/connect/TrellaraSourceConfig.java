@@ -128,6 +128,7 @@ public final class TrellaraSourceConfig extends AbstractConfig {
     ConnectionDefinitions.define(d);
     ReplicationDefinitions.define(d);
     FlowDefinitions.define(d);
+    io.trellara.connect.common.auth.AuthDefinitions.define(d, true);
     return d;
   }
 

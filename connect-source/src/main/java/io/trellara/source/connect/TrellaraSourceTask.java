@@ -80,6 +80,7 @@ public class TrellaraSourceTask extends SourceTask {
     publishing = new PublishLiveness(engine.watchdog(), acks);
     metrics =
         new SourceTaskMetrics(connector, props.getOrDefault(TASK_ID, "0"), engine, publishing)
+            .signingWith(records.signingKeyId())
             .start();
   }
 

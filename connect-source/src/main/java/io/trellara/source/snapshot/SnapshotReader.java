@@ -1,6 +1,7 @@
 package io.trellara.source.snapshot;
 
 import io.trellara.connect.common.SessionTimeouts;
+import io.trellara.protocol.LogText;
 import io.trellara.protocol.Lsn;
 import io.trellara.source.pg.PgEndpoint;
 import java.io.IOException;
@@ -264,7 +265,7 @@ public final class SnapshotReader {
     progress.tableDone();
     LOG.info(
         "Snapshot read table {}: {} rows in {} ms{}",
-        t.display(),
+        LogText.escape(t.display()),
         rows[0],
         System.currentTimeMillis() - started,
         order(t));

@@ -1,5 +1,6 @@
 package io.trellara.source.snapshot;
 
+import io.trellara.protocol.LogText;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
@@ -157,7 +158,7 @@ final class TableReadAhead implements AutoCloseable {
     }
     LOG.info(
         "Snapshot read table {} ahead: {} rows in {} ms",
-        t.display(),
+        LogText.escape(t.display()),
         rows,
         System.currentTimeMillis() - started);
     return new ReadTable(t, file, rows);

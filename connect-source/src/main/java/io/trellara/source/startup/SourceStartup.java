@@ -1,5 +1,6 @@
 package io.trellara.source.startup;
 
+import io.trellara.protocol.LogText;
 import io.trellara.protocol.Lsn;
 import io.trellara.source.kafka.TopicTail;
 import io.trellara.source.kafka.TopicTailReader;
@@ -206,8 +207,8 @@ public final class SourceStartup {
               PublishedTables.load(settings.database(), settings.capturedTables().ddlRoles()));
       LOG.info(
           "Source task captures publication {} ({}); DDL capture {}",
-          s.publicationName(),
-          s.capturedTables(),
+          LogText.escape(s.publicationName()),
+          LogText.escape(String.valueOf(s.capturedTables())),
           s.ddlCapture() ? "on" : "off (trellara.ddl messages are ignored)");
       return s;
     } catch (SQLException e) {

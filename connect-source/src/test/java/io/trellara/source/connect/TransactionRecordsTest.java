@@ -129,4 +129,45 @@ class TransactionRecordsTest {
     assertThat(StoredOffset.of(marker.sourceOffset())).isInstanceOf(StoredOffset.At.class);
     assertThat(headers(marker)).containsEntry("trellara.offset.transaction_id", "snapshot");
   }
+
+  /**
+   * With a key, every record leaves as a SignedMessage: the encoded bytes and a tag over them, the
+   * topic and the partition the task chose (a lane of the partitioned topic here).
+   */
+  @Test
+  void signsEachRecordOverItsBytesTopicAndPartitionWithTheConfiguredKey() {
+    Map<String, String> props =
+        TrellaraSourceConfigTest.with(
+            "record.authentication.keys", "k1=one-source-secret-001,k2=two-source-secret-002",
+            "record.authentication.key.id", "k2");
+    TransactionRecords records =
+        records(new StoredOffset.None()).signing(RecordSigning.of(new TrellaraSourceConfig(props)));
+    assertThat(records.signingKeyId()).isEqualTo("k2");
+    io.trellara.protocol.codec.EncodedMessage chunk =
+        io.trellara.protocol.codec.TrellaraCodec.encode(
+            io.trellara.protocol.sample.SampleTransactions.envelope(2, false));
+    Outbound o =
+        new Outbound(
+            Outbound.Destination.PARTITIONED,
+            4,
+            MessageKind.ENVELOPE,
+            chunk,
+            new TransactionBoundaryKey("orders", "db", "0/2000000", "771"),
+            BoundaryVocabulary.STRICT,
+            1L,
+            new EventCounts(1, 0),
+            1,
+            0,
+            10);
+    SourceRecord r = records.record(o);
+    var signed = (io.trellara.protocol.auth.SignedMessage) r.value();
+    assertThat(signed.message()).isSameAs(chunk);
+    var verifier =
+        new io.trellara.protocol.auth.RecordVerifier(
+            java.util.List.of(
+                io.trellara.protocol.auth.AuthKey.ofText("k2", "two-source-secret-002")),
+            false);
+    assertThat(verifier.verify("lanes", 4, chunk.bytes(), signed.authHeader())).isEqualTo("k2");
+    assertThat(records(new StoredOffset.None()).record(o).value()).isSameAs(chunk); // off
+  }
 }

@@ -52,6 +52,27 @@ class TrellaraSourceConfigTest {
   }
 
   @Test
+  void recordAuthenticationNeedsKeysAListedSigningKeyAndProtobufBytes() {
+    assertThat(errors(with("record.authentication", "required")))
+        .containsKey("record.authentication");
+    assertThat(
+            errors(
+                with(
+                    "record.authentication.keys", "k1=one-source-secret-001",
+                    "record.authentication.key.id", "k9")))
+        .hasEntrySatisfying("record.authentication", m -> assertThat(m).contains("k9"));
+    assertThat(errors(with("record.authentication.keys", "k1=short")))
+        .hasEntrySatisfying("record.authentication", m -> assertThat(m).contains("at least 16"));
+    assertThat(
+            errors(
+                with(
+                    "record.authentication.keys", "k1=one-source-secret-001",
+                    "value.converter.render", "json")))
+        .containsKey("value.converter.render");
+    assertThat(errors(with("record.authentication.keys", "k1=one-source-secret-001"))).isEmpty();
+  }
+
+  @Test
   void aCompleteConfigWithSizedProducerHasNoCrossFieldError() {
     assertThat(errors(valid())).isEmpty();
   }

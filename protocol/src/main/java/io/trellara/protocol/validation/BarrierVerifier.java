@@ -329,21 +329,35 @@ public final class BarrierVerifier {
   }
 
   /**
-   * The total_orders of a barrier's events, each marked once: a bit per order, a set for absurdly
-   * large ones.
+   * The total_orders of a barrier's events, each marked once. Its memory follows the events marked,
+   * never the values the wire declares: an order below a window that grows with the marks (64 per
+   * event marked, plus 4096) takes a bit, any other a set entry. A bit per order up to the largest
+   * one would let one 174-byte chunk with total_order 2^31-2 allocate a 256 MiB bitset.
    */
   static final class TotalOrders {
+    private static final long BITS_PER_MARK = 64;
+    private static final long BASE_BITS = 4096;
+
     private final BitSet small = new BitSet();
     private final Set<Long> large = new HashSet<>();
+    private long marks;
 
     /** Marks {@code order}; false when it was marked before. */
     boolean mark(long order) {
-      if (order >= 0 && order < Integer.MAX_VALUE) {
-        boolean before = small.get((int) order);
+      // the window only grows: an order kept in the set may fall inside it later, so both are asked
+      long window = Math.min(Integer.MAX_VALUE, BASE_BITS + BITS_PER_MARK * marks);
+      marks++;
+      if (order >= 0 && order < window) {
+        boolean before = small.get((int) order) || !large.isEmpty() && large.contains(order);
         small.set((int) order);
         return !before;
       }
       return large.add(order);
+    }
+
+    /** Bits the window may hold now: what the bitset can have grown to. */
+    long windowBits() {
+      return Math.min(Integer.MAX_VALUE, BASE_BITS + BITS_PER_MARK * marks);
     }
 
     void mark(long order, String key, Violations v) {

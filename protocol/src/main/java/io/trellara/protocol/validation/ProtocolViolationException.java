@@ -1,5 +1,7 @@
 package io.trellara.protocol.validation;
 
+import io.trellara.protocol.LogText;
+
 /**
  * A wire-contract violation: names the rule, the offending field and the event key (or the
  * transaction identity when no single event is at fault). Never recoverable by skipping: the
@@ -17,14 +19,15 @@ public class ProtocolViolationException extends RuntimeException {
 
   public ProtocolViolationException(
       ProtocolRule rule, String field, String eventKey, String detail, Throwable cause) {
+    // the field names, key and detail quote the wire's strings: escaped, so the message is one line
     super(
         rule.name()
             + " at "
-            + field
+            + LogText.escape(field)
             + " ["
-            + (eventKey == null || eventKey.isEmpty() ? "?" : eventKey)
+            + (eventKey == null || eventKey.isEmpty() ? "?" : LogText.escape(eventKey))
             + "]: "
-            + detail
+            + LogText.escape(detail)
             + " (rule: "
             + rule.description()
             + ")",

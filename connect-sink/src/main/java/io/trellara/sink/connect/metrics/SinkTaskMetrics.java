@@ -12,7 +12,6 @@ import io.trellara.sink.port.BarrierResult;
 import io.trellara.sink.port.SourceTransaction;
 import io.trellara.sink.postgres.ApplyMetrics;
 import java.util.List;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import javax.management.JMException;
@@ -121,19 +120,7 @@ public final class SinkTaskMetrics
    * Registers the MXBean and starts the ticker; a JMX failure is logged, never fatal to the task.
    */
   public SinkTaskMetrics start() {
-    ticker =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t =
-                  new Thread(
-                      r,
-                      "trellara-metrics-"
-                          + name.getKeyProperty("connector")
-                          + "-"
-                          + name.getKeyProperty("task"));
-              t.setDaemon(true);
-              return t;
-            });
+    ticker = TaskMBeans.ticker(name);
     ticker.scheduleAtFixedRate(
         () -> appliedRate.tick(System.nanoTime(), apply.transactionsApplied()),
         0,
@@ -201,6 +188,18 @@ public final class SinkTaskMetrics
     if (ticker != null) {
       ticker.shutdownNow();
     }
+  }
+
+  private volatile String authenticationKeyId = "off";
+
+  /** The key id records are now signed with ("none" when on and nothing was signed yet). */
+  public void authenticatedWith(String keyId) {
+    authenticationKeyId = keyId;
+  }
+
+  @Override
+  public String getAuthenticationKeyId() {
+    return authenticationKeyId;
   }
 
   @Override

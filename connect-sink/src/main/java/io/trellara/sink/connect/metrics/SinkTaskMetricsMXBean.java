@@ -15,6 +15,12 @@ public interface SinkTaskMetricsMXBean {
    */
   String getBoundaryMode();
 
+  /**
+   * The key id of the last record authenticated (record.authentication): "off" when authentication
+   * is off, "none" before a signed record arrived.
+   */
+  String getAuthenticationKeyId();
+
   /** Source transactions applied to the target (committed there). */
   long getTransactionsApplied();
 

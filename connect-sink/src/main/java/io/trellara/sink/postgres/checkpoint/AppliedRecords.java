@@ -40,11 +40,11 @@ public final class AppliedRecords {
             applied AS (
               INSERT INTO trellara_sink.applied_transactions (source_id, commit_lsn, commit_lsn_value,
                   transaction_id, database_id, dataset_id, protocol_version, row_identity_version,
-                  commit_timestamp, event_count, change_count, ddl_count, sink_name)
-              SELECT s, l::pg_lsn, lv::numeric, t, d, ds, pv, %d, pg_catalog.to_timestamp(ts / 1000.0), ec, cc, dc, ?
+                  commit_timestamp, event_count, change_count, ddl_count, sink_name, body_digest)
+              SELECT s, l::pg_lsn, lv::numeric, t, d, ds, pv, %d, pg_catalog.to_timestamp(ts / 1000.0), ec, cc, dc, ?, bd
                 FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::int[],
-                            ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[])
-                     AS u(s, l, lv, t, d, ds, pv, ts, ec, cc, dc)
+                            ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::text[])
+                     AS u(s, l, lv, t, d, ds, pv, ts, ec, cc, dc, bd)
               ON CONFLICT (source_id, dataset_id, commit_lsn, transaction_id) DO NOTHING
               RETURNING source_id, dataset_id, commit_lsn, transaction_id),
             progress AS (
@@ -161,6 +161,7 @@ public final class AppliedRecords {
     Long[] ec = new Long[n];
     Long[] cc = new Long[n];
     Long[] dc = new Long[n];
+    String[] bd = new String[n];
     for (int i = 0; i < n; i++) {
       AppliedTransaction e = applied.get(i);
       s[i] = e.sourceId();
@@ -174,6 +175,7 @@ public final class AppliedRecords {
       cc[i] = e.changeCount();
       dc[i] = e.ddlCount();
       ec[i] = cc[i] + dc[i];
+      bd[i] = e.bodyDigest();
     }
     String[] topics = new String[positions.size()];
     Integer[] partitions = new Integer[positions.size()];
@@ -203,6 +205,7 @@ public final class AppliedRecords {
     for (Object[] a : new Object[][] {ts, ec, cc, dc}) {
       ps.setArray(p++, session.array("int8", a));
     }
+    ps.setArray(p++, session.array("text", bd));
     ps.setString(p++, sinkName);
     ps.setArray(p++, session.array("text", topics));
     ps.setArray(p++, session.array("int4", partitions));

@@ -20,8 +20,10 @@ public record AppliedTransaction(
     int protocolVersion,
     long commitTimestampMs,
     long changeCount,
-    long ddlCount) {
+    long ddlCount,
+    String bodyDigest) {
   public AppliedTransaction {
+    Objects.requireNonNull(bodyDigest, "bodyDigest");
     Objects.requireNonNull(sourceId, "sourceId");
     Objects.requireNonNull(databaseId, "databaseId");
     Objects.requireNonNull(datasetId, "datasetId");
@@ -29,7 +31,12 @@ public record AppliedTransaction(
     Objects.requireNonNull(transactionId, "transactionId");
   }
 
-  public static AppliedTransaction of(TransactionEnvelope e) {
+  /**
+   * An envelope as it arrived, or ({@code fromChunks}) reassembled from a barrier in memory: its
+   * checksum field then holds the manifest's (see {@code WholeBarrier}), so the digest names the
+   * same body as the staged or streamed apply of that barrier would.
+   */
+  public static AppliedTransaction of(TransactionEnvelope e, boolean fromChunks) {
     return new AppliedTransaction(
         e.getSourceId(),
         e.getDatabaseId(),
@@ -39,7 +46,8 @@ public record AppliedTransaction(
         e.getProtocolVersion(),
         e.getCommitTimestampMs(),
         e.getChangesCount(),
-        e.getDdlEventsCount());
+        e.getDdlEventsCount(),
+        fromChunks ? BodyDigests.manifest(e.getChecksum()) : BodyDigests.envelope(e.getChecksum()));
   }
 
   public static AppliedTransaction of(TransactionManifest m, long changeCount, long ddlCount) {
@@ -52,7 +60,8 @@ public record AppliedTransaction(
         m.getProtocolVersion(),
         m.getSourceCommitTimestampMs(),
         changeCount,
-        ddlCount);
+        ddlCount,
+        BodyDigests.manifest(m.getChecksum()));
   }
 
   public long eventCount() {

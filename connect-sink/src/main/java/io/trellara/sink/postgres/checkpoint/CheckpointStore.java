@@ -72,6 +72,8 @@ public final class CheckpointStore {
               ADD PRIMARY KEY (source_id, dataset_id, commit_lsn, transaction_id);
           END IF;
         END $$""",
+    // what body each identity was applied with (see BodyDigests); null on rows applied before
+    "ALTER TABLE trellara_sink.applied_transactions ADD COLUMN IF NOT EXISTS body_digest text",
     "DROP INDEX IF EXISTS trellara_sink.applied_transactions_order",
     """
         CREATE INDEX IF NOT EXISTS applied_transactions_flow_order

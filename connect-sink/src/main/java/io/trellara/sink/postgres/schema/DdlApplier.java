@@ -1,5 +1,6 @@
 package io.trellara.sink.postgres.schema;
 
+import io.trellara.protocol.LogText;
 import io.trellara.protocol.v1.DdlEvent;
 import io.trellara.sink.port.ApplyException;
 import io.trellara.sink.postgres.ddl.ReplayableStatement;
@@ -40,9 +41,9 @@ public final class DdlApplier {
         refuseRename(d, key);
         LOG.debug(
             "DDL event {} ({} {}) not run: schema changes arrive as schema versions",
-            key,
-            d.getCommandTag(),
-            d.getObjectIdentity());
+            LogText.escape(key),
+            LogText.escape(d.getCommandTag()),
+            LogText.escape(d.getObjectIdentity()));
         skipped++;
         return false;
       }
@@ -112,8 +113,8 @@ public final class DdlApplier {
     session.at(accepted.toString(), key);
     LOG.info(
         "Replaying DDL event {} ({}) on the target, as ddl.apply=replay trusts the topic's writers",
-        key,
-        accepted);
+        LogText.escape(key),
+        LogText.escape(accepted.toString()));
     setLocal("standard_conforming_strings", "on");
     java.util.Set<String> before = types.columns(accepted.objects());
     setLocal("search_path", "pg_catalog, " + Identifiers.quote(schema));

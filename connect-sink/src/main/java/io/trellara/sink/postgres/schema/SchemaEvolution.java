@@ -1,6 +1,7 @@
 package io.trellara.sink.postgres.schema;
 
 import com.google.protobuf.InvalidProtocolBufferException;
+import io.trellara.protocol.LogText;
 import io.trellara.protocol.v1.ColumnDefinition;
 import io.trellara.protocol.v1.RelationId;
 import io.trellara.protocol.v1.SchemaVersion;
@@ -137,12 +138,12 @@ public final class SchemaEvolution {
       }
       LOG.info(
           "Schema evolution of {} for schema version {} of {}.{} (event {}): {}",
-          target.quoted(),
-          version.getFingerprint(),
-          source.getSchema(),
-          source.getTable(),
-          eventKey,
-          actions);
+          LogText.escape(target.quoted()),
+          LogText.escape(version.getFingerprint()),
+          LogText.escape(source.getSchema()),
+          LogText.escape(source.getTable()),
+          LogText.escape(eventKey),
+          LogText.escape(actions.toString()));
       tables.alter(table, String.join(", ", actions), eventKey);
       table = tables.describe(target);
       changes++;

@@ -46,6 +46,8 @@ import java.util.Objects;
  *     zero: no bound)
  * @param retryJitter the share of each retry delay taken off at random (default 0.2), so tasks that
  *     failed together do not retry together
+ * @param flowBounds how far a flow's commit LSN may advance, and which flows are applied (default
+ *     {@link FlowBounds#DEFAULT}: 1 TiB, any flow)
  */
 public record ApplyOptions(
     String sinkName,
@@ -67,7 +69,8 @@ public record ApplyOptions(
     SnapshotTargetPolicy snapshotTarget,
     SnapshotApplyMode snapshotApply,
     Duration stallTimeout,
-    double retryJitter) {
+    double retryJitter,
+    FlowBounds flowBounds) {
   public static final int DEFAULT_GROUP_MAX_TRANSACTIONS = 500;
   public static final int DEFAULT_GROUP_MAX_CHANGES = 10_000;
 
@@ -98,6 +101,7 @@ public record ApplyOptions(
       throw new IllegalArgumentException("copyThreshold must be >= 1");
     }
     Objects.requireNonNull(stallTimeout, "stallTimeout");
+    Objects.requireNonNull(flowBounds, "flowBounds");
   }
 
   /** The one retry policy, with this sink's figures. */
@@ -133,7 +137,8 @@ public record ApplyOptions(
         .snapshotTarget(snapshotTarget)
         .snapshotApply(snapshotApply)
         .stallTimeout(stallTimeout)
-        .retryJitter(retryJitter);
+        .retryJitter(retryJitter)
+        .flowBounds(flowBounds);
   }
 
   public static final class Builder {
@@ -157,6 +162,7 @@ public record ApplyOptions(
     private SnapshotApplyMode snapshotApply = SnapshotApplyMode.ATOMIC;
     private Duration stallTimeout = Duration.ofMinutes(5);
     private double retryJitter = 0.2;
+    private FlowBounds flowBounds = FlowBounds.DEFAULT;
 
     private Builder(String sinkName) {
       this.sinkName = sinkName;
@@ -257,6 +263,11 @@ public record ApplyOptions(
       return this;
     }
 
+    public Builder flowBounds(FlowBounds v) {
+      flowBounds = v;
+      return this;
+    }
+
     public ApplyOptions build() {
       return new ApplyOptions(
           sinkName,
@@ -278,7 +289,8 @@ public record ApplyOptions(
           snapshotTarget,
           snapshotApply,
           stallTimeout,
-          retryJitter);
+          retryJitter,
+          flowBounds);
     }
   }
 }

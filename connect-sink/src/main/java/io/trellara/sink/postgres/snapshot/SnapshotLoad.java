@@ -1,5 +1,6 @@
 package io.trellara.sink.postgres.snapshot;
 
+import io.trellara.protocol.LogText;
 import io.trellara.protocol.Snapshots;
 import io.trellara.sink.port.ApplyException;
 import io.trellara.sink.port.FlowKey;
@@ -78,9 +79,9 @@ public final class SnapshotLoad {
       LOG.info(
           "Snapshot of {}/{} replaces the rows of {}: the same source fed this target before (its slot or"
               + " offsets were lost and it snapshots again)",
-          sourceId,
-          datasetId,
-          target.quoted());
+          LogText.escape(sourceId),
+          LogText.escape(datasetId),
+          LogText.escape(target.quoted()));
       truncate(table);
       return;
     }
@@ -100,17 +101,17 @@ public final class SnapshotLoad {
       case TRUNCATE -> {
         LOG.info(
             "snapshot.target.nonempty=truncate: the snapshot of {}/{} replaces the rows of {}",
-            sourceId,
-            datasetId,
-            target.quoted());
+            LogText.escape(sourceId),
+            LogText.escape(datasetId),
+            LogText.escape(target.quoted()));
         truncate(table);
       }
       case UPSERT -> {
         LOG.info(
             "snapshot.target.nonempty=upsert: the snapshot of {}/{} is written over the rows of {}",
-            sourceId,
-            datasetId,
-            target.quoted());
+            LogText.escape(sourceId),
+            LogText.escape(datasetId),
+            LogText.escape(target.quoted()));
         upserted.add(target);
       }
     }

@@ -1,5 +1,6 @@
 package io.trellara.sink.postgres.snapshot;
 
+import io.trellara.protocol.LogText;
 import io.trellara.protocol.v1.ChangeRecord;
 import io.trellara.protocol.v1.RelationId;
 import io.trellara.protocol.v1.SchemaVersion;
@@ -79,7 +80,7 @@ public final class SnapshotTableCommits {
       LOG.info(
           "Snapshot {}: {} table(s) committed by an earlier delivery (through total_order {}); resuming"
               + " after them",
-          key.display(),
+          LogText.escape(key.display()),
           tables,
           through);
     }
@@ -141,7 +142,7 @@ public final class SnapshotTableCommits {
     if (tablesCommitted > 0 || resumeAfter > 0) {
       LOG.info(
           "Snapshot {}: the last table commits with the snapshot ({} committed one by one before it)",
-          key.display(),
+          LogText.escape(key.display()),
           tablesCommitted);
     }
   }
@@ -168,8 +169,8 @@ public final class SnapshotTableCommits {
     tablesCommitted++;
     LOG.info(
         "Snapshot {}: table {} committed ({} rows; snapshot.apply=per_table)",
-        key.display(),
-        name(current),
+        LogText.escape(key.display()),
+        LogText.escape(String.valueOf(name(current))),
         currentRows);
   }
 

@@ -1,5 +1,6 @@
 package io.trellara.source.capture.ddl;
 
+import io.trellara.protocol.LogText;
 import io.trellara.protocol.Lsn;
 import io.trellara.protocol.v1.DdlEvent;
 import io.trellara.protocol.v1.RelationId;

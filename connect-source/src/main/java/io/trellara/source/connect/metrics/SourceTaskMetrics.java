@@ -8,7 +8,6 @@ import io.trellara.source.pg.SlotLagSampler;
 import io.trellara.source.replication.CaptureEngine;
 import io.trellara.source.replication.CaptureMetrics;
 import io.trellara.source.replication.ack.PublishLiveness;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
@@ -41,6 +40,7 @@ public final class SourceTaskMetrics implements SourceTaskMetricsMXBean, AutoClo
   private volatile long lastPublishedCommitMs = -1;
   private volatile long lastAcknowledgedCommitMs = -1;
   private ScheduledExecutorService ticker;
+  private volatile String authenticationKeyId = "off";
 
   public SourceTaskMetrics(
       String connector, String task, CaptureEngine engine, PublishLiveness publishing) {
@@ -59,19 +59,7 @@ public final class SourceTaskMetrics implements SourceTaskMetricsMXBean, AutoClo
    * Registers the MXBean and starts the ticker; a JMX failure is logged, never fatal to the task.
    */
   public SourceTaskMetrics start() {
-    ticker =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t =
-                  new Thread(
-                      r,
-                      "trellara-metrics-"
-                          + name.getKeyProperty("connector")
-                          + "-"
-                          + name.getKeyProperty("task"));
-              t.setDaemon(true);
-              return t;
-            });
+    ticker = TaskMBeans.ticker(name);
     ticker.scheduleAtFixedRate(this::tick, 0, 1, TimeUnit.SECONDS);
     ticker.scheduleWithFixedDelay(lag::sample, 0, LAG_SAMPLE_SECONDS, TimeUnit.SECONDS);
     try {
@@ -248,6 +236,17 @@ public final class SourceTaskMetrics implements SourceTaskMetricsMXBean, AutoClo
   @Override
   public long getDdlEventsDropped() {
     return capture.ddlEventsDropped();
+  }
+
+  /** The signing key id, or empty when records are not signed. */
+  public SourceTaskMetrics signingWith(String keyId) {
+    authenticationKeyId = keyId.isEmpty() ? "off" : keyId;
+    return this;
+  }
+
+  @Override
+  public String getAuthenticationKeyId() {
+    return authenticationKeyId;
   }
 
   @Override

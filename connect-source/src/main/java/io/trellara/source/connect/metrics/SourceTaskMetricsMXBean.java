@@ -106,6 +106,9 @@ public interface SourceTaskMetricsMXBean {
    */
   String getBoundaryMode();
 
+  /** The id of the key records are signed with (record.authentication), or "off". */
+  String getAuthenticationKeyId();
+
   /** End LSN of the last transaction Kafka acknowledged (what PostgreSQL may discard WAL up to). */
   String getLastAcknowledgedLsn();
 
