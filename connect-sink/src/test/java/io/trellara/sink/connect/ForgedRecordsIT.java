@@ -58,6 +58,7 @@ class ForgedRecordsIT {
   static final Duration WAIT = Duration.ofSeconds(60);
   static final int ACCOUNTS = 5;
   static final String REAL = "real-src";
+  static final String BYTES = "org.apache.kafka.connect.converters.ByteArrayConverter";
   static final RelationId SECRET = rel("public", "secret");
   static final String SECRET_CHANGED =
       "SELECT count(*) FROM pg_class c WHERE c.relname = 'secret' AND (SELECT count(*) FROM secret"
@@ -381,6 +382,10 @@ class ForgedRecordsIT {
     extra.putAll(attack.config());
     if (authentication) {
       extra.put("record.authentication.keys", "k1=the-real-source-secret-0001");
+      // nothing parses a record before it is authenticated: TrellaraConverter would verify and
+      // validate a forged record's bytes first (docs/security.md, "Record authentication")
+      extra.put("value.converter", BYTES);
+      extra.put("header.converter", BYTES);
     }
     return ConnectorConfigs.sink(dst, topic, extra);
   }
