@@ -47,10 +47,13 @@ import org.slf4j.LoggerFactory;
  * authentication off, where the sink's other defences must hold (nothing FAILED), and on, where
  * every attack must be refused as {@code AUTH_FAILED} before anything else looks at it.
  *
- * <p>One sink per attack on a fresh topic, the target reset between attacks. To add an attack, add
- * one entry to {@link #ATTACKS}: a name, its records ({@link Forged}), and the SQL that counts its
- * harm on the target (tables {@code account}, {@code ledger}, allowlisted, and {@code secret},
- * not).
+ * <p>One sink per attack on a fresh topic of one shared stack, the target reset between attacks. To
+ * add an attack, add one entry to {@link #ATTACKS} or {@link ForgedAttacks}: a name, its records
+ * ({@link Forged}), the SQL that counts its harm on the target (tables {@code account}, {@code
+ * ledger}, {@code event}, allowlisted, and {@code secret}, not), the refusal it must be refused
+ * with when authentication is off, and any settings or target setup of its own. The
+ * authentication-on pass reads with ByteArrayConverter, so no record is parsed before it is
+ * authenticated.
  */
 @EitherPlatform
 class ForgedRecordsIT {
