@@ -176,7 +176,7 @@ class ForgedRecordsIT {
                                 "1"))
                         .build()),
                 SECRET_GONE)
-            .refusedAs("null value in column \"moves\""),
+            .refusedAs("DATABASE_ERROR", "null value in column \"moves\"", "SQLSTATE 23502"),
         Attack.of(
                 "update-keyed-by-a-column-of-its-choosing",
                 envelope(
