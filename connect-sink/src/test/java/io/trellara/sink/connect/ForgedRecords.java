@@ -7,8 +7,10 @@ import io.trellara.protocol.codec.TrellaraCodec;
 import io.trellara.protocol.v1.TransactionEnvelope;
 import io.trellara.sink.postgres.Barriers;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Function;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -50,16 +52,64 @@ final class ForgedRecords {
   }
 
   /**
-   * One attack: its name, the records it writes (in order, after the baseline transaction), and a
-   * query on the target that returns a positive count when harm was done.
+   * One attack: its name, the records it writes (in order, after the baseline transaction), a query
+   * on the target that returns a positive count when harm was done, and what else it needs: the
+   * text its refusal must carry with authentication off ({@code refusal}: each string must be in
+   * the task's trace, one starting with {@code !} must not), sink settings of its own ({@code
+   * config}, over the defaults), SQL run on the target after the reset ({@code setup}), and a pause
+   * after its records ({@code settle}) after which the harm query is asked before the probe is sent
+   * (for harm that lasts only while nothing follows, such as a lock held).
    */
-  record Attack(String name, List<Forged> records, String harmQuery, int strictPartitions) {
+  record Attack(
+      String name,
+      List<Forged> records,
+      String harmQuery,
+      int strictPartitions,
+      List<String> refusal,
+      Map<String, String> config,
+      List<String> setup,
+      Duration settle) {
+    Attack(String name, List<Forged> records, String harmQuery, int strictPartitions) {
+      this(
+          name,
+          records,
+          harmQuery,
+          strictPartitions,
+          List.of(),
+          Map.of(),
+          List.of(),
+          Duration.ZERO);
+    }
+
     Attack(String name, List<Forged> records, String harmQuery) {
       this(name, records, harmQuery, 1);
     }
 
     static Attack of(String name, Forged record, String harmQuery) {
       return new Attack(name, List.of(record), harmQuery);
+    }
+
+    /** Refused with authentication off only when the trace carries each of {@code expected}. */
+    Attack refusedAs(String... expected) {
+      return new Attack(
+          name, records, harmQuery, strictPartitions, List.of(expected), config, setup, settle);
+    }
+
+    /** A sink setting of this attack's own. */
+    Attack with(String key, String value) {
+      Map<String, String> c = new java.util.LinkedHashMap<>(config);
+      c.put(key, value);
+      return new Attack(name, records, harmQuery, strictPartitions, refusal, c, setup, settle);
+    }
+
+    /** SQL run on the target after the reset, before the sink starts. */
+    Attack given(String... sql) {
+      return new Attack(
+          name, records, harmQuery, strictPartitions, refusal, config, List.of(sql), settle);
+    }
+
+    Attack settle(Duration pause) {
+      return new Attack(name, records, harmQuery, strictPartitions, refusal, config, setup, pause);
     }
   }
 

@@ -47,10 +47,13 @@ import org.slf4j.LoggerFactory;
  * authentication off, where the sink's other defences must hold (nothing FAILED), and on, where
  * every attack must be refused as {@code AUTH_FAILED} before anything else looks at it.
  *
- * <p>One sink per attack on a fresh topic, the target reset between attacks. To add an attack, add
- * one entry to {@link #ATTACKS}: a name, its records ({@link Forged}), and the SQL that counts its
- * harm on the target (tables {@code account}, {@code ledger}, allowlisted, and {@code secret},
- * not).
+ * <p>One sink per attack on a fresh topic of one shared stack, the target reset between attacks. To
+ * add an attack, add one entry to {@link #ATTACKS} or {@link ForgedAttacks}: a name, its records
+ * ({@link Forged}), the SQL that counts its harm on the target (tables {@code account}, {@code
+ * ledger}, {@code event}, allowlisted, and {@code secret}, not), the refusal it must be refused
+ * with when authentication is off, and any settings or target setup of its own. The
+ * authentication-on pass reads with ByteArrayConverter, so no record is parsed before it is
+ * authenticated.
  */
 @EitherPlatform
 class ForgedRecordsIT {
@@ -58,6 +61,7 @@ class ForgedRecordsIT {
   static final Duration WAIT = Duration.ofSeconds(60);
   static final int ACCOUNTS = 5;
   static final String REAL = "real-src";
+  static final String BYTES = "org.apache.kafka.connect.converters.ByteArrayConverter";
   static final RelationId SECRET = rel("public", "secret");
   static final String SECRET_CHANGED =
       "SELECT count(*) FROM pg_class c WHERE c.relname = 'secret' AND (SELECT count(*) FROM secret"
@@ -77,7 +81,18 @@ class ForgedRecordsIT {
         .build();
   }
 
-  static final TransactionEnvelope BASELINE = real(0x1000, "1", 1);
+  /** The real flow's first transaction: a ledger row and an event row (event's first version). */
+  static final TransactionEnvelope BASELINE =
+      Tx.tx(REAL, 0x1000, "1")
+          .insert(Transfers.LEDGER, key("tx", "integer", "1"), val("moves", "integer", "0"))
+          .insert(
+              rel("public", "event"),
+              key("id", "integer", "2"),
+              val("at", "timestamp with time zone", "2026-01-02 00:00:00+00"),
+              val("note", "text", "b"),
+              val("n", "integer", "1"))
+          .build();
+
   static final TransactionEnvelope PROBE = real(0x100000, "999", 2);
 
   /** A forged ledger row (tx >= 900) in a transaction of {@code source}. */
@@ -86,94 +101,118 @@ class ForgedRecordsIT {
         .insert(Transfers.LEDGER, key("tx", "integer", "900"), val("moves", "integer", "1"));
   }
 
-  /** The attacks the sink already blocks (docs/security.md), one entry each. */
-  static final List<Attack> ATTACKS =
-      List.of(
-          Attack.of(
-              "relation-outside-the-allowlist",
-              envelope(
-                  Tx.tx("evil", 0x2000, "2")
-                      .insert(
-                          SECRET,
-                          key("id", "integer", "9"),
-                          val("account_id", "integer", "1"),
-                          val("note", "text", "classified"))
-                      .build()),
-              SECRET_CHANGED),
-          Attack.of(
-              "delete-outside-the-allowlist",
-              envelope(
-                  Tx.tx("evil", 0x2000, "2").delete(SECRET, key("id", "integer", "1")).build()),
-              SECRET_CHANGED),
-          Attack.of(
-              "write-into-trellara_sink",
-              envelope(
-                  Tx.tx("evil", 0x2000, "2")
-                      .delete(
-                          rel("trellara_sink", "applied_transactions"),
-                          key("source_id", "text", REAL))
-                      .build()),
-              "SELECT CASE WHEN count(*) = 1 THEN 0 ELSE 1 END"
-                  + " FROM trellara_sink.applied_transactions WHERE source_id = '"
-                  + REAL
-                  + "'"),
-          Attack.of(
-              "write-into-pg_catalog",
-              envelope(
-                  Tx.tx("evil", 0x2000, "2")
-                      .delete(rel("pg_catalog", "pg_namespace"), key("nspname", "text", "public"))
-                      .build()),
-              "SELECT CASE WHEN to_regnamespace('public') IS NULL THEN 1 ELSE 0 END"),
-          Attack.of(
-              "sql-in-a-table-name",
-              envelope(
-                  Tx.tx("evil", 0x2000, "2")
-                      .insert(
-                          rel("public", "ledger\"; DROP TABLE public.secret; --"),
-                          key("tx", "integer", "900"),
-                          val("moves", "integer", "1"))
-                      .build()),
-              SECRET_GONE),
-          Attack.of(
-              "sql-in-a-column-name",
-              envelope(
-                  Tx.tx("evil", 0x2000, "2")
-                      .insert(
-                          Transfers.LEDGER,
-                          key("tx", "integer", "900"),
-                          val("moves) VALUES (1, 1); DROP TABLE public.secret; --", "integer", "1"))
-                      .build()),
-              SECRET_GONE),
-          Attack.of(
-              "update-keyed-by-a-column-of-its-choosing",
-              envelope(
-                  CraftedRecords.updateKeyedBy(
-                      "evil", 0x2000, "2", Transfers.ACCOUNT, "balance", "bigint", "1000", "0")),
-              BALANCES_CHANGED),
-          Attack.of(
-              "ddl-text-is-never-run",
-              envelope(
-                  CraftedRecords.ddl(
-                      "evil",
-                      0x2000,
-                      "2",
-                      "DROP TABLE public.secret; COPY account TO PROGRAM 'id'",
-                      "public.ledger")),
-              SECRET_GONE),
-          Attack.of(
-              "truncate-cascading-outside-the-allowlist",
-              envelope(Tx.tx("evil", 0x2000, "2").truncate(true, false, Transfers.ACCOUNT).build()),
-              SECRET_CHANGED),
-          Attack.of(
-              "replay-below-the-applied-lsn",
-              envelope(forgedLedger(REAL, 0x800, "3").build()),
-              LEDGER_FORGED),
-          new Attack(
-              "strict-record-on-partition-1",
-              List.of(envelope(1, forgedLedger("evil", 0x2000, "2").build())),
-              LEDGER_FORGED,
-              2),
-          new Attack("orphan-manifest", orphanManifest(), LEDGER_FORGED));
+  /**
+   * Every attack: the first round's (the sink blocked them before issue 29), then issue 29's
+   * ({@link ForgedAttacks}).
+   */
+  static final List<Attack> ATTACKS = new ArrayList<>(firstRound());
+
+  static {
+    ATTACKS.addAll(ForgedAttacks.all());
+  }
+
+  private static List<Attack> firstRound() {
+    return List.of(
+        Attack.of(
+                "relation-outside-the-allowlist",
+                envelope(
+                    Tx.tx("evil", 0x2000, "2")
+                        .insert(
+                            SECRET,
+                            key("id", "integer", "9"),
+                            val("account_id", "integer", "1"),
+                            val("note", "text", "classified"))
+                        .build()),
+                SECRET_CHANGED)
+            .refusedAs("RELATION_REFUSED", "\"public\".\"secret\""),
+        Attack.of(
+                "delete-outside-the-allowlist",
+                envelope(
+                    Tx.tx("evil", 0x2000, "2").delete(SECRET, key("id", "integer", "1")).build()),
+                SECRET_CHANGED)
+            .refusedAs("RELATION_REFUSED", "\"public\".\"secret\""),
+        Attack.of(
+                "write-into-trellara_sink",
+                envelope(
+                    Tx.tx("evil", 0x2000, "2")
+                        .delete(
+                            rel("trellara_sink", "applied_transactions"),
+                            key("source_id", "text", REAL))
+                        .build()),
+                "SELECT CASE WHEN count(*) = 1 THEN 0 ELSE 1 END"
+                    + " FROM trellara_sink.applied_transactions WHERE source_id = '"
+                    + REAL
+                    + "'")
+            .refusedAs("RELATION_REFUSED", "never writes"),
+        Attack.of(
+                "write-into-pg_catalog",
+                envelope(
+                    Tx.tx("evil", 0x2000, "2")
+                        .delete(rel("pg_catalog", "pg_namespace"), key("nspname", "text", "public"))
+                        .build()),
+                "SELECT CASE WHEN to_regnamespace('public') IS NULL THEN 1 ELSE 0 END")
+            .refusedAs("RELATION_REFUSED", "never writes"),
+        Attack.of(
+                "sql-in-a-table-name",
+                envelope(
+                    Tx.tx("evil", 0x2000, "2")
+                        .insert(
+                            rel("public", "ledger\"; DROP TABLE public.secret; --"),
+                            key("tx", "integer", "900"),
+                            val("moves", "integer", "1"))
+                        .build()),
+                SECRET_GONE)
+            .refusedAs("RELATION_REFUSED"),
+        Attack.of(
+                "sql-in-a-column-name",
+                envelope(
+                    Tx.tx("evil", 0x2000, "2")
+                        .insert(
+                            Transfers.LEDGER,
+                            key("tx", "integer", "900"),
+                            val(
+                                "moves) VALUES (1, 1); DROP TABLE public.secret; --",
+                                "integer",
+                                "1"))
+                        .build()),
+                SECRET_GONE)
+            .refusedAs("DATABASE_ERROR", "null value in column \"moves\"", "SQLSTATE 23502"),
+        Attack.of(
+                "update-keyed-by-a-column-of-its-choosing",
+                envelope(
+                    CraftedRecords.updateKeyedBy(
+                        "evil", 0x2000, "2", Transfers.ACCOUNT, "balance", "bigint", "1000", "0")),
+                BALANCES_CHANGED)
+            .refusedAs("KEY_COLUMNS_MISMATCH"),
+        Attack.of(
+            "ddl-text-is-never-run",
+            envelope(
+                CraftedRecords.ddl(
+                    "evil",
+                    0x2000,
+                    "2",
+                    "DROP TABLE public.secret; COPY account TO PROGRAM 'id'",
+                    "public.ledger")),
+            SECRET_GONE),
+        Attack.of(
+                "truncate-cascading-outside-the-allowlist",
+                envelope(
+                    Tx.tx("evil", 0x2000, "2").truncate(true, false, Transfers.ACCOUNT).build()),
+                SECRET_CHANGED)
+            .refusedAs("RELATION_REFUSED", "TRUNCATE ... CASCADE"),
+        Attack.of(
+                "replay-below-the-applied-lsn",
+                envelope(forgedLedger(REAL, 0x800, "3").build()),
+                LEDGER_FORGED)
+            .refusedAs("OUT_OF_ORDER"),
+        new Attack(
+                "strict-record-on-partition-1",
+                List.of(envelope(1, forgedLedger("evil", 0x2000, "2").build())),
+                LEDGER_FORGED,
+                2)
+            .refusedAs("BARRIER_SEQUENCE", "a strict topic must have exactly one partition"),
+        new Attack("orphan-manifest", orphanManifest(), LEDGER_FORGED));
+  }
 
   /** A chunked transaction whose commit marker never comes. */
   private static List<Forged> orphanManifest() {
@@ -216,8 +255,11 @@ class ForgedRecordsIT {
           STACK.rest().deleteAndAwait(sink);
         }
         reset(dst);
+        if (!attack.setup().isEmpty()) {
+          dst.execute(attack.setup().toArray(String[]::new));
+        }
         String topic = scope.createTopic("a" + n, attack.strictPartitions());
-        sink = scope.createConnector("sink" + n, sinkConfig(dst, topic, authentication));
+        sink = scope.createConnector("sink" + n, sinkConfig(dst, topic, authentication, attack));
         STACK.rest().awaitRunning(sink);
         Forgery forgery = Forgery.values()[n % Forgery.values().length];
         n++;
@@ -252,6 +294,21 @@ class ForgedRecordsIT {
         .atMost(WAIT)
         .until(() -> dst.queryLong("SELECT count(*) FROM ledger WHERE tx = 1") == 1);
     List<Forged> all = new ArrayList<>(attack.records());
+    if (!attack
+        .settle()
+        .isZero()) { // harm that lasts while nothing follows: judged before the probe
+      ForgedRecords.send(producer, topic, all, signer);
+      await().pollDelay(attack.settle()).atMost(attack.settle().plusSeconds(1)).until(() -> true);
+      if (dst.queryLong(attack.harmQuery()) > 0) {
+        LOG.warn(
+            "attack {}: harm found after {} by {}",
+            attack.name(),
+            attack.settle(),
+            attack.harmQuery());
+        return Verdict.FAILED;
+      }
+      all.clear();
+    }
     all.add(envelope(PROBE));
     ForgedRecords.send(producer, topic, all, signer);
     await("attack " + attack.name() + " judged")
@@ -271,7 +328,7 @@ class ForgedRecordsIT {
       return Verdict.HARMLESS;
     }
     String trace = status.firstTrace();
-    LOG.info("attack {} refused: {}", attack.name(), trace.lines().findFirst().orElse(""));
+    LOG.info("attack {} refused: {}", attack.name(), cause(trace));
     if (trace.contains(REAL + ":" + PROBE.getCommitLsn())) {
       LOG.warn("attack {}: the probe was refused: {}", attack.name(), trace);
       return Verdict.FAILED; // the attack made the sink refuse a real transaction after it
@@ -287,7 +344,34 @@ class ForgedRecordsIT {
           "attack {}: not refused as AUTH_FAILED {} at {}: {}", attack.name(), forgery, at, trace);
       return Verdict.FAILED;
     }
+    for (String expected : attack.refusal()) {
+      boolean absent = expected.startsWith("!");
+      if (trace.contains(absent ? expected.substring(1) : expected) == absent) {
+        LOG.warn(
+            "attack {}: refused, but {} '{}': {}",
+            attack.name(),
+            absent ? "with" : "not with",
+            expected,
+            cause(trace));
+        return Verdict.FAILED;
+      }
+    }
+    if (attack.refusal().isEmpty()) {
+      LOG.warn("attack {}: refused, no expected reason given: {}", attack.name(), cause(trace));
+      return Verdict.FAILED;
+    }
     return Verdict.BLOCKED;
+  }
+
+  /** The innermost cause's line of a task's trace: the named refusal. */
+  private static String cause(String trace) {
+    String last = trace.lines().findFirst().orElse("");
+    for (String line : trace.lines().toList()) {
+      if (line.startsWith("Caused by: ")) {
+        last = line;
+      }
+    }
+    return last.length() > 400 ? last.substring(0, 400) + "..." : last;
   }
 
   private static boolean probeApplied(PostgresDatabase dst) {
@@ -295,22 +379,33 @@ class ForgedRecordsIT {
   }
 
   private static Map<String, String> sinkConfig(
-      PostgresDatabase dst, String topic, boolean authentication) {
+      PostgresDatabase dst, String topic, boolean authentication, Attack attack) {
     Map<String, String> extra = new HashMap<>();
-    extra.put("relation.allowlist", "public.account,public.ledger");
+    extra.put("relation.allowlist", "public.account,public.ledger,public.event");
+    extra.putAll(attack.config());
     if (authentication) {
       extra.put("record.authentication.keys", "k1=the-real-source-secret-0001");
+      // nothing parses a record before it is authenticated: TrellaraConverter would verify and
+      // validate a forged record's bytes first (docs/security.md, "Record authentication")
+      extra.put("value.converter", BYTES);
+      extra.put("header.converter", BYTES);
     }
     return ConnectorConfigs.sink(dst, topic, extra);
   }
 
-  /** The target as each attack finds it: three tables, the sink's own schema gone. */
+  /**
+   * The target as each attack finds it: four tables (secret outside the allowlist), the sink's own
+   * schema and what an attack's setup made gone.
+   */
   private static void reset(PostgresDatabase dst) {
     dst.execute(
         "DROP SCHEMA IF EXISTS trellara_sink CASCADE",
-        "DROP TABLE IF EXISTS secret, ledger, account CASCADE",
+        "DROP TABLE IF EXISTS secret, ledger, account, event, part, fresh CASCADE",
+        "DROP TYPE IF EXISTS mood",
         "CREATE TABLE account (id integer PRIMARY KEY, balance bigint NOT NULL)",
         "CREATE TABLE ledger (tx integer PRIMARY KEY, moves integer NOT NULL)",
+        "CREATE TABLE event (id integer PRIMARY KEY, at timestamptz, note text, n integer)",
+        "INSERT INTO event VALUES (1, '2026-01-02 03:04:05+00', 'a long note', 7)",
         "CREATE TABLE secret (id integer PRIMARY KEY, account_id integer REFERENCES account(id),"
             + " note text)",
         "INSERT INTO account SELECT g, 1000 FROM generate_series(1, " + ACCOUNTS + ") g",
