@@ -89,7 +89,12 @@ class LoneChunkZeroTest {
               });
       while (!reader.isDone() && System.nanoTime() - start < 20_000_000_000L) {
         p.poll(); // the task's poll loop: nothing more arrives
-        Thread.sleep(50);
+        try {
+          reader.get(
+              50, TimeUnit.MILLISECONDS); // Connect's poll cadence, ended by the reader's answer
+        } catch (java.util.concurrent.TimeoutException stillWaiting) {
+          // the reader still waits behind the lock: poll again
+        }
       }
       long waitedMs = (System.nanoTime() - start) / 1_000_000L;
       assertThat(reader.get(1, TimeUnit.SECONDS)).as("the TRUNCATE was rolled back").isEqualTo(10);

@@ -100,7 +100,17 @@ class StagingSweepTest {
       assertThat(pg.rows("SELECT id, balance FROM app.accounts"))
           .containsExactly(List.of("1", "real"));
       assertThat(staged("invented")).as("the junk is staged, waiting for barriers").isEqualTo(29);
-      Thread.sleep(2_500); // past the retention
+      // the target's clock judges the age: wait until it says every junk chunk is past the
+      // retention
+      org.awaitility.Awaitility.await()
+          .atMost(Duration.ofSeconds(30))
+          .pollInterval(Duration.ofMillis(100))
+          .until(
+              () ->
+                  pg.one(
+                      "SELECT count(*) FROM trellara_sink.staged_chunks WHERE dataset_id ="
+                          + " 'invented' AND staged_at < now() - interval '2 seconds'"),
+              "29"::equals);
       List<Input> later = new ArrayList<>(feed.inputs(junk(0x2000, 1)));
       later.addAll(real(feed, 0x3000, 2));
       Feed.oneByOne(p, later);
