@@ -14,6 +14,7 @@ import io.trellara.sink.port.ApplyResult;
 import io.trellara.sink.port.BarrierResult;
 import io.trellara.sink.port.BarrierState;
 import io.trellara.sink.port.FlowKey;
+import io.trellara.sink.port.RetryPause;
 import io.trellara.sink.port.SourceTransaction;
 import io.trellara.sink.port.Target;
 import io.trellara.sink.port.TargetStream;
@@ -247,18 +248,7 @@ public final class ApplyPipeline implements AutoCloseable {
   }
 
   private void pause(long millis) {
-    try {
-      sleeper.sleep(millis);
-    } catch (InterruptedException ie) {
-      Thread.currentThread().interrupt();
-      throw new ApplyException(
-          ApplyException.Reason.RETRIES_EXHAUSTED,
-          null,
-          null,
-          null,
-          "interrupted while waiting to retry",
-          ie);
-    }
+    RetryPause.pause(sleeper, millis);
   }
 
   private void rollback(TopicPartitionKey tp) {

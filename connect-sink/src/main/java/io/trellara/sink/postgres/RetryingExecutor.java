@@ -9,6 +9,7 @@ import io.trellara.protocol.LogText;
 import io.trellara.protocol.validation.ProtocolViolationException;
 import io.trellara.sink.port.ApplyException;
 import io.trellara.sink.port.FlowKey;
+import io.trellara.sink.port.RetryPause;
 import io.trellara.sink.port.TargetProgressLost;
 import io.trellara.sink.postgres.checkpoint.AsyncCommits;
 import io.trellara.sink.postgres.checkpoint.CommitOrder;
@@ -199,18 +200,7 @@ public final class RetryingExecutor implements AutoCloseable {
 
   /** Waits before a retry (the sleeper is replaceable in tests). */
   public void pause(long millis) {
-    try {
-      sleeper.sleep(millis);
-    } catch (InterruptedException ie) {
-      Thread.currentThread().interrupt();
-      throw new ApplyException(
-          ApplyException.Reason.RETRIES_EXHAUSTED,
-          null,
-          null,
-          null,
-          "interrupted while waiting to retry",
-          ie);
-    }
+    RetryPause.pause(sleeper, millis);
   }
 
   /**
