@@ -8,6 +8,7 @@ import io.trellara.protocol.auth.AuthHeader;
 import io.trellara.protocol.auth.SignedMessage;
 import io.trellara.protocol.codec.EncodedMessage;
 import io.trellara.protocol.codec.KindDetector;
+import io.trellara.protocol.codec.ReceivedBytes;
 import io.trellara.protocol.codec.ReceivedMessage;
 import io.trellara.protocol.codec.TrellaraCodec;
 import io.trellara.protocol.validation.ProtocolViolationException;
@@ -24,10 +25,15 @@ import org.apache.kafka.connect.storage.Converter;
 /**
  * Carries exactly the checksummed protobuf bytes of Trellara messages. Outbound it validates before
  * it writes (a {@link Message} is encoded through the one codec; bytes are verified and passed
- * through unchanged). Inbound it verifies the checksum, then validates, and only then hands the
- * message to the task, as a {@link ReceivedMessage}: the message with the bytes it came in, which
- * are what its checksum (and a manifest's entry for a chunk) covers. Any violation is a {@link
- * DataException} naming the rule, the field and the event key.
+ * through unchanged). Any violation is a {@link DataException} naming the rule, the field and the
+ * event key.
+ *
+ * <p>Inbound, in protobuf mode, it hands the value over unread, as {@link ReceivedBytes} with the
+ * kind and {@value AuthHeader#NAME} headers as they came: a record is authenticated over its bytes,
+ * topic and partition, a converter never learns the partition, and nothing is parsed before it is
+ * authenticated. The sink task authenticates it, then verifies the checksum, parses and validates
+ * it through the one codec ({@link ReceivedBytes#decode()}). In json mode (for people reading a
+ * topic) it verifies and renders.
  *
  * <p>The message kind comes from the {@value MessageKind#HEADER} header, which the converter also
  * writes; without it the kind is detected from the field layout. Values carry no Connect schema:
@@ -85,6 +91,14 @@ public class TrellaraConverter implements Converter {
         addKindHeader(headers, em.kind());
         headers.remove(AuthHeader.NAME).add(AuthHeader.NAME, s.authHeader());
         return em.bytes();
+      } else if (value instanceof ReceivedBytes r) {
+        // what this converter read, unread still: verified now, written on as the bytes it came in
+        MessageKind kind = kindOf(r, topic);
+        TrellaraCodec.verifyChecksum(kind, r.bytes());
+        addKindHeader(headers, kind);
+        return json
+            ? render(TrellaraCodec.decode(kind, r.bytes())).getBytes(StandardCharsets.UTF_8)
+            : r.bytes();
       } else if (value instanceof ReceivedMessage r) {
         // what this converter read (verified then): written on as the bytes it came in
         TrellaraCodec.verifyChecksum(r.kind(), r.bytes());
@@ -124,15 +138,37 @@ public class TrellaraConverter implements Converter {
     if (value == null) {
       return SchemaAndValue.NULL;
     }
+    if (!json) { // unread: the task authenticates it before anything parses it
+      return new SchemaAndValue(
+          null, new ReceivedBytes(value, kindHeader(headers), authHeader(headers)));
+    }
     try {
-      ReceivedMessage received = ReceivedMessage.decode(kindOf(headers, value, topic), value);
-      Header auth = headers == null ? null : headers.lastHeader(AuthHeader.NAME);
-      if (auth != null) { // kept as it came: the sink task authenticates the record by it
-        received = received.withAuthHeader(auth.value() == null ? new byte[0] : auth.value());
-      }
-      return new SchemaAndValue(null, json ? render(received.message()) : received);
+      return new SchemaAndValue(
+          null, render(TrellaraCodec.decode(kindOf(headers, value, topic), value)));
     } catch (ProtocolViolationException e) {
       throw rejected(topic, e);
+    }
+  }
+
+  private static byte[] kindHeader(Headers headers) {
+    Header h = headers == null ? null : headers.lastHeader(MessageKind.HEADER);
+    return h == null ? null : h.value(); // none, or an empty one: the kind is detected
+  }
+
+  private static byte[] authHeader(Headers headers) {
+    Header h = headers == null ? null : headers.lastHeader(AuthHeader.NAME);
+    if (h == null) {
+      return null;
+    }
+    return h.value() == null ? new byte[0] : h.value(); // an empty one is malformed, not absent
+  }
+
+  private static MessageKind kindOf(ReceivedBytes r, String topic) {
+    try {
+      return r.kind();
+    } catch (IllegalArgumentException e) {
+      throw new DataException(
+          "topic " + topic + ": header " + MessageKind.HEADER + ": " + e.getMessage());
     }
   }
 

@@ -11,9 +11,11 @@ public final class TrellaraConverterConfig extends AbstractConfig {
   public static final String RENDER_JSON = "json";
   private static final String RENDER_DOC =
       "What the converter hands over. 'protobuf' (default): Kafka carries"
-          + " exactly the checksummed protobuf bytes and tasks receive the verified message. 'json': for"
-          + " inspection only; inbound, tasks receive the verified message rendered as proto3 JSON text;"
-          + " outbound, the validated message is written as JSON (not readable by the Trellara sink).";
+          + " exactly the checksummed protobuf bytes; inbound, tasks receive them unread (with the kind and"
+          + " trellara-auth headers), to authenticate before the one codec verifies, parses and validates"
+          + " them. 'json': for inspection only; inbound, tasks receive the verified message rendered as"
+          + " proto3 JSON text; outbound, the validated message is written as JSON (not readable by the"
+          + " Trellara sink).";
 
   public static final ConfigDef CONFIG_DEF =
       new ConfigDef()

@@ -1,15 +1,22 @@
 package io.trellara.converter;
 
+import io.trellara.protocol.codec.ReceivedBytes;
+import io.trellara.protocol.validation.ProtocolViolationException;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import org.apache.kafka.connect.connector.Task;
+import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.sink.SinkConnector;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.kafka.connect.sink.SinkTask;
 
-/** Test-only sink: keeps every value the converter handed over, in this JVM. */
+/**
+ * Test-only sink: keeps every value the converter handed over, in this JVM, read as a task reads
+ * the converter's {@link ReceivedBytes} (decoded through the one codec; a violation fails the
+ * task).
+ */
 public class CollectingSink extends SinkConnector {
   static final ConcurrentLinkedQueue<Object> RECEIVED = new ConcurrentLinkedQueue<>();
   private Map<String, String> props;
@@ -48,7 +55,17 @@ public class CollectingSink extends SinkConnector {
 
     @Override
     public void put(Collection<SinkRecord> records) {
-      records.forEach(r -> RECEIVED.add(r.value()));
+      for (SinkRecord r : records) {
+        if (r.value() instanceof ReceivedBytes b) {
+          try {
+            RECEIVED.add(b.decode());
+          } catch (ProtocolViolationException e) {
+            throw new DataException("Trellara message rejected: " + e.getMessage(), e);
+          }
+        } else {
+          RECEIVED.add(r.value());
+        }
+      }
     }
 
     @Override

@@ -6,10 +6,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.trellara.protocol.MessageKind;
 import io.trellara.protocol.boundary.ChunkedBarrier;
 import io.trellara.protocol.codec.EncodedMessage;
+import io.trellara.protocol.codec.ReceivedBytes;
 import io.trellara.protocol.codec.ReceivedMessage;
 import io.trellara.protocol.codec.TrellaraCodec;
 import io.trellara.protocol.sample.SampleTransactions;
 import io.trellara.protocol.v1.TransactionEnvelope;
+import io.trellara.protocol.validation.ProtocolViolationException;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.apache.kafka.common.header.internals.RecordHeaders;
@@ -45,26 +47,51 @@ class TrellaraConverterTest {
   }
 
   @Test
-  void readsEveryKindBackVerified() {
+  void readsEveryKindBackUnreadThenVerifiedByTheCodec() {
     TrellaraConverter c = converter("protobuf");
     for (EncodedMessage m : ChunkedBarrier.strictChunked(TX, 2).inOrder()) {
       RecordHeaders headers = new RecordHeaders();
       headers.add(MessageKind.HEADER, m.kind().wireName().getBytes(StandardCharsets.UTF_8));
-      ReceivedMessage read = (ReceivedMessage) c.toConnectData("t", headers, m.bytes()).value();
-      assertThat(read.message()).isInstanceOf(m.kind().type());
-      assertThat(read.bytes()).isSameAs(m.bytes()); // what the checksum covers, kept
-      ReceivedMessage detected = (ReceivedMessage) c.toConnectData("t", m.bytes()).value();
+      ReceivedBytes read = (ReceivedBytes) c.toConnectData("t", headers, m.bytes()).value();
+      assertThat(read.bytes()).isSameAs(m.bytes()); // what the checksum and the tag cover, kept
+      ReceivedMessage decoded = read.decode();
+      assertThat(decoded.message()).isInstanceOf(m.kind().type());
+      assertThat(decoded.bytes()).isSameAs(m.bytes());
+      ReceivedBytes detected = (ReceivedBytes) c.toConnectData("t", m.bytes()).value();
       assertThat(detected.kind()).isEqualTo(m.kind());
-      RecordHeaders out = new RecordHeaders();
-      assertThat(c.fromConnectData("t", out, null, read)).isSameAs(m.bytes()); // written on as read
+      assertThat(c.fromConnectData("t", new RecordHeaders(), null, read)).isSameAs(m.bytes());
+      assertThat(c.fromConnectData("t", new RecordHeaders(), null, decoded)).isSameAs(m.bytes());
     }
   }
 
+  /**
+   * Inbound, nothing of a record is read before the task has authenticated it: not its bytes, not
+   * its kind header. A forged record's flipped byte or unknown kind is refused by the codec when
+   * the task decodes it, and refused outright when the converter is asked to write it on.
+   */
   @Test
-  void aFlippedByteIsRejectedNamingTheRule() {
+  void handsAForgedRecordOverUnreadAndTheCodecRefusesItNamingTheRule() {
     byte[] bytes = TrellaraCodec.encode(TX).bytes();
     bytes[bytes.length / 2] ^= 0x04;
-    assertThatThrownBy(() -> converter("protobuf").toConnectData("t", new RecordHeaders(), bytes))
+    RecordHeaders headers = new RecordHeaders();
+    headers.add(MessageKind.HEADER, "envelope\nFORGED".getBytes(StandardCharsets.UTF_8));
+    headers.add("trellara-auth", new byte[] {1, 2, 3});
+    ReceivedBytes read =
+        (ReceivedBytes) converter("protobuf").toConnectData("t", headers, bytes).value();
+    assertThat(read.bytes()).isSameAs(bytes);
+    assertThat(read.authHeader()).containsExactly(1, 2, 3);
+    assertThatThrownBy(read::kind)
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("unknown message kind \"envelope\\nFORGED\"");
+    ReceivedBytes flipped =
+        (ReceivedBytes)
+            converter("protobuf").toConnectData("t", new RecordHeaders(), bytes).value();
+    assertThatThrownBy(flipped::decode).isInstanceOf(ProtocolViolationException.class);
+    assertThatThrownBy(
+            () -> converter("protobuf").fromConnectData("t", new RecordHeaders(), null, flipped))
+        .isInstanceOf(DataException.class)
+        .hasMessageContaining("topic t");
+    assertThatThrownBy(() -> converter("json").toConnectData("t", new RecordHeaders(), bytes))
         .isInstanceOf(DataException.class)
         .hasMessageContaining("topic t");
   }
@@ -129,8 +156,8 @@ class TrellaraConverterTest {
     assertThat(out).isSameAs(m.bytes());
     assertThat(headers.headers("trellara-auth")).hasSize(1);
     assertThat(headers.lastHeader("trellara-auth").value()).isEqualTo(tag);
-    ReceivedMessage in =
-        (ReceivedMessage) converter("protobuf").toConnectData("t", headers, out).value();
+    ReceivedBytes in =
+        (ReceivedBytes) converter("protobuf").toConnectData("t", headers, out).value();
     assertThat(in.authHeader()).isEqualTo(tag);
     assertThat(
             new io.trellara.protocol.auth.RecordVerifier(java.util.List.of(key), false)

@@ -81,14 +81,14 @@ public enum MessageKind {
         return k;
       }
     }
-    throw unknown(new String(name, StandardCharsets.UTF_8));
+    throw unknown(new String(name, StandardCharsets.UTF_8)); // escaped: a topic writer's text
   }
 
   private static IllegalArgumentException unknown(String name) {
     return new IllegalArgumentException(
-        "unknown message kind '"
-            + name
-            + "' (expected envelope, chunk, manifest"
+        "unknown message kind "
+            + LogText.quote(name)
+            + " (expected envelope, chunk, manifest"
             + " or commit_marker)");
   }
 

@@ -7,7 +7,7 @@ import io.trellara.protocol.auth.AuthHeader;
 import io.trellara.protocol.auth.AuthKey;
 import io.trellara.protocol.auth.RecordAuthenticationException;
 import io.trellara.protocol.auth.RecordVerifier;
-import io.trellara.protocol.codec.ReceivedMessage;
+import io.trellara.protocol.codec.ReceivedBytes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -20,10 +20,11 @@ import org.apache.kafka.connect.sink.SinkRecord;
 
 /**
  * Authenticates each record before the engine sees it: the {@value AuthHeader#NAME} tag over the
- * bytes as they came (the converter's {@link ReceivedMessage} keeps them, ByteArrayConverter hands
- * them over), the record's real topic and its real partition. A refusal is {@code AUTH_FAILED}
- * naming the reason, the topic, partition and offset and the key id, and fails the task: nothing of
- * the record is applied. Used by the task's thread only.
+ * bytes as they came (TrellaraConverter hands them over unread as {@link ReceivedBytes},
+ * ByteArrayConverter as they are), the record's real topic and its real partition: nothing of the
+ * value is parsed before. A refusal is {@code AUTH_FAILED} naming the reason, the topic, partition
+ * and offset and the key id, and fails the task: nothing of the record is applied. Used by the
+ * task's thread only.
  */
 final class RecordAuthenticator {
   private final RecordVerifier verifier;
@@ -81,7 +82,7 @@ final class RecordAuthenticator {
 
   private static byte[] bytes(SinkRecord r) {
     Object v = r.value();
-    if (v instanceof ReceivedMessage m) {
+    if (v instanceof ReceivedBytes m) {
       return m.bytes();
     }
     if (v instanceof byte[] b) {
@@ -99,12 +100,12 @@ final class RecordAuthenticator {
   }
 
   /**
-   * The header's bytes: the converter keeps them with the message; with ByteArrayConverter they
+   * The header's bytes: TrellaraConverter keeps them with the bytes; with ByteArrayConverter they
    * come through Connect's header converter, which must be ByteArrayConverter too to keep them
    * binary.
    */
   private static byte[] header(SinkRecord r) {
-    if (r.value() instanceof ReceivedMessage m) {
+    if (r.value() instanceof ReceivedBytes m) {
       return m.authHeader();
     }
     Header h = r.headers().lastWithName(AuthHeader.NAME);

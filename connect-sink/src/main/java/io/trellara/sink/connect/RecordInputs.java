@@ -1,8 +1,10 @@
 package io.trellara.sink.connect;
 
 import com.google.protobuf.Message;
+import io.trellara.protocol.LogText;
 import io.trellara.protocol.MessageKind;
 import io.trellara.protocol.codec.KindDetector;
+import io.trellara.protocol.codec.ReceivedBytes;
 import io.trellara.protocol.codec.ReceivedMessage;
 import io.trellara.protocol.v1.PartitionChunk;
 import io.trellara.protocol.v1.TransactionCommitMarker;
@@ -16,27 +18,29 @@ import org.apache.kafka.connect.header.Header;
 import org.apache.kafka.connect.sink.SinkRecord;
 
 /**
- * A Connect record as the engine's input: the verified message with its bytes (TrellaraConverter)
- * or its bytes (ByteArrayConverter).
+ * A Connect record as the engine's input: its bytes, unread until the task has authenticated the
+ * record (TrellaraConverter's {@link ReceivedBytes}, ByteArrayConverter's bytes), verified then by
+ * the pipeline through the one codec; or a message already decoded (a test's, a converter's).
  */
 final class RecordInputs {
   private RecordInputs() {}
 
   /**
-   * The record as the pipeline's input: the verified message, or its bytes (verified by the
-   * pipeline).
+   * The record as the pipeline's input: its bytes (verified by the pipeline), or a decoded message.
+   * Called after the record is authenticated.
    */
   static Input input(SinkRecord r) {
     TopicPartitionKey tp = new TopicPartitionKey(r.topic(), r.kafkaPartition());
     Object value = r.value();
-    if (value instanceof byte[] bytes) { // ByteArrayConverter: verified in the pipeline
-      MessageKind kind;
-      try {
-        kind = kind(r, bytes);
-      } catch (IllegalArgumentException e) {
-        throw new DataException(where(r) + ": Trellara message rejected: " + e.getMessage(), e);
+    try {
+      if (value instanceof ReceivedBytes received) { // TrellaraConverter
+        return Input.raw(tp, r.kafkaOffset(), received.kind(), received.bytes(), where(r));
       }
-      return Input.raw(tp, r.kafkaOffset(), kind, bytes, where(r));
+      if (value instanceof byte[] bytes) { // ByteArrayConverter
+        return Input.raw(tp, r.kafkaOffset(), kind(r, bytes), bytes, where(r));
+      }
+    } catch (IllegalArgumentException e) {
+      throw new DataException(where(r) + ": Trellara message rejected: " + e.getMessage(), e);
     }
     if (value instanceof ReceivedMessage received && isTrellara(received.message())) {
       return Input.received(tp, r.kafkaOffset(), received, where(r)); // TrellaraConverter
@@ -71,25 +75,22 @@ final class RecordInputs {
     return KindDetector.detect(bytes).orElse(MessageKind.ENVELOPE);
   }
 
+  /** The record's place; its key escaped (a topic writer's text, which may hold newlines). */
   private static String where(SinkRecord r) {
-    return r.topic() + "-" + r.kafkaPartition() + "@" + r.kafkaOffset() + " key " + r.key();
+    return r.topic()
+        + "-"
+        + r.kafkaPartition()
+        + "@"
+        + r.kafkaOffset()
+        + " key "
+        + LogText.escape(String.valueOf(r.key()));
   }
 
   /**
    * What an unauthenticated record says it is (its Kafka key, the transaction's display key as the
-   * source writes it), escaped: it is a topic writer's text, and may hold newlines.
+   * source writes it), quoted and escaped, cut if long.
    */
   static String claimed(SinkRecord r) {
-    String key = String.valueOf(r.key());
-    StringBuilder b = new StringBuilder(Math.min(key.length(), 200) + 2).append('\'');
-    for (int i = 0; i < key.length() && i < 200; i++) {
-      char c = key.charAt(i);
-      if (c < 0x20 || c == 0x7f || c == '\\' || c == '\'') {
-        b.append(String.format("\\u%04x", (int) c));
-      } else {
-        b.append(c);
-      }
-    }
-    return b.append(key.length() > 200 ? "'..." : "'").toString();
+    return LogText.quote(String.valueOf(r.key()));
   }
 }

@@ -27,6 +27,15 @@ public record AuthHeader(String keyId, int tagOffset, byte[] bytes) {
    * other layout. The key id is not trusted by being read: it only says which key to try.
    */
   public static AuthHeader parse(byte[] bytes) {
+    int n = keyIdLength(bytes);
+    return new AuthHeader(new String(bytes, 2, n, StandardCharsets.US_ASCII), 2 + n, bytes);
+  }
+
+  /**
+   * Checks a header's layout and returns its key id's length (the id is at offset 2, the tag after
+   * it), without allocating: the verifier's hot path. Throws as {@link #parse} does.
+   */
+  static int keyIdLength(byte[] bytes) {
     if (bytes == null || bytes.length < 2) {
       throw malformed("shorter than a version byte and a key id length");
     }
@@ -51,7 +60,7 @@ public record AuthHeader(String keyId, int tagOffset, byte[] bytes) {
             "key id byte " + (bytes[i] & 0xFF) + " is not a letter, digit, '.', '_' or '-'");
       }
     }
-    return new AuthHeader(new String(bytes, 2, n, StandardCharsets.US_ASCII), 2 + n, bytes);
+    return n;
   }
 
   private static RecordAuthenticationException malformed(String why) {

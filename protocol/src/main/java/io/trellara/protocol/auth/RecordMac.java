@@ -85,9 +85,12 @@ public final class RecordMac {
     return header;
   }
 
-  /** Whether {@code header}'s tag is {@code key}'s HMAC of the record (in constant time). */
-  public static boolean verifies(
-      AuthKey key, String topic, int partition, byte[] value, AuthHeader header) {
+  /**
+   * Whether the tag at {@code tagOffset} in {@code header} is {@code key}'s HMAC of the record (in
+   * constant time).
+   */
+  static boolean verifies(
+      AuthKey key, String topic, int partition, byte[] value, byte[] header, int tagOffset) {
     State s = key.state();
     s.input(topic, partition, value);
     try {
@@ -95,10 +98,9 @@ public final class RecordMac {
     } catch (ShortBufferException e) {
       throw new IllegalStateException(e);
     }
-    byte[] h = header.bytes();
     int diff = 0;
     for (int i = 0; i < TAG_BYTES; i++) {
-      diff |= s.tag[i] ^ h[header.tagOffset() + i];
+      diff |= s.tag[i] ^ header[tagOffset + i];
     }
     return diff == 0;
   }

@@ -1,6 +1,7 @@
 package io.trellara.protocol.auth;
 
 import io.trellara.protocol.auth.RecordAuthenticationException.Reason;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,6 +15,7 @@ import java.util.Set;
  */
 public final class RecordVerifier {
   private final Map<String, AuthKey> keys = new LinkedHashMap<>();
+  private final AuthKey[] byId; // the same keys, matched by the header's id bytes: no allocation
   private final boolean unsignedAccepted;
 
   public RecordVerifier(List<AuthKey> accepted, boolean unsignedAccepted) {
@@ -22,6 +24,7 @@ public final class RecordVerifier {
         throw new IllegalArgumentException("key id '" + k.id() + "' is listed twice");
       }
     }
+    this.byId = keys.values().toArray(AuthKey[]::new);
     this.unsignedAccepted = unsignedAccepted;
   }
 
@@ -44,22 +47,35 @@ public final class RecordVerifier {
       throw new RecordAuthenticationException(
           Reason.NO_HEADER, null, "the record has no " + AuthHeader.NAME + " header");
     }
-    AuthHeader h = AuthHeader.parse(header);
-    AuthKey key = keys.get(h.keyId());
+    int n = AuthHeader.keyIdLength(header);
+    AuthKey key = key(header, n);
     if (key == null) {
+      String id = AuthHeader.parse(header).keyId();
       throw new RecordAuthenticationException(
           Reason.UNKNOWN_KEY_ID,
-          h.keyId(),
-          "key id '" + h.keyId() + "' is not one of the accepted " + keys.keySet());
+          id,
+          "key id '" + id + "' is not one of the accepted " + keys.keySet());
     }
-    if (!RecordMac.verifies(key, topic, partition, value == null ? new byte[0] : value, h)) {
+    if (!RecordMac.verifies(
+        key, topic, partition, value == null ? new byte[0] : value, header, 2 + n)) {
       throw new RecordAuthenticationException(
           Reason.BAD_TAG,
-          h.keyId(),
+          key.id(),
           "the tag is not key '"
-              + h.keyId()
+              + key.id()
               + "''s HMAC-SHA-256 of this record's bytes in this topic and partition");
     }
-    return h.keyId();
+    return key.id();
+  }
+
+  /** The accepted key whose id is the header's {@code n} id bytes, or null. */
+  private AuthKey key(byte[] header, int n) {
+    for (AuthKey k : byId) {
+      byte[] id = k.idBytes();
+      if (id.length == n && Arrays.equals(id, 0, n, header, 2, 2 + n)) {
+        return k;
+      }
+    }
+    return null;
   }
 }

@@ -12,24 +12,12 @@ import java.util.Objects;
  * order fields differently, use wider varints or carry unknown fields, and a re-encoding of such a
  * message hashes differently. Whoever stores or forwards it (a sink staging a chunk, a converter
  * writing it on) uses these bytes.
- *
- * @param authHeader the record's {@code trellara-auth} header as it came (null when it had none):
- *     the sink authenticates the record by it, over these bytes, its topic and its partition
  */
-public record ReceivedMessage(MessageKind kind, Message message, byte[] bytes, byte[] authHeader) {
+public record ReceivedMessage(MessageKind kind, Message message, byte[] bytes) {
   public ReceivedMessage {
     Objects.requireNonNull(kind, "kind");
     Objects.requireNonNull(message, "message");
     Objects.requireNonNull(bytes, "bytes");
-  }
-
-  public ReceivedMessage(MessageKind kind, Message message, byte[] bytes) {
-    this(kind, message, bytes, null);
-  }
-
-  /** The same message with the authentication header its record carried. */
-  public ReceivedMessage withAuthHeader(byte[] header) {
-    return new ReceivedMessage(kind, message, bytes, header);
   }
 
   /** Verifies, parses and validates {@code bytes} as a {@code kind}, keeping them. */
