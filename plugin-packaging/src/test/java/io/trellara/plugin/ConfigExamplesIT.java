@@ -611,7 +611,7 @@ class ConfigExamplesIT {
             });
   }
 
-  private static void replicate(Example sourceExample, Example sinkExample) throws IOException {
+  private static void replicate(Example sourceExample, Example sinkExample) throws Exception {
     ConnectRestClient rest = PluginWorker.rest();
     KafkaBroker broker = PluginWorker.stack().broker();
     Mode mode = sourceExample.mode();
@@ -680,6 +680,12 @@ class ConfigExamplesIT {
         assertThat(target.queryLong("SELECT count(*) FROM orders")).isEqualTo(9);
         assertThat(target.queryLong("SELECT count(*) FROM order_line")).isEqualTo(1 + 8 * 3);
         assertThat(target.queryLong("SELECT count(*) FROM payment")).isEqualTo(9);
+        // what docker/monitoring/ promises: the exporter exposes every metric the dashboard names
+        Set<String> exposed = DashboardMetrics.scrape(sourceName);
+        exposed.addAll(DashboardMetrics.scrape(sinkName));
+        assertThat(exposed)
+            .as("metrics the Prometheus JMX exporter exposes for this pair")
+            .containsAll(DashboardMetrics.dashboardNames());
       } finally {
         PluginWorker.deleteConnectors(scope);
       }
