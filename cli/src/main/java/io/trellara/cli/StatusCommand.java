@@ -187,6 +187,17 @@ final class StatusCommand implements Callable<Integer> {
               + (a.containsKey("AuthenticationKeyId")
                   ? "  auth_key_id=" + a.get("AuthenticationKeyId")
                   : ""));
+      if (a.containsKey("ReplicationLagSeconds")) { // a source task's own view of its slot
+        out.println(
+            "  task "
+                + t.getKey()
+                + "  slot_lag  bytes="
+                + a.get("ReplicationLagBytes")
+                + "  seconds="
+                + a.get("ReplicationLagSeconds")
+                + "  safe_wal_bytes="
+                + a.get("SlotSafeWalBytes"));
+      }
       if (a.containsKey("TransactionsWaitingAtBarrier")) {
         out.println(
             "  task "

@@ -101,6 +101,8 @@ class StatusCommandIT {
                   + "  wal_status=(reserved|extended)  safe_wal_bytes=unlimited")
           .containsPattern("  task 0  stages  .*producer=\\d+s.*replication_stream=\\d+s")
           .containsPattern("  task 0  stages  .*target_statement=\\d+s.*  stall_bound=300s")
+          .containsPattern(
+              "  task 0  slot_lag  bytes=-?\\d+  seconds=-?\\d+  safe_wal_bytes=-?\\d+")
           .contains("  task 0  barrier  waiting_transactions=0  buffered_lanes=0")
           .contains(
               "  progress  sink=" + sink + "  topic=" + topic + "  partition=0  next_offset=3")

@@ -4,6 +4,7 @@ import static io.trellara.source.connect.TrellaraSourceConfig.*;
 
 import io.trellara.connect.common.ConfigChoices;
 import io.trellara.source.pg.PgNames;
+import io.trellara.source.pg.WalGuard;
 import io.trellara.source.snapshot.SnapshotMode;
 import io.trellara.source.snapshot.SnapshotReads;
 import java.util.List;
@@ -160,6 +161,39 @@ final class ReplicationDefinitions {
         ++o,
         Width.SHORT,
         "Heartbeat interval (ms)");
+    d.define(
+        HEARTBEAT_ACTION_QUERY,
+        Type.STRING,
+        "",
+        Importance.LOW,
+        "A statement the task runs on the source database at every heartbeat (heartbeat.interval.ms"
+            + " must be > 0), before the heartbeat message, over the heartbeat's connection in"
+            + " autocommit, as Debezium's heartbeat.action.query: for example INSERT INTO"
+            + " heartbeat (id, ts) VALUES (1, now()) ON CONFLICT (id) DO UPDATE SET ts = now(), on a"
+            + " table of the publication, for a database whose captured tables are idle while others"
+            + " are busy, or a role that may not call pg_logical_emit_message. The change it makes is"
+            + " captured and published like any other. A failure is logged (WARN once per run of"
+            + " failures) and never affects capture. Empty (default): none.",
+        GROUP_REPLICATION,
+        ++o,
+        Width.LONG,
+        "Heartbeat action query");
+    d.define(
+        SLOT_LAG_WARN_BYTES,
+        Type.LONG,
+        WalGuard.DEFAULT_SLOT_LAG_WARN_BYTES,
+        ConfigDef.Range.atLeast(0),
+        Importance.MEDIUM,
+        "Above this much WAL retained for the slot (pg_current_wal_lsn() minus its"
+            + " confirmed_flush_lsn, sampled every 5 s; JMX ReplicationLagBytes and"
+            + " ReplicationLagSeconds), the task logs a WARN naming the lag in bytes and seconds and"
+            + " max_slot_wal_keep_size, and an INFO once it is below again. The WAL a slot retains"
+            + " cannot be removed by a checkpoint: unbounded, it fills the source's disk. 0: no"
+            + " warning.",
+        GROUP_REPLICATION,
+        ++o,
+        Width.SHORT,
+        "Slot lag warning (bytes)");
     d.define(
         SLOT_DROP_ON_STOP,
         Type.BOOLEAN,

@@ -88,6 +88,20 @@ final class SourceConfigRules {
     errors.addAll(frameworkErrors(c.originals()));
     records(c, errors);
     authentication(c, errors);
+    if (!c.getString(HEARTBEAT_ACTION_QUERY).isBlank() && c.getLong(HEARTBEAT_INTERVAL_MS) == 0) {
+      errors.add(
+          new String[] {
+            HEARTBEAT_ACTION_QUERY,
+            HEARTBEAT_ACTION_QUERY
+                + " runs at every heartbeat, and "
+                + HEARTBEAT_INTERVAL_MS
+                + "=0 writes none. Set "
+                + HEARTBEAT_INTERVAL_MS
+                + " (for example 10000), or leave "
+                + HEARTBEAT_ACTION_QUERY
+                + " empty."
+          });
+    }
     if (c.getInt(PROTOCOL_VERSION) == 1
         && "true".equalsIgnoreCase(String.valueOf(c.originals().get(STREAMING)).trim())) {
       errors.add(

@@ -6,6 +6,7 @@ import io.trellara.source.capture.ddl.CapturedTables;
 import io.trellara.source.kafka.SourceTopics;
 import io.trellara.source.kafka.TopicTailReader;
 import io.trellara.source.pg.PgEndpoint;
+import io.trellara.source.pg.WalGuard;
 import io.trellara.source.replication.SourceSettings;
 import io.trellara.source.snapshot.SnapshotReads;
 import io.trellara.source.startup.SourceStartup;
@@ -64,7 +65,8 @@ final class SourceSettingsMapper {
         // the roles as configured; the start resolves an empty list to the tables' owners
         CapturedTables.NONE.withDdlRoles(Set.copyOf(c.getList(DDL_MESSAGE_ROLES))),
         new SnapshotReads(c.getInt(SNAPSHOT_MAX_THREADS), c.getLong(SNAPSHOT_KEY_RANGE_ROWS)),
-        c.getLong(STALL_TIMEOUT_MS));
+        c.getLong(STALL_TIMEOUT_MS),
+        new WalGuard(c.getLong(SLOT_LAG_WARN_BYTES), c.getString(HEARTBEAT_ACTION_QUERY)));
   }
 
   /** Records read back at most from each partition of the source's topics at start. */

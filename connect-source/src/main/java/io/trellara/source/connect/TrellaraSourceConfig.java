@@ -55,6 +55,8 @@ public final class TrellaraSourceConfig extends AbstractConfig {
   public static final String RECONNECT_MAX_DURATION_MS = "replication.reconnect.max.duration.ms";
   public static final String OFFSETS_ACCEPT_NEW_HISTORY = "offsets.accept.new.history";
   public static final String HEARTBEAT_INTERVAL_MS = "heartbeat.interval.ms";
+  public static final String HEARTBEAT_ACTION_QUERY = "heartbeat.action.query";
+  public static final String SLOT_LAG_WARN_BYTES = "slot.lag.warn.bytes";
   public static final String SLOT_DROP_ON_STOP = "slot.drop.on.stop";
   public static final String SNAPSHOT_MODE = "snapshot.mode";
   public static final String SNAPSHOT_MAX_THREADS = "snapshot.max.threads";

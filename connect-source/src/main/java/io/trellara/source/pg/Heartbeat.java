@@ -23,6 +23,11 @@ import org.slf4j.LoggerFactory;
  * transactional while heartbeats are not, so neither can be taken for the other. A failed beat
  * (server away, a standby, no privilege) never affects capture: it is logged (WARN for the first of
  * a run of failures, INFO when beats succeed again) and the next beat opens a new connection.
+ *
+ * <p>With an action query ({@code heartbeat.action.query}, the operator's own statement from the
+ * connector configuration) each beat runs it first, on the same connection in autocommit: a write
+ * to a captured table gives the stream a captured change to advance on, for roles that may not
+ * write logical messages. It fails and recovers like the message.
  */
 public final class Heartbeat implements AutoCloseable {
   /** Where a heartbeat's outcome is reported (the engine's metrics). */
@@ -41,15 +46,23 @@ public final class Heartbeat implements AutoCloseable {
   private final PgEndpoint endpoint;
   private final String slotName;
   private final long intervalMs;
+  private final String actionQuery;
   private final Listener metrics;
   private ScheduledExecutorService scheduler;
   private Connection connection; // scheduler thread only (and close, after the scheduler ended)
   private boolean failing;
 
   public Heartbeat(PgEndpoint endpoint, String slotName, long intervalMs, Listener metrics) {
+    this(endpoint, slotName, intervalMs, "", metrics);
+  }
+
+  /** With {@code actionQuery} ("" for none) run before each heartbeat message. */
+  public Heartbeat(
+      PgEndpoint endpoint, String slotName, long intervalMs, String actionQuery, Listener metrics) {
     this.endpoint = endpoint;
     this.slotName = slotName;
     this.intervalMs = intervalMs;
+    this.actionQuery = actionQuery == null ? "" : actionQuery;
     this.metrics = metrics;
   }
 
@@ -70,7 +83,12 @@ public final class Heartbeat implements AutoCloseable {
               return t;
             });
     scheduler.scheduleWithFixedDelay(this::beat, intervalMs, intervalMs, TimeUnit.MILLISECONDS);
-    LOG.info("Heartbeat of slot {} every {} ms (logical message {})", slotName, intervalMs, PREFIX);
+    LOG.info(
+        "Heartbeat of slot {} every {} ms (logical message {}{})",
+        slotName,
+        intervalMs,
+        PREFIX,
+        actionQuery.isEmpty() ? "" : ", after heartbeat.action.query");
   }
 
   /** One heartbeat; never throws (a throwing task would end the schedule). */
@@ -83,6 +101,9 @@ public final class Heartbeat implements AutoCloseable {
       String lsn;
       try (Statement st = connection.createStatement()) {
         st.setQueryTimeout(30);
+        if (!actionQuery.isEmpty()) {
+          st.execute(actionQuery);
+        }
         try (ResultSet rs = st.executeQuery(SQL)) {
           rs.next();
           lsn = rs.getString(1);

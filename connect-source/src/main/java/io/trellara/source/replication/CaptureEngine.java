@@ -143,7 +143,11 @@ public final class CaptureEngine implements AutoCloseable {
     if (settings.heartbeatIntervalMs() > 0) {
       heartbeat =
           new Heartbeat(
-              settings.endpoint(), settings.slotName(), settings.heartbeatIntervalMs(), metrics);
+              settings.endpoint(),
+              settings.slotName(),
+              settings.heartbeatIntervalMs(),
+              settings.walGuard().heartbeatActionQuery(),
+              metrics);
       heartbeat.start();
     }
   }

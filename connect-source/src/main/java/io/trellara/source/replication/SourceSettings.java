@@ -5,6 +5,7 @@ import io.trellara.source.pg.Heartbeat;
 import io.trellara.source.pg.PgEndpoint;
 import io.trellara.source.pg.PublishedTables;
 import io.trellara.source.pg.SourceDatabase;
+import io.trellara.source.pg.WalGuard;
 import io.trellara.source.snapshot.SnapshotReads;
 import java.nio.file.Path;
 import java.util.List;
@@ -17,7 +18,7 @@ import java.util.List;
  * message is written on the source database (0: never). {@code snapshotReads}: how an initial
  * snapshot reads its tables. {@code stallTimeoutMs}: how long a stage that waits (the replication
  * stream, the snapshot's reads, the producer) may go without progress before the task fails with
- * {@code STALLED}.
+ * {@code STALLED}. {@code walGuard}: the slot lag warning and the heartbeat's action query.
  */
 public record SourceSettings(
     PgEndpoint endpoint,
@@ -43,10 +44,65 @@ public record SourceSettings(
     BoundarySettings boundary,
     CapturedTables capturedTables,
     SnapshotReads snapshotReads,
-    long stallTimeoutMs) {
+    long stallTimeoutMs,
+    WalGuard walGuard) {
 
   /** The default bound of a stage that waits ({@code capture.stall.timeout.ms}). */
   public static final long DEFAULT_STALL_TIMEOUT_MS = 300_000;
+
+  /** Settings with the default slot lag warning and no heartbeat action query. */
+  public SourceSettings(
+      PgEndpoint endpoint,
+      String sourceId,
+      String databaseId,
+      String datasetId,
+      String slotName,
+      String publicationName,
+      boolean autocreatePublication,
+      List<String> tables,
+      int protocolVersion,
+      boolean streaming,
+      long statusIntervalMs,
+      long reconnectMaxDurationMs,
+      long heartbeatIntervalMs,
+      boolean ddlCapture,
+      boolean ddlInstall,
+      Path spillDirectory,
+      long spillThresholdBytes,
+      int maxEnvelopeBytes,
+      int queueMaxRecords,
+      long queueMaxBytes,
+      BoundarySettings boundary,
+      CapturedTables capturedTables,
+      SnapshotReads snapshotReads,
+      long stallTimeoutMs) {
+    this(
+        endpoint,
+        sourceId,
+        databaseId,
+        datasetId,
+        slotName,
+        publicationName,
+        autocreatePublication,
+        tables,
+        protocolVersion,
+        streaming,
+        statusIntervalMs,
+        reconnectMaxDurationMs,
+        heartbeatIntervalMs,
+        ddlCapture,
+        ddlInstall,
+        spillDirectory,
+        spillThresholdBytes,
+        maxEnvelopeBytes,
+        queueMaxRecords,
+        queueMaxBytes,
+        boundary,
+        capturedTables,
+        snapshotReads,
+        stallTimeoutMs,
+        WalGuard.DEFAULT);
+  }
 
   /** Settings with the default stall bound. */
   public SourceSettings(
@@ -175,7 +231,8 @@ public record SourceSettings(
         boundary,
         captured,
         snapshotReads,
-        stallTimeoutMs);
+        stallTimeoutMs,
+        walGuard);
   }
 
   public SourceSettings withBoundary(BoundarySettings b) {
@@ -203,7 +260,8 @@ public record SourceSettings(
         b,
         capturedTables,
         snapshotReads,
-        stallTimeoutMs);
+        stallTimeoutMs,
+        walGuard);
   }
 
   /** What the PostgreSQL administration (setup, preflight, slots) needs of these settings. */

@@ -52,6 +52,27 @@ class TrellaraSourceConfigTest {
   }
 
   @Test
+  void aHeartbeatActionQueryNeedsAHeartbeatAndTheWalGuardIsMapped() {
+    String insert = "INSERT INTO heartbeat VALUES (1, now())";
+    assertThat(errors(with("heartbeat.action.query", insert)))
+        .containsKey("heartbeat.action.query");
+    Map<String, String> ok =
+        with(
+            "heartbeat.action.query",
+            insert,
+            "heartbeat.interval.ms",
+            "10000",
+            "slot.lag.warn.bytes",
+            "5000");
+    assertThat(errors(ok)).doesNotContainKey("heartbeat.action.query");
+    var guard = SourceSettingsMapper.settings(new TrellaraSourceConfig(ok)).walGuard();
+    assertThat(guard.heartbeatActionQuery()).isEqualTo(insert);
+    assertThat(guard.slotLagWarnBytes()).isEqualTo(5000);
+    assertThat(SourceSettingsMapper.settings(new TrellaraSourceConfig(valid())).walGuard())
+        .isEqualTo(io.trellara.source.pg.WalGuard.DEFAULT);
+  }
+
+  @Test
   void recordAuthenticationNeedsKeysAListedSigningKeyAndProtobufBytes() {
     assertThat(errors(with("record.authentication", "required")))
         .containsKey("record.authentication");

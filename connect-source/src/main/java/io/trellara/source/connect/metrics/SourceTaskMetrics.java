@@ -10,7 +10,6 @@ import io.trellara.source.replication.CaptureMetrics;
 import io.trellara.source.replication.ack.PublishLiveness;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.LongAdder;
 import javax.management.JMException;
 import javax.management.ObjectName;
 import org.slf4j.Logger;
@@ -35,10 +34,7 @@ public final class SourceTaskMetrics implements SourceTaskMetricsMXBean, AutoClo
   private final ObjectName name;
   private final RateWindow transactionRate = new RateWindow(RATE_WINDOW_SECONDS);
   private final RateWindow eventRate = new RateWindow(RATE_WINDOW_SECONDS);
-  private final LongAdder published = new LongAdder();
-  private final LongAdder acknowledged = new LongAdder();
-  private volatile long lastPublishedCommitMs = -1;
-  private volatile long lastAcknowledgedCommitMs = -1;
+  private final PublishCounts counts = new PublishCounts();
   private ScheduledExecutorService ticker;
   private volatile String authenticationKeyId = "off";
 
@@ -47,7 +43,11 @@ public final class SourceTaskMetrics implements SourceTaskMetricsMXBean, AutoClo
     this.engine = engine;
     this.producer = publishing.stage();
     this.capture = engine.metrics();
-    this.lag = new SlotLagSampler(engine.settings().endpoint(), engine.settings().slotName());
+    this.lag =
+        new SlotLagSampler(
+            engine.settings().endpoint(),
+            engine.settings().slotName(),
+            engine.settings().walGuard().slotLagWarnBytes());
     this.name = TaskMBeans.name(TYPE, connector, task);
   }
 
@@ -78,16 +78,12 @@ public final class SourceTaskMetrics implements SourceTaskMetricsMXBean, AutoClo
 
   /** A transaction was handed to Connect by poll(). */
   public void published(long commitTimestampMs) {
-    published.increment();
-    lastPublishedCommitMs = commitTimestampMs;
+    counts.published(commitTimestampMs);
   }
 
   /** Kafka acknowledged a transaction's record. */
   public void acknowledged(long commitTimestampMs) {
-    acknowledged.increment();
-    if (commitTimestampMs > lastAcknowledgedCommitMs) {
-      lastAcknowledgedCommitMs = commitTimestampMs;
-    }
+    counts.acknowledged(commitTimestampMs);
   }
 
   @Override
@@ -125,12 +121,12 @@ public final class SourceTaskMetrics implements SourceTaskMetricsMXBean, AutoClo
 
   @Override
   public long getTransactionsPublished() {
-    return published.sum();
+    return counts.published();
   }
 
   @Override
   public long getTransactionsAcknowledged() {
-    return acknowledged.sum();
+    return counts.acknowledged();
   }
 
   @Override
@@ -150,38 +146,37 @@ public final class SourceTaskMetrics implements SourceTaskMetricsMXBean, AutoClo
 
   @Override
   public long getReplicationLagBytes() {
-    SlotLagSampler.Sample s = lag.last();
-    return s == null ? -1 : s.lagBytes();
+    return slot().lagBytes();
+  }
+
+  @Override
+  public long getReplicationLagSeconds() {
+    return slot().lagSeconds();
   }
 
   @Override
   public String getCurrentWalLsn() {
-    SlotLagSampler.Sample s = lag.last();
-    return s == null ? null : s.currentWalLsn();
+    return slot().currentWalLsn();
   }
 
   @Override
   public String getSlotConfirmedFlushLsn() {
-    SlotLagSampler.Sample s = lag.last();
-    return s == null ? null : s.confirmedFlushLsn();
+    return slot().confirmedFlushLsn();
   }
 
   @Override
   public String getSlotWalStatus() {
-    SlotLagSampler.Sample s = lag.last();
-    return s == null ? null : s.walStatus();
+    return slot().walStatus();
   }
 
   @Override
   public long getSlotSafeWalBytes() {
-    SlotLagSampler.Sample s = lag.last();
-    return s == null ? -1 : s.safeWalBytes();
+    return slot().safeWalBytes();
   }
 
   @Override
   public long getReplicationLagSampledAtMs() {
-    SlotLagSampler.Sample s = lag.last();
-    return s == null ? -1 : s.sampledAtMs();
+    return slot().sampledAtMs();
   }
 
   @Override
@@ -191,26 +186,28 @@ public final class SourceTaskMetrics implements SourceTaskMetricsMXBean, AutoClo
 
   @Override
   public long getPublishedLagMs() {
-    return since(lastPublishedCommitMs);
+    return PublishCounts.since(counts.lastPublishedCommitMs());
   }
 
   @Override
   public long getAcknowledgedLagMs() {
-    return since(lastAcknowledgedCommitMs);
+    return PublishCounts.since(counts.lastAcknowledgedCommitMs());
   }
 
-  private static long since(long commitMs) {
-    return commitMs < 0 ? -1 : Math.max(0, System.currentTimeMillis() - commitMs);
+  /** The last slot sample, or {@link SlotLagSampler.Sample#UNKNOWN} before the first. */
+  private SlotLagSampler.Sample slot() {
+    SlotLagSampler.Sample s = lag.last();
+    return s == null ? SlotLagSampler.Sample.UNKNOWN : s;
   }
 
   @Override
   public long getLastPublishedCommitTimestampMs() {
-    return lastPublishedCommitMs;
+    return counts.lastPublishedCommitMs();
   }
 
   @Override
   public long getLastAcknowledgedCommitTimestampMs() {
-    return lastAcknowledgedCommitMs;
+    return counts.lastAcknowledgedCommitMs();
   }
 
   @Override

@@ -40,6 +40,12 @@ public interface SourceTaskMetricsMXBean {
   long getReplicationLagBytes();
 
   /** The server's WAL position at the last lag sample, e.g. "0/1A2B3C8"; null unknown. */
+  /**
+   * How long ago the server's WAL was where the slot is (from the samples of the last hour; at
+   * least an hour when it is further behind); 0 caught up, -1 unknown.
+   */
+  long getReplicationLagSeconds();
+
   String getCurrentWalLsn();
 
   /** The slot's confirmed_flush_lsn at the last lag sample; null unknown. */
