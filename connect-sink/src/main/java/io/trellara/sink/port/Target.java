@@ -35,9 +35,9 @@ public interface Target {
   /**
    * Stages verified chunks (a replay is a no-op) with their lanes' watermarks and {@code
    * positions}, in one target transaction. Returns the transactions set aside instead: those whose
-   * chunks would take their flow past staging.flow.max.bytes. None of their chunks is staged (what
-   * they had staged is deleted in the same transaction), and when any is set aside no position is
-   * recorded (the caller holds its partitions before their first chunk).
+   * chunks would take their flow past staging.flow.max.bytes. None of their chunks of this call is
+   * staged, and when any is set aside no position is recorded (the caller holds its partitions
+   * before their first chunk of this call).
    */
   Set<FlowKey> stage(List<StagedChunk> chunks, Map<TopicPartitionKey, Long> positions);
 

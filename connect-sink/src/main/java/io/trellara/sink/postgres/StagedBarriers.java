@@ -67,20 +67,21 @@ final class StagedBarriers {
    * transaction already applied, is a no-op), the watermarks of their lanes, and {@code positions}
    * (progress of the partitions whose every record up to there is now durable in the target).
    * Returns the transactions set aside (their flow is past staging.flow.max.bytes): none of their
-   * chunks staged, what they had staged deleted, and then no position recorded at all (the buffer
-   * holds their partitions before their first chunk, and records the positions with its next
-   * commit).
+   * chunks of this batch staged, and then no position recorded at all (the buffer holds their
+   * partitions before their first chunk, and records the positions with its next commit).
    */
   Set<FlowKey> stage(List<StagedChunk> chunks, Map<TopicPartitionKey, Long> positions) {
     if (chunks.isEmpty() && positions.isEmpty()) {
       return Set.of();
     }
-    String where = chunks.isEmpty() ? null : chunks.get(0).describe();
+    // no chunks: every chunk of the batch was of a transaction set aside, only progress is left
+    String where =
+        chunks.isEmpty() ? "the progress of " + positions.keySet() : chunks.get(0).describe();
     Staged staged =
         executor.run(
             where,
             (s, a) -> {
-              s.at(null, where);
+              s.at(null, chunks.isEmpty() ? null : where);
               sweepAged(s);
               List<StagingLimits.SetAside> aside =
                   chunks.isEmpty()
@@ -123,9 +124,9 @@ final class StagedBarriers {
       applier.metrics().transactionsSetAside.incrementAndGet();
       LOG.warn(
           "Setting aside transaction {}: flow {} has {} bytes of chunks staged for barriers that"
-              + " have not completed, and its {} bytes would pass staging.flow.max.bytes ({}). None"
-              + " of its chunks is staged (what it had staged is deleted) and the other transactions"
-              + " go on; if its barrier arrives the task fails with STAGING_FLOW_FULL (raise"
+              + " have not completed, and its {} bytes would pass staging.flow.max.bytes ({}). Its"
+              + " chunks are not staged, the other transactions go on, and the offsets of its"
+              + " partitions stay before it; if its barrier arrives the task fails with STAGING_FLOW_FULL (raise"
               + " staging.flow.max.bytes and restart), and after staging.retention.ms it is dropped"
               + " as junk",
           LogText.escape(x.transaction().eventKey()),

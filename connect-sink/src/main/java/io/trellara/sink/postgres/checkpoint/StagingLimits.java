@@ -1,6 +1,5 @@
 package io.trellara.sink.postgres.checkpoint;
 
-import io.trellara.protocol.TransactionBoundaryKey;
 import io.trellara.sink.port.FlowKey;
 import io.trellara.sink.port.StagedChunk;
 import io.trellara.sink.postgres.session.TargetSession;
@@ -21,10 +20,10 @@ import java.util.function.ToLongFunction;
  * trellara_sink.staged_chunks} for good. Two limits, in the transaction that stages: chunks staged
  * longer ago than the retention are deleted (a real barrier waits at most barrier.max.wait.ms,
  * which the retention must exceed, before the task fails it closed), and a flow may hold at most so
- * many staged bytes: a transaction whose chunks would take it past that is set aside (nothing of it
- * staged, what it had staged deleted) rather than failing the task, so one invented flow cannot
- * stop the others; the buffer holds the offsets of its partitions before it until its barrier comes
- * (the task then fails closed) or the retention passes (it was junk).
+ * many staged bytes: a transaction whose chunks would take it past that is set aside (none of these
+ * chunks staged) rather than failing the task, so one invented flow cannot stop the others; the
+ * buffer holds the offsets of its partitions before it until its barrier comes (the task then fails
+ * closed) or the retention passes (it was junk).
  */
 public final class StagingLimits {
   private StagingLimits() {}
@@ -38,12 +37,6 @@ public final class StagingLimits {
       """
             SELECT COALESCE(pg_catalog.sum(pg_catalog.octet_length(payload)), 0)
               FROM trellara_sink.staged_chunks WHERE sink_name = ? AND source_id = ? AND dataset_id = ?""";
-
-  private static final String DROP_TRANSACTION =
-      """
-            DELETE FROM trellara_sink.staged_chunks
-             WHERE sink_name = ? AND source_id = ? AND dataset_id = ? AND commit_lsn = ?::pg_lsn
-               AND transaction_id = ?""";
 
   /**
    * A transaction set aside: its flow had {@code stagedBytes} staged, and its chunks of this batch
@@ -62,8 +55,11 @@ public final class StagingLimits {
 
   /**
    * Which transactions of {@code chunks} to set aside, decided in the staging transaction: the
-   * staged bytes of each flow in the batch are read, then {@link #choose} decides, and the chunks
-   * already staged of each transaction set aside are deleted.
+   * staged bytes of each flow in the batch are read, then {@link #choose} decides. Chunks of a
+   * transaction set aside that earlier commits staged stay: those commits recorded progress past
+   * them, so deleting them would lose a real transaction (the progress cannot be moved back to its
+   * first chunk: the table does not know Kafka offsets); they count towards the bound, and go with
+   * the retention or the transaction's barrier.
    */
   public static List<SetAside> setAside(
       TargetSession s, String sinkName, List<StagedChunk> chunks, long maxBytesPerFlow)
@@ -75,18 +71,7 @@ public final class StagingLimits {
         staged.put(flow, staged(s, sinkName, flow));
       }
     }
-    List<SetAside> aside = choose(chunks, staged::get, maxBytesPerFlow);
-    for (SetAside a : aside) {
-      TransactionBoundaryKey k = a.transaction().transaction();
-      PreparedStatement ps = s.prepare(DROP_TRANSACTION);
-      ps.setString(1, sinkName);
-      ps.setString(2, k.sourceId());
-      ps.setString(3, a.transaction().datasetId());
-      ps.setString(4, k.commitLsn());
-      ps.setString(5, k.transactionId());
-      ps.executeUpdate();
-    }
-    return aside;
+    return choose(chunks, staged::get, maxBytesPerFlow);
   }
 
   /**
