@@ -272,6 +272,7 @@ final class BatchWalk {
   private Decision flushStage(long now) {
     boolean hold = lanes.wanted(flushing, partitions.values());
     List<StagedChunk> chunks = new ArrayList<>();
+    List<Decision.Origin> origins = new ArrayList<>();
     for (Step step : flushing) {
       if (step.chunk() == null) {
         continue;
@@ -291,9 +292,10 @@ final class BatchWalk {
         drain.chunksArrived();
       } else {
         chunks.add(step.staged());
+        origins.add(new Decision.Origin(step.ps().tp, step.in().offset()));
       }
     }
-    Decision stage = chunks.isEmpty() ? null : stage(chunks, flushing);
+    Decision stage = chunks.isEmpty() ? null : stage(chunks, origins, flushing);
     Pairing.enqueue(state, flushing);
     startDrain(afterFlush);
     return stage;
@@ -310,7 +312,8 @@ final class BatchWalk {
    * The segment's chunks staged; progress moves with them for every partition that holds nothing
    * undurable before its last chunk of this segment.
    */
-  private Decision stage(List<StagedChunk> chunks, List<Step> segmentSteps) {
+  private Decision stage(
+      List<StagedChunk> chunks, List<Decision.Origin> origins, List<Step> segmentSteps) {
     Map<TopicPartitionKey, Long> positions = new HashMap<>();
     Set<TopicPartitionKey> blocked = new HashSet<>();
     for (Step step : segmentSteps) {
@@ -325,7 +328,7 @@ final class BatchWalk {
       positions.put(tp, step.in().offset() + 1);
     }
     drain.chunksArrived();
-    return new Decision.Stage(chunks, positions);
+    return new Decision.Stage(chunks, positions, origins);
   }
 
   // ---- drain: every partition's queue, in order ------------------------------------------------
@@ -361,6 +364,9 @@ final class BatchWalk {
     while (drainIndex < drainOrder.size()) {
       PartitionState ps = drainOrder.get(drainIndex);
       if (partitions.get(ps.tp) == ps) {
+        if (ps.queue.peek() instanceof Items.BarrierItem b && state.aside.holds(b.manifest)) {
+          return new Decision.Fail(state.aside.barrierCame(b.manifest)); // fails closed
+        }
         Decision d = drain.next(ps, now);
         if (d != null) {
           return d;

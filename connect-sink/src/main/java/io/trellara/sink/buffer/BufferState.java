@@ -14,6 +14,7 @@ final class BufferState implements StreamSteps.Host {
   final Map<TopicPartitionKey, Long> rewinds = new HashMap<>();
   final LaneHolds lanes = new LaneHolds();
   final StagingBound staging = new StagingBound();
+  final SetAsideHolds aside = new SetAsideHolds();
   final BarrierDrain drain;
   final StreamSteps streams = new StreamSteps(this);
   long orphanManifestsDiscarded;

@@ -29,9 +29,17 @@ import java.util.Map;
  */
 public sealed interface Decision {
 
-  /** Stage verified chunks with their lanes' watermarks and {@code positions}, in one commit. */
-  record Stage(List<StagedChunk> chunks, Map<TopicPartitionKey, Long> positions)
+  /**
+   * Stage verified chunks with their lanes' watermarks and {@code positions}, in one commit; {@code
+   * origins} says where each chunk was read (the buffer's, for the transactions the target sets
+   * aside).
+   */
+  record Stage(
+      List<StagedChunk> chunks, Map<TopicPartitionKey, Long> positions, List<Origin> origins)
       implements Decision {}
+
+  /** The partition and offset a staged chunk was read from. */
+  record Origin(TopicPartitionKey partition, long offset) {}
 
   /** Apply consecutive whole transactions in order (grouped); then the listener hears of them. */
   record ApplyEnvelopes(List<SourceTransaction> batch) implements Decision {}

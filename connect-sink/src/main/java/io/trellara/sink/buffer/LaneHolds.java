@@ -162,14 +162,16 @@ final class LaneHolds {
     List<Held> held = drain(partitions);
     List<StagedChunk> chunks = new ArrayList<>(held.size());
     Map<TopicPartitionKey, Long> positions = new HashMap<>();
+    List<Decision.Origin> origins = new ArrayList<>(held.size());
     for (Held h : held) {
       chunks.add(h.staged());
+      origins.add(new Decision.Origin(h.lane.tp, h.offset));
       if (h.lane.idle()) {
         positions.put(h.lane.tp, h.lane.durable());
       }
     }
     LOG.debug("Staging {} lane chunk(s) held in memory ({} bytes)", chunks.size(), heldBytes);
-    return new Decision.Stage(chunks, positions);
+    return new Decision.Stage(chunks, positions, origins);
   }
 
   /**

@@ -6,6 +6,7 @@ import io.trellara.protocol.v1.ManifestBoundaryMode;
 import io.trellara.protocol.v1.PartitionChunk;
 import io.trellara.protocol.validation.ProtocolViolationException;
 import io.trellara.sink.port.ApplyException;
+import io.trellara.sink.port.FlowKey;
 import io.trellara.sink.port.TopicPartitionKey;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -69,6 +70,9 @@ public final class SinkBuffer {
   /** A barrier waiting this long without a chunk arriving fails as MISSING_CHUNK. */
   public static final long DEFAULT_MAX_BARRIER_WAIT_MILLIS = 600_000;
 
+  /** A transaction set aside past its flow's staging bound is dropped as junk after this. */
+  public static final long DEFAULT_STAGING_RETENTION_MILLIS = 6 * 3_600_000L;
+
   /** A barrier waiting this long is logged (once). */
   static final long WAIT_LOG_NANOS = 10_000_000_000L;
 
@@ -104,6 +108,14 @@ public final class SinkBuffer {
   /** A lane pauses while more than {@code maxBytes} of it are staged behind a waiting barrier. */
   public void maxStagedPerLane(long maxBytes, long checkNanos) {
     state.staging.limits(maxBytes, checkNanos);
+  }
+
+  /**
+   * How long a transaction set aside past its flow's staging bound holds its partitions' positions
+   * while its barrier may still come (staging.retention.ms).
+   */
+  public void stagingRetention(long nanos) {
+    state.aside.retention(nanos);
   }
 
   /** How long lane chunks may wait in memory for their barrier, and how many bytes of them. */
@@ -168,7 +180,19 @@ public final class SinkBuffer {
 
   /** The next decision at {@code now} (the driver's clock), or null when there is nothing to do. */
   public Decision next(long now) {
-    return walk.next(now);
+    state.aside.expire(now);
+    Decision d = walk.next(now);
+    return d == null ? null : state.aside.rewrite(d);
+  }
+
+  /**
+   * The target set {@code transactions} aside from the {@link Decision.Stage} returned last (their
+   * flow is past its staging bound) at {@code now}, before that decision is reported completed:
+   * their later chunks are not staged, their barrier fails closed, and the positions of their
+   * partitions stay before their first chunk until the retention passes.
+   */
+  public void setAside(Set<FlowKey> transactions, long now) {
+    state.aside.setAside(transactions, now);
   }
 
   /** The answer to the question {@link #next} returned last (a verdict, a boolean, a map). */
@@ -229,6 +253,7 @@ public final class SinkBuffer {
         }
       }
       state.staging.forget(tp);
+      state.aside.forget(tp);
       state.rewinds.remove(tp);
     }
     state.publishGauges();
@@ -261,7 +286,7 @@ public final class SinkBuffer {
     for (PartitionState ps : partitions.values()) {
       long p = ps.durable();
       if (p >= 0) {
-        out.put(ps.tp, p);
+        out.put(ps.tp, state.aside.cap(ps.tp, p));
       }
     }
     return out;

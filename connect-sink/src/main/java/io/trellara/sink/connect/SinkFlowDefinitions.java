@@ -84,9 +84,13 @@ final class SinkFlowDefinitions {
         ConfigDef.Range.atLeast(1),
         Importance.LOW,
         "The most bytes of chunks one flow (source id and dataset id) may have staged for barriers that"
-            + " have not completed. Chunks that would pass it are refused with STAGING_FLOW_FULL naming the"
-            + " flow: nothing is staged and the task stops before their offsets, so nothing is lost (the"
-            + " other flows of the same Kafka partition wait behind them). Default 1 GiB.",
+            + " have not completed. A transaction whose chunks would pass it is set aside (WARN, once;"
+            + " JMX TransactionsSetAside): its chunks are not staged and every other transaction and"
+            + " flow goes on, but the offsets of the partitions that carried them stay before its"
+            + " first chunk set aside. If its barrier arrives the task fails with STAGING_FLOW_FULL"
+            + " naming it: raise this bound and restart, and it applies whole. After"
+            + " staging.retention.ms without its barrier it is dropped as junk and the offsets go on."
+            + " Default 1 GiB.",
         GROUP_FLOWS,
         ++o,
         Width.SHORT,

@@ -54,6 +54,7 @@ record SinkTaskParts(
                 Duration.ofMillis(io.trellara.sink.buffer.SinkBuffer.DEFAULT_HOLD_MILLIS),
                 config.getLong(TrellaraSinkConfig.LANES_HOLD_MAX_BYTES))
             .maxStreamIdle(applier.options().stallTimeout())
+            .stagingRetention(applier.options().flowBounds().stagingRetention())
             .retryPolicy(applier.options().retryPolicy());
     metrics
         .pipeline(pipeline)

@@ -103,6 +103,15 @@ public final class ApplyPipeline implements AutoCloseable {
     return this;
   }
 
+  /**
+   * How long a transaction set aside past its flow's staging bound holds its partitions' offsets
+   * while its barrier may still come: staging.retention.ms.
+   */
+  public ApplyPipeline stagingRetention(Duration retention) {
+    buffer.stagingRetention(retention.toNanos());
+    return this;
+  }
+
   /** How long lane chunks may wait in memory for their barrier, and how many bytes of them. */
   public ApplyPipeline holdLanes(Duration hold, long maxBytes) {
     buffer.holdLanes(hold.toNanos(), maxBytes);
@@ -158,7 +167,10 @@ public final class ApplyPipeline implements AutoCloseable {
 
   private void execute(Decision d) {
     if (d instanceof Decision.Stage s) {
-      target.stage(s.chunks(), s.positions());
+      Set<FlowKey> setAside = target.stage(s.chunks(), s.positions());
+      if (!setAside.isEmpty()) {
+        buffer.setAside(setAside, ticker.nanos());
+      }
     } else if (d instanceof Decision.ApplyEnvelopes a) {
       listener.envelopesApplied(a.batch(), target.apply(a.batch()));
     } else if (d instanceof Decision.CheckBarrier c) {

@@ -107,9 +107,10 @@ public class ApplyException extends RuntimeException {
      */
     FLOW_NOT_CONFIGURED(FailureAction.FAIL, false),
     /**
-     * Staging a batch of chunks would take their flow past {@code staging.flow.max.bytes} of chunks
-     * whose barriers have not completed. Nothing of the batch is staged and its progress is not
-     * recorded.
+     * The barrier of a transaction that was set aside arrived: its chunks would have taken their
+     * flow past {@code staging.flow.max.bytes} of chunks whose barriers have not completed, so they
+     * were not staged. Nothing of it is applied and no position passes its first chunk set aside;
+     * raise the bound and restart the task, which reads it again and applies it whole.
      */
     STAGING_FLOW_FULL(FailureAction.FAIL, false);
 

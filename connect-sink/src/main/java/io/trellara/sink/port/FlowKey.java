@@ -1,5 +1,6 @@
 package io.trellara.sink.port;
 
+import io.trellara.protocol.EventKey;
 import io.trellara.protocol.TransactionBoundaryKey;
 import io.trellara.protocol.v1.TransactionCommitMarker;
 import io.trellara.protocol.v1.TransactionEnvelope;
@@ -60,6 +61,12 @@ public record FlowKey(String datasetId, TransactionBoundaryKey transaction) {
   /** The flow: {@code source_id/dataset_id}, whose commit LSNs only grow in strict order. */
   public Flow flow() {
     return new Flow(transaction.sourceId(), datasetId);
+  }
+
+  /** The event key of the transaction ({@code source:lsn:txid}), as errors name it. */
+  public String eventKey() {
+    return EventKey.transaction(
+        transaction.sourceId(), transaction.commitLsn(), transaction.transactionId());
   }
 
   public String display() {

@@ -71,6 +71,14 @@ public record StagedChunk(
         encoded);
   }
 
+  /** The transaction (within its flow) this chunk belongs to. */
+  public FlowKey flowKey() {
+    return new FlowKey(
+        datasetId,
+        new io.trellara.protocol.TransactionBoundaryKey(
+            sourceId, databaseId, commitLsn, transactionId));
+  }
+
   public boolean partitioned() {
     return boundaryMode == ManifestBoundaryMode.PARTITIONED_SCALE_MODE;
   }

@@ -4,6 +4,7 @@ import io.trellara.protocol.v1.PartitionChunk;
 import io.trellara.protocol.v1.TransactionManifest;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The target port: the eight verbs a sink needs of the database it applies to. Every call is one
@@ -33,9 +34,12 @@ public interface Target {
 
   /**
    * Stages verified chunks (a replay is a no-op) with their lanes' watermarks and {@code
-   * positions}, in one target transaction; returns how many were newly staged.
+   * positions}, in one target transaction. Returns the transactions set aside instead: those whose
+   * chunks would take their flow past staging.flow.max.bytes. None of their chunks of this call is
+   * staged, and when any is set aside no position is recorded (the caller holds its partitions
+   * before their first chunk of this call).
    */
-  int stage(List<StagedChunk> chunks, Map<TopicPartitionKey, Long> positions);
+  Set<FlowKey> stage(List<StagedChunk> chunks, Map<TopicPartitionKey, Long> positions);
 
   /**
    * Where the barrier of {@code key} stands: applied already, ready, or waiting for chunks of

@@ -28,6 +28,9 @@ public final class ApplyMetrics {
   public final AtomicLong chunksStaged = new AtomicLong();
   public final AtomicLong stagedBytes = new AtomicLong();
 
+  /** Transactions set aside: their chunks would have taken their flow past its staging bound. */
+  public final AtomicLong transactionsSetAside = new AtomicLong();
+
   public long transactionsApplied() {
     return transactionsApplied.get();
   }
@@ -97,6 +100,11 @@ public final class ApplyMetrics {
    */
   public long chunksStaged() {
     return chunksStaged.get();
+  }
+
+  /** Transactions set aside, not staged: their flow was past staging.flow.max.bytes. */
+  public long transactionsSetAside() {
+    return transactionsSetAside.get();
   }
 
   /** Encoded bytes of the chunks this applier staged. */

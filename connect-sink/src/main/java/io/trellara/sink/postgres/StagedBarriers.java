@@ -33,6 +33,7 @@ import io.trellara.sink.postgres.checkpoint.StagingStore;
 import io.trellara.sink.postgres.session.TargetSession;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -65,49 +66,81 @@ final class StagedBarriers {
    * Stages verified chunks in one target transaction: the chunks (a replay, or a chunk of a
    * transaction already applied, is a no-op), the watermarks of their lanes, and {@code positions}
    * (progress of the partitions whose every record up to there is now durable in the target).
-   * Returns the chunks newly staged.
+   * Returns the transactions set aside (their flow is past staging.flow.max.bytes): none of their
+   * chunks of this batch staged, and then no position recorded at all (the buffer holds their
+   * partitions before their first chunk, and records the positions with its next commit).
    */
-  int stage(List<StagedChunk> chunks, Map<TopicPartitionKey, Long> positions) {
+  Set<FlowKey> stage(List<StagedChunk> chunks, Map<TopicPartitionKey, Long> positions) {
     if (chunks.isEmpty() && positions.isEmpty()) {
-      return 0;
+      return Set.of();
     }
-    String where = chunks.isEmpty() ? null : chunks.get(0).describe();
-    boolean[] inserted =
+    // no chunks: every chunk of the batch was of a transaction set aside, only progress is left
+    String where =
+        chunks.isEmpty() ? "the progress of " + positions.keySet() : chunks.get(0).describe();
+    Staged staged =
         executor.run(
             where,
             (s, a) -> {
-              s.at(null, where);
+              s.at(null, chunks.isEmpty() ? null : where);
               sweepAged(s);
-              if (!chunks.isEmpty()) {
-                StagingLimits.requireRoom(
-                    s,
-                    applier.options().sinkName(),
-                    chunks,
-                    applier.options().flowBounds().maxStagedBytesPerFlow());
-              }
-              boolean[] rows =
+              List<StagingLimits.SetAside> aside =
                   chunks.isEmpty()
+                      ? List.of()
+                      : StagingLimits.setAside(
+                          s,
+                          applier.options().sinkName(),
+                          chunks,
+                          applier.options().flowBounds().maxStagedBytesPerFlow());
+              Set<FlowKey> keys = new LinkedHashSet<>();
+              aside.forEach(x -> keys.add(x.transaction()));
+              List<StagedChunk> kept =
+                  keys.isEmpty()
+                      ? chunks
+                      : chunks.stream().filter(c -> !keys.contains(c.flowKey())).toList();
+              boolean[] rows =
+                  kept.isEmpty()
                       ? new boolean[0]
-                      : StagingStore.stage(s, applier.options().sinkName(), chunks);
+                      : StagingStore.stage(s, applier.options().sinkName(), kept);
               AppliedRecords.record(
                   s,
                   applier.options().sinkName(),
                   applier.owner(),
                   List.of(),
-                  positions,
+                  keys.isEmpty() ? positions : Map.of(),
                   applier.options().synchronousCommitOff());
-              return RetryingExecutor.Done.of(rows);
+              return RetryingExecutor.Done.of(new Staged(kept, rows, aside));
             });
-    int staged = 0;
-    for (int i = 0; i < inserted.length; i++) {
-      if (inserted[i]) {
-        staged++;
-        applier.metrics().stagedBytes.addAndGet(chunks.get(i).payload().length);
+    int count = 0;
+    for (int i = 0; i < staged.rows.length; i++) {
+      if (staged.rows[i]) {
+        count++;
+        applier.metrics().stagedBytes.addAndGet(staged.kept.get(i).payload().length);
       }
     }
-    applier.metrics().chunksStaged.addAndGet(staged);
-    return staged;
+    applier.metrics().chunksStaged.addAndGet(count);
+    Set<FlowKey> out = new LinkedHashSet<>();
+    for (StagingLimits.SetAside x : staged.aside) {
+      out.add(x.transaction());
+      applier.metrics().transactionsSetAside.incrementAndGet();
+      LOG.warn(
+          "Setting aside transaction {}: flow {} has {} bytes of chunks staged for barriers that"
+              + " have not completed, and its {} bytes would pass staging.flow.max.bytes ({}). Its"
+              + " chunks are not staged, the other transactions go on, and the offsets of its"
+              + " partitions stay before it; if its barrier arrives the task fails with STAGING_FLOW_FULL (raise"
+              + " staging.flow.max.bytes and restart), and after staging.retention.ms it is dropped"
+              + " as junk",
+          LogText.escape(x.transaction().eventKey()),
+          LogText.escape(x.transaction().flow().toString()),
+          x.stagedBytes(),
+          x.addedBytes(),
+          x.maxBytes());
+    }
+    return out;
   }
+
+  /** What one staging transaction did: the chunks kept, which were inserted, what was set aside. */
+  private record Staged(
+      List<StagedChunk> kept, boolean[] rows, List<StagingLimits.SetAside> aside) {}
 
   /**
    * Where the barrier of {@code m} stands: applied already, ready, or waiting for chunks that may

@@ -31,6 +31,7 @@ import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * Applies whole source transactions to the target PostgreSQL database. Consecutive transactions are
@@ -287,10 +288,10 @@ public final class TransactionApplier implements Target, AutoCloseable {
 
   /**
    * Stages verified chunks in one target transaction, with their lanes' watermarks and {@code
-   * positions} ({@link StagedBarriers}).
+   * positions} ({@link StagedBarriers}); returns the transactions set aside.
    */
   @Override
-  public int stage(List<StagedChunk> chunks, Map<TopicPartitionKey, Long> positions) {
+  public Set<FlowKey> stage(List<StagedChunk> chunks, Map<TopicPartitionKey, Long> positions) {
     return fencedOr(() -> barriers.stage(chunks, positions));
   }
 

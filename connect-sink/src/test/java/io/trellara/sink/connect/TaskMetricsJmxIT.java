@@ -71,6 +71,7 @@ class TaskMetricsJmxIT {
           dst.queryString("SELECT max(commit_lsn)::text FROM trellara_sink.applied_transactions");
       assertThat(JMX.getAttribute(sink, "LastAppliedCommitLsn")).isEqualTo(newestApplied);
       assertThat(longAt(sink, "DuplicatesSkipped")).isZero();
+      assertThat(longAt(sink, "TransactionsSetAside")).isZero();
       assertThat(longAt(sink, "RowsInserted")).isEqualTo(5);
       assertThat(longAt(sink, "RowsUpdated")).isEqualTo(3);
       assertThat(longAt(sink, "RowsDeleted")).isEqualTo(1);

@@ -33,6 +33,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -183,14 +184,19 @@ class InMemoryTarget implements Target {
   }
 
   @Override
-  public int stage(List<StagedChunk> chunks, Map<TopicPartitionKey, Long> positions) {
+  public Set<FlowKey> stage(List<StagedChunk> chunks, Map<TopicPartitionKey, Long> positions) {
     int added = 0;
+    Set<FlowKey> aside = new java.util.LinkedHashSet<>();
     for (StagedChunk c : chunks) {
       FlowKey k =
           new FlowKey(
               c.datasetId(),
               new TransactionBoundaryKey(
                   c.sourceId(), c.databaseId(), c.commitLsn(), c.transactionId()));
+      if (setAside.test(k)) {
+        aside.add(k); // as the target does past staging.flow.max.bytes: nothing of it staged
+        continue;
+      }
       if (applied.containsKey(k)) {
         continue;
       }
@@ -212,10 +218,15 @@ class InMemoryTarget implements Target {
             (a, b) -> a.compareTo(b) >= 0 ? a : b);
       }
     }
-    positions.forEach(this::advance);
+    if (aside.isEmpty()) {
+      positions.forEach(this::advance);
+    }
     metrics.chunksStaged.addAndGet(added);
-    return added;
+    return aside;
   }
+
+  /** Transactions whose chunks {@link #stage} sets aside (a flow past its staging bound). */
+  java.util.function.Predicate<FlowKey> setAside = k -> false;
 
   @Override
   public BarrierState.Verdict barrier(FlowKey key, TransactionManifest m) {

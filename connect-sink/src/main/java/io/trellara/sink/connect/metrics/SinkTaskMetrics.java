@@ -307,6 +307,11 @@ public final class SinkTaskMetrics
   }
 
   @Override
+  public long getTransactionsSetAside() {
+    return apply.transactionsSetAside();
+  }
+
+  @Override
   public long getCommitToAppliedLatencyMs() {
     return latency.last();
   }

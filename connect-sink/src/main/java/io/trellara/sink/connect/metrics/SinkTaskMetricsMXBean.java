@@ -79,6 +79,12 @@ public interface SinkTaskMetricsMXBean {
   /** Encoded bytes of the chunks this task staged. */
   long getStagedBytes();
 
+  /**
+   * Transactions set aside rather than staged: their chunks would have taken their flow past
+   * staging.flow.max.bytes (junk of an invented flow, or a real flow that needs a larger bound).
+   */
+  long getTransactionsSetAside();
+
   /** Source commit timestamp to target commit, of the last applied transaction. */
   long getCommitToAppliedLatencyMs();
 
