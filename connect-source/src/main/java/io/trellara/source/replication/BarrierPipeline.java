@@ -261,21 +261,15 @@ public final class BarrierPipeline extends AssemblingPipeline {
     @Override
     public void onTruncate(ChangeRecord change, RelationSchema[] relations) {
       current = schemas(relations);
-      emit(
-          router.rowless(
-              "a truncate of " + relations[0].qualifiedName(), change.getIdempotencyKey()),
-          change);
+      emit(OwnershipRouter.ROWLESS_LANE, change);
     }
 
     @Override
     public void onDdl(DdlEvent ddl) {
-      int lane =
-          router.rowless(
-              "a DDL event (" + ddl.getCommandTag() + " " + ddl.getObjectIdentity() + ")",
-              keyPrefix + ddl.getTotalOrder());
       long order = ++totalOrder;
       planner.addDdl(
-          lane, order == ddl.getTotalOrder() ? ddl : ddl.toBuilder().setTotalOrder(order).build());
+          OwnershipRouter.ROWLESS_LANE,
+          order == ddl.getTotalOrder() ? ddl : ddl.toBuilder().setTotalOrder(order).build());
     }
   }
 }

@@ -21,9 +21,10 @@ import java.util.Map;
 /**
  * Partitioned scale mode's planner: routes each change to the partition that owns its row — xxh3_64
  * of the row identity V2 SCAN_KEY bytes of the ownership columns, unsigned, mod N — and applies the
- * null-key and key-change policies. Rowless events (TRUNCATE, DDL) have no ownership key: the
- * null-key policy places them (derive_from_primary_key has no key to derive from there and uses
- * partition 0).
+ * null-key and key-change policies. Rowless events (TRUNCATE, DDL) are not rows without a key: they
+ * have no row at all, and go to lane 0 whatever the null-key policy (the sink merges a
+ * transaction's lanes by total_order, so any one lane keeps them in order); the null-key policy is
+ * about rows only.
  */
 public final class OwnershipRouter {
 
@@ -94,34 +95,12 @@ public final class OwnershipRouter {
                   + "emit_move to publish it as a delete in the old lane and an insert in the new one.");
         }
       }
-      default ->
-          lanes.emit(
-              rowless(
-                  "a "
-                      + c.getOperation().name().substring(10).toLowerCase()
-                      + " of "
-                      + relation.qualifiedName(),
-                  key),
-              c);
+      default -> lanes.emit(ROWLESS_LANE, c); // a truncate: no row
     }
   }
 
-  /** The partition of an event without a row: TRUNCATE or DDL. */
-  public int rowless(String what, String eventKey) {
-    return switch (nullKeyPolicy) {
-      case QUARANTINE ->
-          throw new CaptureException(
-              "null_ownership_key",
-              what
-                  + " ("
-                  + eventKey
-                  + ") has no ownership key and null_key_policy is quarantine. Set"
-                  + " dataset.partitioned.null_key_policy=route_to_singleton_partition (or"
-                  + " route_to_dead_letter_partition) to carry such events.");
-      case ROUTE_TO_DEAD_LETTER_PARTITION -> partitions - 1;
-      case ROUTE_TO_SINGLETON_PARTITION, DERIVE_FROM_PRIMARY_KEY -> 0;
-    };
-  }
+  /** The lane of an event without a row (TRUNCATE or DDL): lane 0, under every policy. */
+  public static final int ROWLESS_LANE = 0;
 
   private void emitMove(ChangeRecord c, RelationSchema relation, int from, int to, Lanes lanes) {
     RowImage after = c.getAfter();

@@ -215,8 +215,10 @@ class BoundaryModesIT {
   }
 
   /**
-   * quarantine policies fail closed end to end: the task stops naming the rule and the event,
-   * nothing of it is out.
+   * quarantine fails closed end to end: the task stops naming the rule and the event, nothing of it
+   * is out. (A TRUNCATE or DDL is not a row without a key: null_key_policy=quarantine lets it
+   * through, on lane 0; a row without an ownership value needs a non-key ownership column, which
+   * validate() refuses today, so that policy is shown in BarrierPipelineTest.)
    */
   @Test
   void quarantinePoliciesStopTheTaskNamingTheEventAndPublishNothingOfIt() {
@@ -226,8 +228,7 @@ class BoundaryModesIT {
             "dataset.partitioned.key_change_policy",
             "UPDATE account SET tenant = tenant + 100",
             "ownership_key_change"
-          },
-          {"dataset.partitioned.null_key_policy", "TRUNCATE account", "null_ownership_key"}
+          }
         }) {
       try (TestScope scope = STACK.newScope("quarantine")) {
         PostgresDatabase db = scope.sourceDatabase();

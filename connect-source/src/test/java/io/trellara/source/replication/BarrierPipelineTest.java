@@ -208,8 +208,7 @@ class BarrierPipelineTest {
               assertThat(laneOf(Integer.parseInt(c.getAfter().getColumns(0).getText())))
                   .isEqualTo(lane);
             } else {
-              assertThat(lane)
-                  .isEqualTo(LANES - 1); // the truncate has no ownership key: dead letter lane
+              assertThat(lane).isZero(); // the truncate has no row: lane 0, not the dead letter
             }
           }
         });
@@ -303,24 +302,37 @@ class BarrierPipelineTest {
     assertThat(out).isEmpty();
   }
 
+  /** A row whose ownership value is NULL is what the null-key policy is for. */
   @Test
-  void aRowlessEventUnderNullKeyQuarantineFailsClosed() {
+  void aRowWithoutAnOwnershipValueIsPlacedByTheNullKeyPolicy() {
     try (TransactionPipeline p =
         pipeline(partitioned(NullKeyPolicy.QUARANTINE, KeyChangePolicy.EMIT_MOVE), 1 << 20)) {
-      feed(p, accounts(), begin(0x2000, 700), insert(0, ACCOUNTS, "1", "1", "1"));
-      assertThatThrownBy(() -> feed(p, truncate(0, ACCOUNTS), commit(0x2000)))
+      feed(p, accounts(), begin(0x2000, 700), truncate(0, ACCOUNTS)); // rowless: no refusal
+      assertThatThrownBy(() -> feed(p, insert(0, ACCOUNTS, null, "1", "1"), commit(0x2000)))
           .isInstanceOfSatisfying(
-              CaptureException.class, e -> assertThat(e.rule()).isEqualTo("null_ownership_key"));
+              CaptureException.class,
+              e -> {
+                assertThat(e.rule()).isEqualTo("null_ownership_key");
+                assertThat(e.getMessage())
+                    .contains("has no ownership key value (COLUMN_STATE_NULL)");
+              });
     }
     assertThat(out).isEmpty(); // nothing of the transaction left
+    try (TransactionPipeline p =
+        pipeline(
+            partitioned(NullKeyPolicy.ROUTE_TO_DEAD_LETTER_PARTITION, KeyChangePolicy.EMIT_MOVE),
+            1 << 20)) {
+      feed(p, accounts(), begin(0x2000, 700), insert(0, ACCOUNTS, null, "1", "1"), commit(0x2000));
+    }
+    assertThat(out.stream().filter(o -> o.kind() == MessageKind.CHUNK))
+        .extracting(Outbound::partition)
+        .containsOnly(LANES - 1);
   }
 
+  /** Rowless events are not rows without a key: lane 0 under every null-key policy. */
   @Test
-  void singletonAndDerivePoliciesPlaceRowlessEventsOnPartitionZero() {
-    for (NullKeyPolicy policy :
-        new NullKeyPolicy[] {
-          NullKeyPolicy.ROUTE_TO_SINGLETON_PARTITION, NullKeyPolicy.DERIVE_FROM_PRIMARY_KEY
-        }) {
+  void everyNullKeyPolicyPlacesRowlessEventsOnLaneZero() {
+    for (NullKeyPolicy policy : NullKeyPolicy.values()) {
       out.clear();
       try (TransactionPipeline p =
           pipeline(partitioned(policy, KeyChangePolicy.EMIT_MOVE), 1 << 20)) {
