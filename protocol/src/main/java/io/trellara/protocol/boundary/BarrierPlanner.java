@@ -2,6 +2,7 @@ package io.trellara.protocol.boundary;
 
 import static io.trellara.protocol.validation.ProtocolRule.EMPTY_BARRIER;
 
+import com.google.protobuf.CodedOutputStream;
 import io.trellara.protocol.EventKey;
 import io.trellara.protocol.codec.EncodedMessage;
 import io.trellara.protocol.codec.TrellaraCodec;
@@ -28,6 +29,13 @@ import java.util.function.Consumer;
  * total order to a lane, a lane's chunk is encoded and handed out as soon as it is full (by events
  * or by bytes), and {@link #finish()} flushes what is left and returns the manifest and commit
  * marker. Memory holds at most one open chunk per lane, whatever the size of the transaction.
+ *
+ * <p>The byte bound is exact: no encoded chunk, and no manifest, is ever longer than {@code
+ * maxChunkBytes}. A chunk's size is counted as it will be written (its identity fields at their
+ * widest, each event and each schema version it carries with its field tag and length prefix, the
+ * checksum field), and an event that would take an open chunk past the bound closes that chunk
+ * first. An event is never split, so one that does not fit even in a chunk of its own is refused
+ * ({@link ChunkBoundException}), as is a transaction whose manifest would outgrow the bound.
  *
  * <ul>
  *   <li>Strict chunked transaction order: one lane; every chunk gets the next chunk index as its
@@ -77,8 +85,16 @@ public final class BarrierPlanner {
   public record Closing(
       EncodedMessage manifest, EncodedMessage commitMarker, TransactionManifest manifestMessage) {}
 
-  /** Chunk field framing and identity fields, generously. */
-  private static final int CHUNK_FIXED_BYTES = 512;
+  /**
+   * Bytes of a chunk besides its events and schema versions: its identity fields as set, its
+   * partition_id, chunk_sequence and checksum at their widest varints.
+   */
+  private final int chunkHeaderBytes;
+
+  /** Bytes of the manifest besides its entries and affected tables, counted the same way. */
+  private final int manifestHeaderBytes;
+
+  private long manifestEntryBytes;
 
   private final TransactionHeader header;
   private final ManifestBoundaryMode mode;
@@ -122,6 +138,35 @@ public final class BarrierPlanner {
             .setSourceCommitTimestampMs(header.commitTimestampMs())
             .setBoundaryMode(mode)
             .setPartitionCount(partitionCount);
+    this.chunkHeaderBytes =
+        header(PartitionChunk.newBuilder())
+            .setBoundaryMode(mode)
+            .setPartitionId(-1) // uint32: -1 is its widest varint, as is -1L of a uint64
+            .setChunkSequence(-1)
+            .setChecksum(-1L)
+            .build()
+            .getSerializedSize();
+    this.manifestHeaderBytes =
+        manifest
+            .clone()
+            .setGlobalEventCount(-1L)
+            .setDdlEventCount(-1L)
+            .setChecksum(-1L)
+            .build()
+            .getSerializedSize();
+  }
+
+  /** The identity fields every chunk repeats. */
+  private PartitionChunk.Builder header(PartitionChunk.Builder chunk) {
+    return chunk
+        .setProtocolVersion(header.protocolVersion())
+        .setSourceId(header.sourceId())
+        .setDatabaseId(header.databaseId())
+        .setDatasetId(header.datasetId())
+        .setTransactionId(header.transactionId())
+        .setCommitLsn(header.commitLsn())
+        .setBeginLsn(header.beginLsn())
+        .setCommitTimestampMs(header.commitTimestampMs());
   }
 
   /**
@@ -166,13 +211,12 @@ public final class BarrierPlanner {
    */
   public void addChange(int lane, ChangeRecord change, SchemaVersion... referenced) {
     Lane l = lane(lane);
-    for (SchemaVersion s : referenced) {
-      l.reference(s);
-    }
+    int size = CodedOutputStream.computeMessageSize(PartitionChunk.CHANGES_FIELD_NUMBER, change);
+    l.makeRoom(change.getTotalOrder(), size, referenced);
     l.chunk.addChanges(change);
     long[] count = affected.computeIfAbsent(change.getRelation(), r -> new long[1]);
     count[0]++;
-    l.added(change.getTotalOrder(), change.getSerializedSize());
+    l.added(change.getTotalOrder(), size);
   }
 
   /**
@@ -181,13 +225,12 @@ public final class BarrierPlanner {
    */
   public void addDdl(int lane, DdlEvent ddl, SchemaVersion... referenced) {
     Lane l = lane(lane);
-    for (SchemaVersion s : referenced) {
-      l.reference(s);
-    }
+    int size = CodedOutputStream.computeMessageSize(PartitionChunk.DDL_EVENTS_FIELD_NUMBER, ddl);
+    l.makeRoom(ddl.getTotalOrder(), size, referenced);
     l.chunk.addDdlEvents(ddl);
     l.ddl++;
     ddlEvents++;
-    l.added(ddl.getTotalOrder(), ddl.getSerializedSize());
+    l.added(ddl.getTotalOrder(), size);
   }
 
   public long events() {
@@ -222,6 +265,9 @@ public final class BarrierPlanner {
                 AffectedTable.newBuilder().setRelation(relation).setEventCount(count[0])));
     manifest.setGlobalEventCount(events).setDdlEventCount(ddlEvents);
     EncodedMessage encodedManifest = TrellaraCodec.encode(manifest.build());
+    if (encodedManifest.bytes().length > maxChunkBytes) { // its affected tables took it over
+      throw manifestTooLarge(encodedManifest.bytes().length);
+    }
     TransactionManifest m = manifest.setChecksum(encodedManifest.checksum()).build();
     TransactionCommitMarker marker =
         TransactionCommitMarker.newBuilder()
@@ -239,6 +285,21 @@ public final class BarrierPlanner {
     return new Closing(encodedManifest, TrellaraCodec.encode(marker), m);
   }
 
+  private ChunkBoundException manifestTooLarge(long bytes) {
+    return new ChunkBoundException(
+        ChunkBoundException.Subject.MANIFEST,
+        header.eventKey(),
+        "partitions",
+        0,
+        bytes,
+        maxChunkBytes,
+        "the manifest lists "
+            + manifest.getPartitionsCount()
+            + " chunks and "
+            + affected.size()
+            + " tables");
+  }
+
   private Lane lane(int lane) {
     if (finished) {
       throw new IllegalStateException("barrier already finished");
@@ -252,6 +313,10 @@ public final class BarrierPlanner {
       l = lanes[index] = new Lane(index);
     }
     return l;
+  }
+
+  private static int schemaBytes(SchemaVersion s) {
+    return CodedOutputStream.computeMessageSize(PartitionChunk.SCHEMA_VERSIONS_FIELD_NUMBER, s);
   }
 
   /** One lane's open chunk. */
@@ -271,22 +336,62 @@ public final class BarrierPlanner {
       this.partition = partition;
     }
 
-    void reference(SchemaVersion s) {
-      if (schemas.putIfAbsent(s, Boolean.TRUE) == null) {
-        chunk.addSchemaVersions(s);
-        bytes += s.getSerializedSize() + 6;
+    /**
+     * Makes the open chunk ready to take an event of {@code size} bytes (tag and length prefix
+     * included) that references {@code referenced}: closes the chunk first when the event would
+     * take it past the bound, refuses the event when it does not fit in a chunk of its own, and
+     * adds the schema versions the chunk does not carry yet.
+     */
+    void makeRoom(long totalOrder, int size, SchemaVersion[] referenced) {
+      long needed = size + newSchemaBytes(referenced);
+      if (count > 0 && chunkHeaderBytes + bytes + needed > maxChunkBytes) {
+        flush();
+        needed = size + newSchemaBytes(referenced);
+      }
+      if (chunkHeaderBytes + needed > maxChunkBytes) {
+        throw new ChunkBoundException(
+            ChunkBoundException.Subject.EVENT,
+            header.eventKey(),
+            "total_order " + totalOrder,
+            totalOrder,
+            chunkHeaderBytes + needed,
+            maxChunkBytes,
+            "the event is "
+                + size
+                + " bytes, the schema versions it references and the chunk's own fields "
+                + (chunkHeaderBytes + needed - size));
+      }
+      for (SchemaVersion s : referenced) {
+        if (schemas.putIfAbsent(s, Boolean.TRUE) == null) {
+          chunk.addSchemaVersions(s);
+          bytes += schemaBytes(s);
+        }
       }
     }
 
-    void added(long totalOrder, int serializedSize) {
+    /** Bytes the distinct versions of {@code referenced} the chunk does not carry yet would add. */
+    private long newSchemaBytes(SchemaVersion[] referenced) {
+      long n = 0;
+      for (int i = 0; i < referenced.length; i++) {
+        SchemaVersion s = referenced[i];
+        boolean repeated = schemas.containsKey(s);
+        for (int j = 0; j < i && !repeated; j++) {
+          repeated = referenced[j] == s;
+        }
+        n += repeated ? 0 : schemaBytes(s);
+      }
+      return n;
+    }
+
+    void added(long totalOrder, int size) {
       if (count == 0) {
         first = totalOrder;
       }
       last = totalOrder;
       count++;
       events++;
-      bytes += serializedSize + 6;
-      if (count >= maxEventsPerChunk || bytes + CHUNK_FIXED_BYTES >= maxChunkBytes) {
+      bytes += size;
+      if (count >= maxEventsPerChunk) {
         flush();
       }
     }
@@ -301,27 +406,36 @@ public final class BarrierPlanner {
               : partition;
       int chunkSequence =
           mode == ManifestBoundaryMode.STRICT_CHUNKED_TRANSACTION_ORDER ? 0 : sequence++;
-      chunk
-          .setProtocolVersion(header.protocolVersion())
-          .setSourceId(header.sourceId())
-          .setDatabaseId(header.databaseId())
-          .setDatasetId(header.datasetId())
-          .setTransactionId(header.transactionId())
-          .setCommitLsn(header.commitLsn())
-          .setBeginLsn(header.beginLsn())
-          .setCommitTimestampMs(header.commitTimestampMs())
+      header(chunk)
           .setBoundaryMode(mode)
           .setPartitionId(partitionId)
           .setChunkSequence(chunkSequence);
       EncodedMessage encoded = TrellaraCodec.encode(chunk.build());
-      manifest.addPartitions(
+      if (encoded.bytes().length > maxChunkBytes) {
+        throw new IllegalStateException(
+            "chunk of "
+                + encoded.bytes().length
+                + " bytes above the "
+                + maxChunkBytes
+                + "-byte bound: the size accounting is wrong");
+      }
+      ManifestPartition entry =
           ManifestPartition.newBuilder()
               .setId(partitionId)
               .setChunkSequence(chunkSequence)
               .setEventCount(count)
               .setFirstTotalOrder(first)
               .setLastTotalOrder(last)
-              .setChecksum(encoded.checksum()));
+              .setChecksum(encoded.checksum())
+              .build();
+      // the manifest grows by an entry per chunk: refuse as soon as the entries alone outgrow the
+      // bound, rather than after the last chunk of a transaction that can never close
+      manifestEntryBytes +=
+          CodedOutputStream.computeMessageSize(TransactionManifest.PARTITIONS_FIELD_NUMBER, entry);
+      if (manifestHeaderBytes + manifestEntryBytes > maxChunkBytes) {
+        throw manifestTooLarge(manifestHeaderBytes + manifestEntryBytes);
+      }
+      manifest.addPartitions(entry);
       PlannedChunk planned = new PlannedChunk(encoded, partitionId, chunkSequence, count, ddl);
       chunk.clear();
       schemas.clear();
