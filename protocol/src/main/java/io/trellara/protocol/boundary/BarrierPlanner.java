@@ -37,6 +37,12 @@ import java.util.function.Consumer;
  * first. An event is never split, so one that does not fit even in a chunk of its own is refused
  * ({@link ChunkBoundException}), as is a transaction whose manifest would outgrow the bound.
  *
+ * <p>A flow whose records may be larger than its chunks (a plain strict flow publishing its
+ * snapshot chunked: its largest record is its envelope cap) gives a separate {@code
+ * maxRecordBytes}: chunks of several events are still cut at {@code maxChunkBytes}, an event larger
+ * than that travels alone in a chunk of up to {@code maxRecordBytes}, and the manifest may be as
+ * large.
+ *
  * <ul>
  *   <li>Strict chunked transaction order: one lane; every chunk gets the next chunk index as its
  *       partition_id (a chunk index, not an ownership partition) and chunk_sequence 0.
@@ -101,6 +107,7 @@ public final class BarrierPlanner {
   private final int partitionCount;
   private final int maxEventsPerChunk;
   private final long maxChunkBytes;
+  private final long maxRecordBytes;
   private final Consumer<PlannedChunk> out;
   private final Lane[] lanes;
   private final TransactionManifest.Builder manifest;
@@ -116,10 +123,13 @@ public final class BarrierPlanner {
       int partitionCount,
       int maxEventsPerChunk,
       long maxChunkBytes,
+      long maxRecordBytes,
       Consumer<PlannedChunk> out) {
-    if (maxEventsPerChunk <= 0 || maxChunkBytes <= 0) {
-      throw new IllegalArgumentException("chunk limits must be positive");
+    if (maxEventsPerChunk <= 0 || maxChunkBytes <= 0 || maxRecordBytes < maxChunkBytes) {
+      throw new IllegalArgumentException(
+          "chunk limits must be positive, and a record's no smaller than a chunk's");
     }
+    this.maxRecordBytes = maxRecordBytes;
     this.header = header;
     this.mode = mode;
     this.partitionCount = partitionCount;
@@ -177,12 +187,26 @@ public final class BarrierPlanner {
       int maxEventsPerChunk,
       long maxChunkBytes,
       Consumer<PlannedChunk> out) {
+    return strictChunked(header, maxEventsPerChunk, maxChunkBytes, maxChunkBytes, out);
+  }
+
+  /**
+   * Strict chunked transaction order whose records may be larger than its chunks are cut: an event
+   * above {@code maxChunkBytes} travels alone in a chunk of at most {@code maxRecordBytes}.
+   */
+  public static BarrierPlanner strictChunked(
+      TransactionHeader header,
+      int maxEventsPerChunk,
+      long maxChunkBytes,
+      long maxRecordBytes,
+      Consumer<PlannedChunk> out) {
     return new BarrierPlanner(
         header,
         ManifestBoundaryMode.STRICT_CHUNKED_TRANSACTION_ORDER,
         0,
         maxEventsPerChunk,
         maxChunkBytes,
+        maxRecordBytes,
         out);
   }
 
@@ -201,6 +225,7 @@ public final class BarrierPlanner {
         ManifestBoundaryMode.PARTITIONED_SCALE_MODE,
         partitionCount,
         maxEventsPerChunk,
+        maxChunkBytes,
         maxChunkBytes,
         out);
   }
@@ -265,7 +290,7 @@ public final class BarrierPlanner {
                 AffectedTable.newBuilder().setRelation(relation).setEventCount(count[0])));
     manifest.setGlobalEventCount(events).setDdlEventCount(ddlEvents);
     EncodedMessage encodedManifest = TrellaraCodec.encode(manifest.build());
-    if (encodedManifest.bytes().length > maxChunkBytes) { // its affected tables took it over
+    if (encodedManifest.bytes().length > maxRecordBytes) { // its affected tables took it over
       throw manifestTooLarge(encodedManifest.bytes().length);
     }
     TransactionManifest m = manifest.setChecksum(encodedManifest.checksum()).build();
@@ -292,7 +317,7 @@ public final class BarrierPlanner {
         "partitions",
         0,
         bytes,
-        maxChunkBytes,
+        maxRecordBytes,
         "the manifest lists "
             + manifest.getPartitionsCount()
             + " chunks and "
@@ -348,14 +373,14 @@ public final class BarrierPlanner {
         flush();
         needed = size + newSchemaBytes(referenced);
       }
-      if (chunkHeaderBytes + needed > maxChunkBytes) {
+      if (chunkHeaderBytes + needed > maxRecordBytes) {
         throw new ChunkBoundException(
             ChunkBoundException.Subject.EVENT,
             header.eventKey(),
             "total_order " + totalOrder,
             totalOrder,
             chunkHeaderBytes + needed,
-            maxChunkBytes,
+            maxRecordBytes,
             "the event is "
                 + size
                 + " bytes, the schema versions it references and the chunk's own fields "
@@ -411,12 +436,12 @@ public final class BarrierPlanner {
           .setPartitionId(partitionId)
           .setChunkSequence(chunkSequence);
       EncodedMessage encoded = TrellaraCodec.encode(chunk.build());
-      if (encoded.bytes().length > maxChunkBytes) {
+      if (encoded.bytes().length > (count == 1 ? maxRecordBytes : maxChunkBytes)) {
         throw new IllegalStateException(
             "chunk of "
                 + encoded.bytes().length
                 + " bytes above the "
-                + maxChunkBytes
+                + (count == 1 ? maxRecordBytes : maxChunkBytes)
                 + "-byte bound: the size accounting is wrong");
       }
       ManifestPartition entry =
@@ -432,7 +457,7 @@ public final class BarrierPlanner {
       // bound, rather than after the last chunk of a transaction that can never close
       manifestEntryBytes +=
           CodedOutputStream.computeMessageSize(TransactionManifest.PARTITIONS_FIELD_NUMBER, entry);
-      if (manifestHeaderBytes + manifestEntryBytes > maxChunkBytes) {
+      if (manifestHeaderBytes + manifestEntryBytes > maxRecordBytes) {
         throw manifestTooLarge(manifestHeaderBytes + manifestEntryBytes);
       }
       manifest.addPartitions(entry);

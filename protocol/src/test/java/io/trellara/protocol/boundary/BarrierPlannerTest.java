@@ -279,4 +279,22 @@ class BarrierPlannerTest {
             });
     assertThat(planned.size()).isLessThan(1_000);
   }
+
+  @Test
+  void withALargerRecordBoundAnEventAboveTheChunkBoundTravelsAloneWithinTheRecordBound() {
+    List<BarrierPlanner.PlannedChunk> planned = new ArrayList<>();
+    BarrierPlanner planner =
+        BarrierPlanner.strictChunked(header(), 10_000, 1_000_000, 8_000_000, planned::add);
+    planner.addChange(0, insertWithNote(1, 600_000), ORDERS_SCHEMA);
+    planner.addChange(0, insertWithNote(2, 5 << 20), ORDERS_SCHEMA);
+    planner.addChange(0, insertWithNote(3, 600_000), ORDERS_SCHEMA);
+    planner.addChange(0, insertWithNote(4, 600_000), ORDERS_SCHEMA);
+    planner.finish();
+    assertThat(decoded(planned))
+        .extracting(PartitionChunk::getChangesCount)
+        .containsExactly(1, 1, 1, 1);
+    assertThat(planned.get(1).message().bytes().length).isBetween(5 << 20, 8_000_000);
+    assertThat(List.of(planned.get(0), planned.get(2), planned.get(3)))
+        .allSatisfy(p -> assertThat(p.message().bytes().length).isLessThanOrEqualTo(1_000_000));
+  }
 }
