@@ -87,6 +87,7 @@ final class SourceConfigRules {
     List<String[]> errors = new java.util.ArrayList<>();
     errors.addAll(frameworkErrors(c.originals()));
     records(c, errors);
+    errors.addAll(TopicCreationRules.errors(c, SourceSettingsMapper.requiredTopics(c)));
     authentication(c, errors);
     if (c.getInt(PROTOCOL_VERSION) == 1
         && "true".equalsIgnoreCase(String.valueOf(c.originals().get(STREAMING)).trim())) {
