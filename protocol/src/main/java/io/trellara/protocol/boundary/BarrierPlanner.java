@@ -2,7 +2,6 @@ package io.trellara.protocol.boundary;
 
 import static io.trellara.protocol.validation.ProtocolRule.EMPTY_BARRIER;
 
-import com.google.protobuf.CodedOutputStream;
 import io.trellara.protocol.EventKey;
 import io.trellara.protocol.codec.EncodedMessage;
 import io.trellara.protocol.codec.TrellaraCodec;
@@ -91,23 +90,13 @@ public final class BarrierPlanner {
   public record Closing(
       EncodedMessage manifest, EncodedMessage commitMarker, TransactionManifest manifestMessage) {}
 
-  /**
-   * Bytes of a chunk besides its events and schema versions: its identity fields as set, its
-   * partition_id, chunk_sequence and checksum at their widest varints.
-   */
-  private final int chunkHeaderBytes;
-
-  /** Bytes of the manifest besides its entries and affected tables, counted the same way. */
-  private final int manifestHeaderBytes;
-
+  private final ChunkSizes sizes;
   private long manifestEntryBytes;
 
   private final TransactionHeader header;
   private final ManifestBoundaryMode mode;
   private final int partitionCount;
   private final int maxEventsPerChunk;
-  private final long maxChunkBytes;
-  private final long maxRecordBytes;
   private final Consumer<PlannedChunk> out;
   private final Lane[] lanes;
   private final TransactionManifest.Builder manifest;
@@ -129,12 +118,10 @@ public final class BarrierPlanner {
       throw new IllegalArgumentException(
           "chunk limits must be positive, and a record's no smaller than a chunk's");
     }
-    this.maxRecordBytes = maxRecordBytes;
     this.header = header;
     this.mode = mode;
     this.partitionCount = partitionCount;
     this.maxEventsPerChunk = maxEventsPerChunk;
-    this.maxChunkBytes = maxChunkBytes;
     this.out = Objects.requireNonNull(out, "out");
     this.lanes = new Lane[Math.max(1, partitionCount)];
     this.manifest =
@@ -148,35 +135,7 @@ public final class BarrierPlanner {
             .setSourceCommitTimestampMs(header.commitTimestampMs())
             .setBoundaryMode(mode)
             .setPartitionCount(partitionCount);
-    this.chunkHeaderBytes =
-        header(PartitionChunk.newBuilder())
-            .setBoundaryMode(mode)
-            .setPartitionId(-1) // uint32: -1 is its widest varint, as is -1L of a uint64
-            .setChunkSequence(-1)
-            .setChecksum(-1L)
-            .build()
-            .getSerializedSize();
-    this.manifestHeaderBytes =
-        manifest
-            .clone()
-            .setGlobalEventCount(-1L)
-            .setDdlEventCount(-1L)
-            .setChecksum(-1L)
-            .build()
-            .getSerializedSize();
-  }
-
-  /** The identity fields every chunk repeats. */
-  private PartitionChunk.Builder header(PartitionChunk.Builder chunk) {
-    return chunk
-        .setProtocolVersion(header.protocolVersion())
-        .setSourceId(header.sourceId())
-        .setDatabaseId(header.databaseId())
-        .setDatasetId(header.datasetId())
-        .setTransactionId(header.transactionId())
-        .setCommitLsn(header.commitLsn())
-        .setBeginLsn(header.beginLsn())
-        .setCommitTimestampMs(header.commitTimestampMs());
+    this.sizes = new ChunkSizes(header, mode, manifest, maxChunkBytes, maxRecordBytes);
   }
 
   /**
@@ -236,7 +195,7 @@ public final class BarrierPlanner {
    */
   public void addChange(int lane, ChangeRecord change, SchemaVersion... referenced) {
     Lane l = lane(lane);
-    int size = CodedOutputStream.computeMessageSize(PartitionChunk.CHANGES_FIELD_NUMBER, change);
+    int size = ChunkSizes.of(change);
     l.makeRoom(change.getTotalOrder(), size, referenced);
     l.chunk.addChanges(change);
     long[] count = affected.computeIfAbsent(change.getRelation(), r -> new long[1]);
@@ -250,7 +209,7 @@ public final class BarrierPlanner {
    */
   public void addDdl(int lane, DdlEvent ddl, SchemaVersion... referenced) {
     Lane l = lane(lane);
-    int size = CodedOutputStream.computeMessageSize(PartitionChunk.DDL_EVENTS_FIELD_NUMBER, ddl);
+    int size = ChunkSizes.of(ddl);
     l.makeRoom(ddl.getTotalOrder(), size, referenced);
     l.chunk.addDdlEvents(ddl);
     l.ddl++;
@@ -290,8 +249,9 @@ public final class BarrierPlanner {
                 AffectedTable.newBuilder().setRelation(relation).setEventCount(count[0])));
     manifest.setGlobalEventCount(events).setDdlEventCount(ddlEvents);
     EncodedMessage encodedManifest = TrellaraCodec.encode(manifest.build());
-    if (encodedManifest.bytes().length > maxRecordBytes) { // its affected tables took it over
-      throw manifestTooLarge(encodedManifest.bytes().length);
+    if (encodedManifest.bytes().length > sizes.maxRecordBytes) { // its tables took it over
+      throw sizes.manifestTooLarge(
+          encodedManifest.bytes().length, manifest.getPartitionsCount(), affected.size());
     }
     TransactionManifest m = manifest.setChecksum(encodedManifest.checksum()).build();
     TransactionCommitMarker marker =
@@ -310,21 +270,6 @@ public final class BarrierPlanner {
     return new Closing(encodedManifest, TrellaraCodec.encode(marker), m);
   }
 
-  private ChunkBoundException manifestTooLarge(long bytes) {
-    return new ChunkBoundException(
-        ChunkBoundException.Subject.MANIFEST,
-        header.eventKey(),
-        "partitions",
-        0,
-        bytes,
-        maxRecordBytes,
-        "the manifest lists "
-            + manifest.getPartitionsCount()
-            + " chunks and "
-            + affected.size()
-            + " tables");
-  }
-
   private Lane lane(int lane) {
     if (finished) {
       throw new IllegalStateException("barrier already finished");
@@ -338,10 +283,6 @@ public final class BarrierPlanner {
       l = lanes[index] = new Lane(index);
     }
     return l;
-  }
-
-  private static int schemaBytes(SchemaVersion s) {
-    return CodedOutputStream.computeMessageSize(PartitionChunk.SCHEMA_VERSIONS_FIELD_NUMBER, s);
   }
 
   /** One lane's open chunk. */
@@ -368,44 +309,20 @@ public final class BarrierPlanner {
      * adds the schema versions the chunk does not carry yet.
      */
     void makeRoom(long totalOrder, int size, SchemaVersion[] referenced) {
-      long needed = size + newSchemaBytes(referenced);
-      if (count > 0 && chunkHeaderBytes + bytes + needed > maxChunkBytes) {
+      long needed = size + ChunkSizes.newSchemaBytes(schemas, referenced);
+      if (count > 0 && sizes.chunkHeaderBytes + bytes + needed > sizes.maxChunkBytes) {
         flush();
-        needed = size + newSchemaBytes(referenced);
+        needed = size + ChunkSizes.newSchemaBytes(schemas, referenced);
       }
-      if (chunkHeaderBytes + needed > maxRecordBytes) {
-        throw new ChunkBoundException(
-            ChunkBoundException.Subject.EVENT,
-            header.eventKey(),
-            "total_order " + totalOrder,
-            totalOrder,
-            chunkHeaderBytes + needed,
-            maxRecordBytes,
-            "the event is "
-                + size
-                + " bytes, the schema versions it references and the chunk's own fields "
-                + (chunkHeaderBytes + needed - size));
+      if (sizes.chunkHeaderBytes + needed > sizes.maxRecordBytes) {
+        throw sizes.eventTooLarge(totalOrder, size, sizes.chunkHeaderBytes + needed);
       }
       for (SchemaVersion s : referenced) {
         if (schemas.putIfAbsent(s, Boolean.TRUE) == null) {
           chunk.addSchemaVersions(s);
-          bytes += schemaBytes(s);
+          bytes += ChunkSizes.of(s);
         }
       }
-    }
-
-    /** Bytes the distinct versions of {@code referenced} the chunk does not carry yet would add. */
-    private long newSchemaBytes(SchemaVersion[] referenced) {
-      long n = 0;
-      for (int i = 0; i < referenced.length; i++) {
-        SchemaVersion s = referenced[i];
-        boolean repeated = schemas.containsKey(s);
-        for (int j = 0; j < i && !repeated; j++) {
-          repeated = referenced[j] == s;
-        }
-        n += repeated ? 0 : schemaBytes(s);
-      }
-      return n;
     }
 
     void added(long totalOrder, int size) {
@@ -431,17 +348,17 @@ public final class BarrierPlanner {
               : partition;
       int chunkSequence =
           mode == ManifestBoundaryMode.STRICT_CHUNKED_TRANSACTION_ORDER ? 0 : sequence++;
-      header(chunk)
+      ChunkSizes.identity(chunk, header)
           .setBoundaryMode(mode)
           .setPartitionId(partitionId)
           .setChunkSequence(chunkSequence);
       EncodedMessage encoded = TrellaraCodec.encode(chunk.build());
-      if (encoded.bytes().length > (count == 1 ? maxRecordBytes : maxChunkBytes)) {
+      if (encoded.bytes().length > (count == 1 ? sizes.maxRecordBytes : sizes.maxChunkBytes)) {
         throw new IllegalStateException(
             "chunk of "
                 + encoded.bytes().length
                 + " bytes above the "
-                + (count == 1 ? maxRecordBytes : maxChunkBytes)
+                + (count == 1 ? sizes.maxRecordBytes : sizes.maxChunkBytes)
                 + "-byte bound: the size accounting is wrong");
       }
       ManifestPartition entry =
@@ -455,10 +372,10 @@ public final class BarrierPlanner {
               .build();
       // the manifest grows by an entry per chunk: refuse as soon as the entries alone outgrow the
       // bound, rather than after the last chunk of a transaction that can never close
-      manifestEntryBytes +=
-          CodedOutputStream.computeMessageSize(TransactionManifest.PARTITIONS_FIELD_NUMBER, entry);
-      if (manifestHeaderBytes + manifestEntryBytes > maxRecordBytes) {
-        throw manifestTooLarge(manifestHeaderBytes + manifestEntryBytes);
+      manifestEntryBytes += ChunkSizes.of(entry);
+      long manifestBytes = sizes.manifestHeaderBytes + manifestEntryBytes;
+      if (manifestBytes > sizes.maxRecordBytes) {
+        throw sizes.manifestTooLarge(manifestBytes, manifest.getPartitionsCount(), affected.size());
       }
       manifest.addPartitions(entry);
       PlannedChunk planned = new PlannedChunk(encoded, partitionId, chunkSequence, count, ddl);
