@@ -220,7 +220,12 @@ final class ChangeBuffer {
   private void ensureStage(int more) {
     if (stageLength + more > stage.length) {
       if (stageLength > 0) {
+        // the staged records go out as a frame, and the stage stays this transaction's: without
+        // its owner the record about to be staged would never be written (a large row after
+        // small ones, found with 100 kB values)
+        InFlightTransaction owner = stageOwner;
         flushStage();
+        stageOwner = owner;
       }
       if (more > stage.length) {
         stage = new byte[more];

@@ -72,8 +72,14 @@ final class FlowDefinitions {
         1_000_000L,
         ConfigDef.Range.atLeast(4096),
         Importance.LOW,
-        "A chunk is closed when it reaches this many encoded bytes, even below its change limit. The"
-            + " default fits Kafka's default max.message.bytes.",
+        "The largest encoded chunk (and manifest) the flow publishes, exactly: a chunk is closed"
+            + " before an event would take it past this, even below its change limit, in the snapshot"
+            + " and in the stream. The largest record is this plus "
+            + RECORD_OVERHEAD_BYTES
+            + " bytes of record overhead; the default fits Kafka's default max.message.bytes. An event"
+            + " is never split: one that does not fit in a chunk of its own (the chunk's fields and the"
+            + " schema versions it references count) stops the task with event_too_large, naming the"
+            + " value to set here, and nothing of its transaction is applied.",
         GROUP_BOUNDARIES,
         ++o,
         Width.SHORT,
@@ -185,7 +191,10 @@ final class FlowDefinitions {
             + RECORD_OVERHEAD_BYTES
             + " bytes), stops the"
             + " start, unless nothing was ever written to it (as when a consumer subscribing first had"
-            + " the broker auto-create it): then its max.message.bytes is raised.",
+            + " the broker auto-create it): then its max.message.bytes is raised. Created with the"
+            + " connector's topic.creation.* group settings (a larger max.message.bytes is kept;"
+            + " validate() refuses a partition count other than 1, a smaller max.message.bytes and"
+            + " compaction).",
         GROUP_TOPICS,
         ++o,
         Width.LONG,
@@ -205,7 +214,10 @@ final class FlowDefinitions {
             + "); an existing one with another"
             + " partition count or a smaller max.message.bytes stops the start, unless nothing was ever"
             + " written to it and it has fewer partitions: then partitions are added and the limit"
-            + " raised.",
+            + " raised. Created with the connector's topic.creation.* group settings, like the strict"
+            + " topic (a group's partitions must then be "
+            + PARTITION_COUNT
+            + ").",
         GROUP_TOPICS,
         ++o,
         Width.LONG,

@@ -87,6 +87,7 @@ final class SourceConfigRules {
     List<String[]> errors = new java.util.ArrayList<>();
     errors.addAll(frameworkErrors(c.originals()));
     records(c, errors);
+    errors.addAll(TopicCreationRules.errors(c, SourceSettingsMapper.requiredTopics(c)));
     authentication(c, errors);
     if (!c.getString(HEARTBEAT_ACTION_QUERY).isBlank() && c.getLong(HEARTBEAT_INTERVAL_MS) == 0) {
       errors.add(

@@ -90,8 +90,24 @@ final class SourceSettingsMapper {
             TAIL_MAX_RECORDS_PER_PARTITION));
   }
 
-  /** What the source's topics must be: strict (1 partition) and, partitioned, the lane topic. */
+  /**
+   * What the source's topics must be: strict (1 partition) and, partitioned, the lane topic; each
+   * created as the connector's {@code topic.creation.*} settings ask (see {@link
+   * TopicCreationRules}).
+   */
   static SourceTopics.Plan topicPlan(TrellaraSourceConfig c) {
+    io.trellara.source.kafka.TopicCreationGroups groups = c.topicCreation();
+    return new SourceTopics.Plan(
+        requiredTopics(c).stream().map(r -> TopicCreationRules.applied(c, groups, r)).toList(),
+        c.adminConfig(),
+        c.getInt(TOPIC_REPLICATION_FACTOR).shortValue(),
+        Duration.ofMillis(c.getInt(TOPIC_CHECK_TIMEOUT_MS)),
+        KAFKA_BOOTSTRAP_SERVERS,
+        TOPIC_CHECK_TIMEOUT_MS);
+  }
+
+  /** The topics and what their records need, before the user's topic.creation.* settings. */
+  static List<SourceTopics.Requirement> requiredTopics(TrellaraSourceConfig c) {
     long needed = c.largestRecordBytes();
     String sizeRule =
         "max.message.bytes >= "
@@ -121,13 +137,7 @@ final class SourceSettingsMapper {
               needed,
               sizeRule));
     }
-    return new SourceTopics.Plan(
-        topics,
-        c.adminConfig(),
-        c.getInt(TOPIC_REPLICATION_FACTOR).shortValue(),
-        Duration.ofMillis(c.getInt(TOPIC_CHECK_TIMEOUT_MS)),
-        KAFKA_BOOTSTRAP_SERVERS,
-        TOPIC_CHECK_TIMEOUT_MS);
+    return topics;
   }
 
   private static String secret(Password p) {

@@ -232,6 +232,18 @@ public final class TrellaraSourceConfig extends AbstractConfig {
   }
 
   /**
+   * Kafka Connect's {@code topic.creation.*} settings of the connector, which the source applies to
+   * the topics it creates (see {@link TopicCreationRules}).
+   *
+   * @throws io.trellara.source.kafka.TopicCreationGroups.InvalidSetting when an include or exclude
+   *     is not a regular expression
+   */
+  public io.trellara.source.kafka.TopicCreationGroups topicCreation() {
+    return io.trellara.source.kafka.TopicCreationGroups.of(
+        originalsWithPrefix(io.trellara.source.kafka.TopicCreationGroups.PREFIX));
+  }
+
+  /**
    * The Admin client's settings: {@link #KAFKA_BOOTSTRAP_SERVERS} and every {@code kafka.admin.*}
    * entry.
    */

@@ -36,14 +36,53 @@ public final class SourceTopics {
 
   private static final Logger LOG = LoggerFactory.getLogger(SourceTopics.class);
 
-  /** One topic and what it must be; {@code topicSetting} is the connector setting that names it. */
+  /**
+   * One topic and what it must be; {@code topicSetting} is the connector setting that names it.
+   * {@code topicConfigs} are the configs it is created with (the user's {@code topic.creation.*},
+   * with a {@code max.message.bytes} of at least {@code minMaxMessageBytes}), {@code
+   * replicationFactor} its replication factor (-1: the plan's).
+   */
   public record Requirement(
       String topic,
       String topicSetting,
       int partitions,
       String partitionsRule,
       long minMaxMessageBytes,
-      String sizeRule) {}
+      String sizeRule,
+      short replicationFactor,
+      Map<String, String> topicConfigs) {
+
+    public Requirement {
+      topicConfigs = Map.copyOf(topicConfigs);
+    }
+
+    /** A topic created with nothing but the {@code max.message.bytes} its records need. */
+    public Requirement(
+        String topic,
+        String topicSetting,
+        int partitions,
+        String partitionsRule,
+        long minMaxMessageBytes,
+        String sizeRule) {
+      this(
+          topic,
+          topicSetting,
+          partitions,
+          partitionsRule,
+          minMaxMessageBytes,
+          sizeRule,
+          (short) -1,
+          Map.of(MAX_MESSAGE_BYTES, Long.toString(minMaxMessageBytes)));
+    }
+
+    /** The {@code max.message.bytes} it is created with, or raised to: never below the need. */
+    public long creationMaxMessageBytes() {
+      String v = topicConfigs.get(MAX_MESSAGE_BYTES);
+      return v == null ? minMaxMessageBytes : Math.max(minMaxMessageBytes, Long.parseLong(v));
+    }
+  }
+
+  static final String MAX_MESSAGE_BYTES = "max.message.bytes";
 
   /**
    * Where and how to check: the Admin client's settings, the replication factor for creation (-1 =
@@ -142,7 +181,7 @@ public final class SourceTopics {
                         + r.partitions()
                         + " partition(s) and"
                         + " max.message.bytes="
-                        + r.minMaxMessageBytes()
+                        + r.creationMaxMessageBytes()
                         + "."));
           }
           continue;

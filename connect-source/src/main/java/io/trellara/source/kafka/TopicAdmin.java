@@ -81,7 +81,7 @@ final class TopicAdmin {
                           new AlterConfigOp(
                               new ConfigEntry(
                                   TopicConfig.MAX_MESSAGE_BYTES_CONFIG,
-                                  Long.toString(r.minMaxMessageBytes())),
+                                  Long.toString(r.creationMaxMessageBytes())),
                               AlterConfigOp.OpType.SET))))
               .all(),
           deadline);
@@ -89,7 +89,7 @@ final class TopicAdmin {
           "max.message.bytes "
               + maxMessageBytes
               + " -> "
-              + r.minMaxMessageBytes()
+              + r.creationMaxMessageBytes()
               + " ("
               + r.sizeRule()
               + ")");
@@ -150,28 +150,23 @@ final class TopicAdmin {
   static void createTopics(
       Admin admin, SourceTopics.Plan plan, List<SourceTopics.Requirement> missing, long deadline)
       throws ExecutionException, InterruptedException, TimeoutException {
-    Optional<Short> rf =
-        plan.replicationFactor() < 0 ? Optional.empty() : Optional.of(plan.replicationFactor());
     List<NewTopic> topics =
         missing.stream()
             .map(
                 r ->
-                    new NewTopic(r.topic(), Optional.of(r.partitions()), rf)
-                        .configs(
-                            Map.of(
-                                TopicConfig.MAX_MESSAGE_BYTES_CONFIG,
-                                Long.toString(r.minMaxMessageBytes()))))
+                    new NewTopic(r.topic(), Optional.of(r.partitions()), replicationFactor(plan, r))
+                        .configs(creationConfigs(r)))
             .toList();
     var futures = admin.createTopics(topics).values();
     for (SourceTopics.Requirement r : missing) {
       try {
         get(futures.get(r.topic()), deadline);
         LOG.info(
-            "Created topic {} with {} partition(s), max.message.bytes={}, replication factor {}",
+            "Created topic {} with {} partition(s), replication factor {}, configs {}",
             r.topic(),
             r.partitions(),
-            r.minMaxMessageBytes(),
-            rf.map(String::valueOf).orElse("broker default"));
+            replicationFactor(plan, r).map(String::valueOf).orElse("broker default"),
+            new java.util.TreeMap<>(creationConfigs(r)));
       } catch (ExecutionException ex) {
         if (!(ex.getCause() instanceof TopicExistsException)) {
           throw ex;
@@ -179,6 +174,20 @@ final class TopicAdmin {
         LOG.info("Topic {} was created concurrently; verifying it", r.topic());
       }
     }
+  }
+
+  /** The requirement's own replication factor, else the plan's; empty: the broker's default. */
+  private static Optional<Short> replicationFactor(
+      SourceTopics.Plan plan, SourceTopics.Requirement r) {
+    short rf = r.replicationFactor() > 0 ? r.replicationFactor() : plan.replicationFactor();
+    return rf < 0 ? Optional.empty() : Optional.of(rf);
+  }
+
+  /** The user's topic configs, with a max.message.bytes that admits the largest record. */
+  private static Map<String, String> creationConfigs(SourceTopics.Requirement r) {
+    Map<String, String> configs = new HashMap<>(r.topicConfigs());
+    configs.put(TopicConfig.MAX_MESSAGE_BYTES_CONFIG, Long.toString(r.creationMaxMessageBytes()));
+    return configs;
   }
 
   static Map<String, Long> maxMessageBytes(

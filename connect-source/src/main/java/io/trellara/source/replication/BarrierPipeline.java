@@ -7,6 +7,7 @@ import io.trellara.protocol.ProtocolVersion;
 import io.trellara.protocol.Snapshots;
 import io.trellara.protocol.TransactionBoundaryKey;
 import io.trellara.protocol.boundary.BarrierPlanner;
+import io.trellara.protocol.boundary.ChunkBoundException;
 import io.trellara.protocol.v1.ChangeRecord;
 import io.trellara.protocol.v1.DdlEvent;
 import io.trellara.protocol.v1.RelationId;
@@ -14,6 +15,7 @@ import io.trellara.protocol.v1.SchemaVersion;
 import io.trellara.source.capture.CaptureEventSink;
 import io.trellara.source.capture.CaptureIdentity;
 import io.trellara.source.capture.CapturedTransaction;
+import io.trellara.source.capture.ChunkTooLargeException;
 import io.trellara.source.capture.RelationSchema;
 import io.trellara.source.routing.OwnershipRouter;
 import java.util.HashMap;
@@ -39,10 +41,27 @@ public final class BarrierPipeline extends AssemblingPipeline {
   private final Consumer<Outbound> out;
   private final OwnershipRouter router;
   private final CaptureIdentity identity;
+  private final long maxRecordBytes;
+  private final String recordBoundSetting;
   private long sequence;
 
+  /** The setting that bounds a chunked flow's records. */
+  static final String CHUNK_MAX_BYTES = "dataset.chunk.max_bytes";
+
   BarrierPipeline(SourceSettings s, Consumer<Outbound> out) {
+    this(s, out, s.boundary().maxChunkBytes(), CHUNK_MAX_BYTES);
+  }
+
+  /**
+   * @param maxRecordBytes the largest chunk or manifest the flow announces (at least the chunk
+   *     bound): an event above the chunk bound travels alone in a chunk up to it
+   * @param recordBoundSetting the setting that raises it, named when a record would not fit
+   */
+  BarrierPipeline(
+      SourceSettings s, Consumer<Outbound> out, long maxRecordBytes, String recordBoundSetting) {
     super(s);
+    this.maxRecordBytes = maxRecordBytes;
+    this.recordBoundSetting = recordBoundSetting;
     this.boundary = s.boundary();
     this.out = out;
     this.identity = new CaptureIdentity(s.sourceId(), s.databaseId(), s.datasetId());
@@ -139,14 +158,19 @@ public final class BarrierPipeline extends AssemblingPipeline {
       this.planner =
           router == null
               ? BarrierPlanner.strictChunked(
-                  header, boundary.maxEventsPerChunk(), boundary.maxChunkBytes(), chunks)
+                  header,
+                  boundary.maxEventsPerChunk(),
+                  boundary.maxChunkBytes(),
+                  maxRecordBytes,
+                  chunks)
               : BarrierPlanner.partitioned(
                   header,
                   boundary.partitionCount(),
                   boundary.maxEventsPerChunk(),
                   boundary.maxChunkBytes(),
                   chunks);
-      this.events = router == null ? new Chunked(planner) : new Partitioned(planner, key);
+      this.events =
+          new Bounded(router == null ? new Chunked(planner) : new Partitioned(planner, key), key);
     }
 
     /** Where the transaction's events go, in total order. */
@@ -160,7 +184,12 @@ public final class BarrierPipeline extends AssemblingPipeline {
         return; // a relay never publishes an empty barrier
       }
       String mode = boundary.wireMode();
-      BarrierPlanner.Closing closing = planner.finish();
+      BarrierPlanner.Closing closing;
+      try {
+        closing = planner.finish();
+      } catch (ChunkBoundException e) {
+        throw ChunkTooLargeException.of(e, key, "", recordBoundSetting);
+      }
       EventCounts total =
           new EventCounts(
               closing.manifestMessage().getGlobalEventCount()
@@ -197,6 +226,60 @@ public final class BarrierPipeline extends AssemblingPipeline {
       v[i] = relations[i].schemaVersion();
     }
     return v;
+  }
+
+  /**
+   * Turns the planner's refusal of a record above the bound into the named capture error, with the
+   * event as a person reads it and the setting that raises the bound.
+   */
+  private final class Bounded implements CaptureEventSink {
+    private final CaptureEventSink inner;
+    private final TransactionBoundaryKey key;
+
+    Bounded(CaptureEventSink inner, TransactionBoundaryKey key) {
+      this.inner = inner;
+      this.key = key;
+    }
+
+    private ChunkTooLargeException refused(ChunkBoundException e, String what) {
+      return ChunkTooLargeException.of(e, key, what, recordBoundSetting);
+    }
+
+    @Override
+    public void onChange(ChangeRecord change, RelationSchema relation) {
+      try {
+        inner.onChange(change, relation);
+      } catch (ChunkBoundException e) {
+        throw refused(e, "a change of " + relation.qualifiedName());
+      }
+    }
+
+    @Override
+    public void onTruncate(ChangeRecord change, RelationSchema[] relations) {
+      try {
+        inner.onTruncate(change, relations);
+      } catch (ChunkBoundException e) {
+        throw refused(e, "a truncate of " + relations[0].qualifiedName());
+      }
+    }
+
+    @Override
+    public void onDdl(DdlEvent ddl) {
+      onDdl(ddl, null);
+    }
+
+    @Override
+    public void onDdl(DdlEvent ddl, RelationSchema[] relations) {
+      try {
+        if (relations == null) {
+          inner.onDdl(ddl);
+        } else {
+          inner.onDdl(ddl, relations);
+        }
+      } catch (ChunkBoundException e) {
+        throw refused(e, "a DDL event (" + ddl.getCommandTag() + ")");
+      }
+    }
   }
 
   /** Strict chunked: events go out in total order as captured. */

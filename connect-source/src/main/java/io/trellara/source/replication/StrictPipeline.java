@@ -43,23 +43,29 @@ public final class StrictPipeline extends AssemblingPipeline {
   /**
    * The pipeline of the initial snapshot: the flow's own when it chunks; a plain strict flow
    * publishes its snapshot in strict chunked order, since a snapshot of any size must fit (one
-   * envelope would not).
+   * envelope would not). Its chunks are cut at {@link #SNAPSHOT_CHUNK_BYTES}, but its records are
+   * bounded by the envelope cap, the largest record a plain strict flow announces: a row above the
+   * chunk bound travels alone in a chunk up to that cap.
    */
   public static Function<Consumer<Outbound>, BarrierPipeline> snapshotFactory(
       SourceSettings settings) {
     BoundarySettings b = settings.boundary();
+    if (b.chunked()) {
+      return out -> new BarrierPipeline(settings, out);
+    }
     SourceSettings s =
-        b.chunked()
-            ? settings
-            : settings.withBoundary(
-                new BoundarySettings(
-                    false,
-                    SNAPSHOT_CHUNK_EVENTS,
-                    SNAPSHOT_CHUNK_BYTES,
-                    0,
-                    b.ownershipKeys(),
-                    b.nullKeyPolicy(),
-                    b.keyChangePolicy()));
-    return out -> new BarrierPipeline(s, out);
+        settings.withBoundary(
+            new BoundarySettings(
+                false,
+                SNAPSHOT_CHUNK_EVENTS,
+                Math.min(SNAPSHOT_CHUNK_BYTES, settings.maxEnvelopeBytes()),
+                0,
+                b.ownershipKeys(),
+                b.nullKeyPolicy(),
+                b.keyChangePolicy()));
+    return out -> new BarrierPipeline(s, out, settings.maxEnvelopeBytes(), MAX_ENVELOPE_BYTES);
   }
+
+  /** The setting that bounds a plain strict flow's records. */
+  static final String MAX_ENVELOPE_BYTES = "dataset.strict.max_envelope_bytes";
 }

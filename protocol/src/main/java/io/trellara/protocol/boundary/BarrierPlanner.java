@@ -29,6 +29,19 @@ import java.util.function.Consumer;
  * or by bytes), and {@link #finish()} flushes what is left and returns the manifest and commit
  * marker. Memory holds at most one open chunk per lane, whatever the size of the transaction.
  *
+ * <p>The byte bound is exact: no encoded chunk, and no manifest, is ever longer than {@code
+ * maxChunkBytes}. A chunk's size is counted as it will be written (its identity fields at their
+ * widest, each event and each schema version it carries with its field tag and length prefix, the
+ * checksum field), and an event that would take an open chunk past the bound closes that chunk
+ * first. An event is never split, so one that does not fit even in a chunk of its own is refused
+ * ({@link ChunkBoundException}), as is a transaction whose manifest would outgrow the bound.
+ *
+ * <p>A flow whose records may be larger than its chunks (a plain strict flow publishing its
+ * snapshot chunked: its largest record is its envelope cap) gives a separate {@code
+ * maxRecordBytes}: chunks of several events are still cut at {@code maxChunkBytes}, an event larger
+ * than that travels alone in a chunk of up to {@code maxRecordBytes}, and the manifest may be as
+ * large.
+ *
  * <ul>
  *   <li>Strict chunked transaction order: one lane; every chunk gets the next chunk index as its
  *       partition_id (a chunk index, not an ownership partition) and chunk_sequence 0.
@@ -77,14 +90,13 @@ public final class BarrierPlanner {
   public record Closing(
       EncodedMessage manifest, EncodedMessage commitMarker, TransactionManifest manifestMessage) {}
 
-  /** Chunk field framing and identity fields, generously. */
-  private static final int CHUNK_FIXED_BYTES = 512;
+  private final ChunkSizes sizes;
+  private long manifestEntryBytes;
 
   private final TransactionHeader header;
   private final ManifestBoundaryMode mode;
   private final int partitionCount;
   private final int maxEventsPerChunk;
-  private final long maxChunkBytes;
   private final Consumer<PlannedChunk> out;
   private final Lane[] lanes;
   private final TransactionManifest.Builder manifest;
@@ -100,15 +112,16 @@ public final class BarrierPlanner {
       int partitionCount,
       int maxEventsPerChunk,
       long maxChunkBytes,
+      long maxRecordBytes,
       Consumer<PlannedChunk> out) {
-    if (maxEventsPerChunk <= 0 || maxChunkBytes <= 0) {
-      throw new IllegalArgumentException("chunk limits must be positive");
+    if (maxEventsPerChunk <= 0 || maxChunkBytes <= 0 || maxRecordBytes < maxChunkBytes) {
+      throw new IllegalArgumentException(
+          "chunk limits must be positive, and a record's no smaller than a chunk's");
     }
     this.header = header;
     this.mode = mode;
     this.partitionCount = partitionCount;
     this.maxEventsPerChunk = maxEventsPerChunk;
-    this.maxChunkBytes = maxChunkBytes;
     this.out = Objects.requireNonNull(out, "out");
     this.lanes = new Lane[Math.max(1, partitionCount)];
     this.manifest =
@@ -122,6 +135,7 @@ public final class BarrierPlanner {
             .setSourceCommitTimestampMs(header.commitTimestampMs())
             .setBoundaryMode(mode)
             .setPartitionCount(partitionCount);
+    this.sizes = new ChunkSizes(header, mode, manifest, maxChunkBytes, maxRecordBytes);
   }
 
   /**
@@ -132,12 +146,26 @@ public final class BarrierPlanner {
       int maxEventsPerChunk,
       long maxChunkBytes,
       Consumer<PlannedChunk> out) {
+    return strictChunked(header, maxEventsPerChunk, maxChunkBytes, maxChunkBytes, out);
+  }
+
+  /**
+   * Strict chunked transaction order whose records may be larger than its chunks are cut: an event
+   * above {@code maxChunkBytes} travels alone in a chunk of at most {@code maxRecordBytes}.
+   */
+  public static BarrierPlanner strictChunked(
+      TransactionHeader header,
+      int maxEventsPerChunk,
+      long maxChunkBytes,
+      long maxRecordBytes,
+      Consumer<PlannedChunk> out) {
     return new BarrierPlanner(
         header,
         ManifestBoundaryMode.STRICT_CHUNKED_TRANSACTION_ORDER,
         0,
         maxEventsPerChunk,
         maxChunkBytes,
+        maxRecordBytes,
         out);
   }
 
@@ -157,6 +185,7 @@ public final class BarrierPlanner {
         partitionCount,
         maxEventsPerChunk,
         maxChunkBytes,
+        maxChunkBytes,
         out);
   }
 
@@ -166,13 +195,12 @@ public final class BarrierPlanner {
    */
   public void addChange(int lane, ChangeRecord change, SchemaVersion... referenced) {
     Lane l = lane(lane);
-    for (SchemaVersion s : referenced) {
-      l.reference(s);
-    }
+    int size = ChunkSizes.of(change);
+    l.makeRoom(change.getTotalOrder(), size, referenced);
     l.chunk.addChanges(change);
     long[] count = affected.computeIfAbsent(change.getRelation(), r -> new long[1]);
     count[0]++;
-    l.added(change.getTotalOrder(), change.getSerializedSize());
+    l.added(change.getTotalOrder(), size);
   }
 
   /**
@@ -181,13 +209,12 @@ public final class BarrierPlanner {
    */
   public void addDdl(int lane, DdlEvent ddl, SchemaVersion... referenced) {
     Lane l = lane(lane);
-    for (SchemaVersion s : referenced) {
-      l.reference(s);
-    }
+    int size = ChunkSizes.of(ddl);
+    l.makeRoom(ddl.getTotalOrder(), size, referenced);
     l.chunk.addDdlEvents(ddl);
     l.ddl++;
     ddlEvents++;
-    l.added(ddl.getTotalOrder(), ddl.getSerializedSize());
+    l.added(ddl.getTotalOrder(), size);
   }
 
   public long events() {
@@ -222,6 +249,10 @@ public final class BarrierPlanner {
                 AffectedTable.newBuilder().setRelation(relation).setEventCount(count[0])));
     manifest.setGlobalEventCount(events).setDdlEventCount(ddlEvents);
     EncodedMessage encodedManifest = TrellaraCodec.encode(manifest.build());
+    if (encodedManifest.bytes().length > sizes.maxRecordBytes) { // its tables took it over
+      throw sizes.manifestTooLarge(
+          encodedManifest.bytes().length, manifest.getPartitionsCount(), affected.size());
+    }
     TransactionManifest m = manifest.setChecksum(encodedManifest.checksum()).build();
     TransactionCommitMarker marker =
         TransactionCommitMarker.newBuilder()
@@ -271,22 +302,38 @@ public final class BarrierPlanner {
       this.partition = partition;
     }
 
-    void reference(SchemaVersion s) {
-      if (schemas.putIfAbsent(s, Boolean.TRUE) == null) {
-        chunk.addSchemaVersions(s);
-        bytes += s.getSerializedSize() + 6;
+    /**
+     * Makes the open chunk ready to take an event of {@code size} bytes (tag and length prefix
+     * included) that references {@code referenced}: closes the chunk first when the event would
+     * take it past the bound, refuses the event when it does not fit in a chunk of its own, and
+     * adds the schema versions the chunk does not carry yet.
+     */
+    void makeRoom(long totalOrder, int size, SchemaVersion[] referenced) {
+      long needed = size + ChunkSizes.newSchemaBytes(schemas, referenced);
+      if (count > 0 && sizes.chunkHeaderBytes + bytes + needed > sizes.maxChunkBytes) {
+        flush();
+        needed = size + ChunkSizes.newSchemaBytes(schemas, referenced);
+      }
+      if (sizes.chunkHeaderBytes + needed > sizes.maxRecordBytes) {
+        throw sizes.eventTooLarge(totalOrder, size, sizes.chunkHeaderBytes + needed);
+      }
+      for (SchemaVersion s : referenced) {
+        if (schemas.putIfAbsent(s, Boolean.TRUE) == null) {
+          chunk.addSchemaVersions(s);
+          bytes += ChunkSizes.of(s);
+        }
       }
     }
 
-    void added(long totalOrder, int serializedSize) {
+    void added(long totalOrder, int size) {
       if (count == 0) {
         first = totalOrder;
       }
       last = totalOrder;
       count++;
       events++;
-      bytes += serializedSize + 6;
-      if (count >= maxEventsPerChunk || bytes + CHUNK_FIXED_BYTES >= maxChunkBytes) {
+      bytes += size;
+      if (count >= maxEventsPerChunk) {
         flush();
       }
     }
@@ -301,27 +348,36 @@ public final class BarrierPlanner {
               : partition;
       int chunkSequence =
           mode == ManifestBoundaryMode.STRICT_CHUNKED_TRANSACTION_ORDER ? 0 : sequence++;
-      chunk
-          .setProtocolVersion(header.protocolVersion())
-          .setSourceId(header.sourceId())
-          .setDatabaseId(header.databaseId())
-          .setDatasetId(header.datasetId())
-          .setTransactionId(header.transactionId())
-          .setCommitLsn(header.commitLsn())
-          .setBeginLsn(header.beginLsn())
-          .setCommitTimestampMs(header.commitTimestampMs())
+      ChunkSizes.identity(chunk, header)
           .setBoundaryMode(mode)
           .setPartitionId(partitionId)
           .setChunkSequence(chunkSequence);
       EncodedMessage encoded = TrellaraCodec.encode(chunk.build());
-      manifest.addPartitions(
+      if (encoded.bytes().length > (count == 1 ? sizes.maxRecordBytes : sizes.maxChunkBytes)) {
+        throw new IllegalStateException(
+            "chunk of "
+                + encoded.bytes().length
+                + " bytes above the "
+                + (count == 1 ? sizes.maxRecordBytes : sizes.maxChunkBytes)
+                + "-byte bound: the size accounting is wrong");
+      }
+      ManifestPartition entry =
           ManifestPartition.newBuilder()
               .setId(partitionId)
               .setChunkSequence(chunkSequence)
               .setEventCount(count)
               .setFirstTotalOrder(first)
               .setLastTotalOrder(last)
-              .setChecksum(encoded.checksum()));
+              .setChecksum(encoded.checksum())
+              .build();
+      // the manifest grows by an entry per chunk: refuse as soon as the entries alone outgrow the
+      // bound, rather than after the last chunk of a transaction that can never close
+      manifestEntryBytes += ChunkSizes.of(entry);
+      long manifestBytes = sizes.manifestHeaderBytes + manifestEntryBytes;
+      if (manifestBytes > sizes.maxRecordBytes) {
+        throw sizes.manifestTooLarge(manifestBytes, manifest.getPartitionsCount(), affected.size());
+      }
+      manifest.addPartitions(entry);
       PlannedChunk planned = new PlannedChunk(encoded, partitionId, chunkSequence, count, ddl);
       chunk.clear();
       schemas.clear();

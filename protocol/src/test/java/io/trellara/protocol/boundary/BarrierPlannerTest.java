@@ -1,14 +1,19 @@
 package io.trellara.protocol.boundary;
 
+import static io.trellara.protocol.sample.SampleTransactions.ORDERS_SCHEMA;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.trellara.protocol.EventKey;
 import io.trellara.protocol.codec.TrellaraCodec;
 import io.trellara.protocol.sample.SampleTransactions;
 import io.trellara.protocol.v1.ChangeRecord;
+import io.trellara.protocol.v1.ColumnState;
+import io.trellara.protocol.v1.ColumnValue;
 import io.trellara.protocol.v1.DdlEvent;
 import io.trellara.protocol.v1.ManifestBoundaryMode;
 import io.trellara.protocol.v1.PartitionChunk;
+import io.trellara.protocol.v1.RowImage;
 import io.trellara.protocol.v1.TransactionCommitMarker;
 import io.trellara.protocol.v1.TransactionEnvelope;
 import io.trellara.protocol.v1.TransactionManifest;
@@ -107,7 +112,7 @@ class BarrierPlannerTest {
     for (int i = 0; i < planned.size(); i++) {
       assertThat(planned.get(i).partitionId()).isEqualTo(i);
       assertThat(planned.get(i).chunkSequence()).isZero();
-      assertThat(planned.get(i).message().bytes().length).isLessThan(2_000 + 1_000);
+      assertThat(planned.get(i).message().bytes().length).isLessThanOrEqualTo(2_000);
     }
     assertThat(closing.manifestMessage().getPartitionCount()).isZero();
     assertThat(closing.manifestMessage().getBoundaryMode())
@@ -141,5 +146,155 @@ class BarrierPlannerTest {
         b.chunks().stream().map(c -> TrellaraCodec.decodeChunk(c.bytes())).toList());
     assertThat(b.chunks())
         .hasSize((int) Math.ceil((TX.getChangesCount() + TX.getDdlEventsCount()) / 5.0));
+  }
+
+  /** TX's first insert as the {@code order}-th event, its note {@code noteBytes} long. */
+  private static ChangeRecord insertWithNote(long order, int noteBytes) {
+    ChangeRecord first = TX.getChanges(0);
+    RowImage.Builder after = first.getAfter().toBuilder();
+    after.setColumns(
+        4,
+        ColumnValue.newBuilder()
+            .setState(ColumnState.COLUMN_STATE_VALUE)
+            .setText("n".repeat(noteBytes)));
+    after.setColumns(0, after.getColumns(0).toBuilder().setText(Long.toString(order)));
+    return first.toBuilder()
+        .setTotalOrder(order)
+        .setTableOrder(order)
+        .setIdempotencyKey(
+            EventKey.prefix(TX.getSourceId(), TX.getCommitLsn(), TX.getTransactionId()) + order)
+        .setAfter(after)
+        .build();
+  }
+
+  private static List<PartitionChunk> decoded(List<BarrierPlanner.PlannedChunk> planned) {
+    return planned.stream().map(p -> TrellaraCodec.decodeChunk(p.message().bytes())).toList();
+  }
+
+  /**
+   * The reported failure: lanes of 100 kB rows below their change limit closed only after the event
+   * that took them past dataset.chunk.max_bytes, so a chunk came out larger than the largest record
+   * the source announced. Every chunk stays within the bound, and is cut only when the next event
+   * would not fit.
+   */
+  @Test
+  void partitionedChunksOf100kBValuesStayWithinTheByteBoundAndAreCutOnlyWhenFull() {
+    long bound = 1_000_000;
+    List<BarrierPlanner.PlannedChunk> planned = new ArrayList<>();
+    BarrierPlanner planner = BarrierPlanner.partitioned(header(), 4, 5_000, bound, planned::add);
+    java.util.Random random = new java.util.Random(34);
+    List<ChangeRecord> added = new ArrayList<>();
+    for (long order = 1; order <= 240; order++) {
+      int note = order % 3 == 0 ? 100 * 1024 : 1 + random.nextInt(120 * 1024);
+      ChangeRecord c = insertWithNote(order, note).toBuilder().setPartitionOrder(order).build();
+      added.add(c);
+      planner.addChange((int) (order % 4), c, ORDERS_SCHEMA);
+    }
+    BarrierPlanner.Closing closing = planner.finish();
+    List<PartitionChunk> chunks = decoded(planned);
+    BarrierVerifier.verify(
+        TrellaraCodec.decodeManifest(closing.manifest().bytes()),
+        TrellaraCodec.decodeCommitMarker(closing.commitMarker().bytes()),
+        chunks);
+    assertThat(planned).hasSizeGreaterThan(4 * 3);
+    assertThat(planned)
+        .allSatisfy(p -> assertThat((long) p.message().bytes().length).isLessThanOrEqualTo(bound));
+    for (int i = 0; i < chunks.size(); i++) {
+      PartitionChunk c = chunks.get(i);
+      int lane = c.getPartitionId();
+      java.util.Optional<PartitionChunk> next =
+          chunks.stream()
+              .filter(
+                  n ->
+                      n.getPartitionId() == lane
+                          && n.getChunkSequence() == c.getChunkSequence() + 1)
+              .findFirst();
+      if (next.isPresent()) {
+        // the lane's next event would not have fitted: the chunk was not cut early
+        long nextEvent =
+            com.google.protobuf.CodedOutputStream.computeMessageSize(
+                PartitionChunk.CHANGES_FIELD_NUMBER, next.get().getChanges(0));
+        assertThat(planned.get(i).message().bytes().length + nextEvent).isGreaterThan(bound);
+      }
+    }
+  }
+
+  @Test
+  void anEventThatFitsOnlyAloneClosesTheOpenChunkAndTravelsInItsOwn() {
+    long bound = 1_000_000;
+    List<BarrierPlanner.PlannedChunk> planned = new ArrayList<>();
+    BarrierPlanner planner = BarrierPlanner.strictChunked(header(), 5_000, bound, planned::add);
+    planner.addChange(0, insertWithNote(1, 300_000), ORDERS_SCHEMA);
+    planner.addChange(0, insertWithNote(2, 990_000), ORDERS_SCHEMA);
+    planner.addChange(0, insertWithNote(3, 10), ORDERS_SCHEMA);
+    planner.finish();
+    // the 990 kB event does not fit behind the 300 kB one; the small one still fits behind it
+    assertThat(decoded(planned)).extracting(PartitionChunk::getChangesCount).containsExactly(1, 2);
+    assertThat(planned)
+        .allSatisfy(p -> assertThat((long) p.message().bytes().length).isLessThanOrEqualTo(bound));
+  }
+
+  @Test
+  void anEventTooLargeForAChunkOfItsOwnIsRefusedWithItsTotalOrderAndSize() {
+    List<BarrierPlanner.PlannedChunk> planned = new ArrayList<>();
+    BarrierPlanner planner =
+        BarrierPlanner.partitioned(header(), 4, 5_000, 1_000_000, planned::add);
+    planner.addChange(1, insertWithNote(1, 100 * 1024), ORDERS_SCHEMA);
+    assertThatThrownBy(() -> planner.addChange(2, insertWithNote(2, 5 << 20), ORDERS_SCHEMA))
+        .isInstanceOfSatisfying(
+            ChunkBoundException.class,
+            e -> {
+              assertThat(e.subject()).isEqualTo(ChunkBoundException.Subject.EVENT);
+              assertThat(e.totalOrder()).isEqualTo(2);
+              assertThat(e.field()).isEqualTo("total_order 2");
+              assertThat(e.neededBytes()).isGreaterThan(5 << 20);
+              assertThat(e.maxBytes()).isEqualTo(1_000_000);
+              assertThat(e.eventKey())
+                  .isEqualTo(
+                      EventKey.transaction(
+                          TX.getSourceId(), TX.getCommitLsn(), TX.getTransactionId()));
+            });
+    assertThat(planned).as("the refused event published nothing").isEmpty();
+  }
+
+  @Test
+  void aManifestThatWouldOutgrowTheBoundIsRefusedAsItsEntriesGrow() {
+    List<BarrierPlanner.PlannedChunk> planned = new ArrayList<>();
+    BarrierPlanner planner = BarrierPlanner.partitioned(header(), 4, 1, 4_096, planned::add);
+    assertThatThrownBy(
+            () -> {
+              for (long order = 1; order <= 1_000; order++) {
+                planner.addChange(
+                    (int) (order % 4),
+                    insertWithNote(order, 10).toBuilder().setPartitionOrder(order).build(),
+                    ORDERS_SCHEMA);
+              }
+            })
+        .isInstanceOfSatisfying(
+            ChunkBoundException.class,
+            e -> {
+              assertThat(e.subject()).isEqualTo(ChunkBoundException.Subject.MANIFEST);
+              assertThat(e.field()).isEqualTo("partitions");
+              assertThat(e.neededBytes()).isGreaterThan(4_096);
+            });
+    assertThat(planned.size()).isLessThan(1_000);
+  }
+
+  @Test
+  void withALargerRecordBoundAnEventAboveTheChunkBoundTravelsAloneWithinTheRecordBound() {
+    List<BarrierPlanner.PlannedChunk> planned = new ArrayList<>();
+    BarrierPlanner planner =
+        BarrierPlanner.strictChunked(header(), 10_000, 1_000_000, 8_000_000, planned::add);
+    planner.addChange(0, insertWithNote(1, 600_000), ORDERS_SCHEMA);
+    planner.addChange(0, insertWithNote(2, 5 << 20), ORDERS_SCHEMA);
+    planner.addChange(0, insertWithNote(3, 600_000), ORDERS_SCHEMA);
+    planner.addChange(0, insertWithNote(4, 600_000), ORDERS_SCHEMA);
+    planner.finish();
+    assertThat(decoded(planned))
+        .extracting(PartitionChunk::getChangesCount)
+        .containsExactly(1, 1, 1, 1);
+    assertThat(planned.get(1).message().bytes().length).isBetween(5 << 20, 8_000_000);
+    assertThat(List.of(planned.get(0), planned.get(2), planned.get(3)))
+        .allSatisfy(p -> assertThat(p.message().bytes().length).isLessThanOrEqualTo(1_000_000));
   }
 }
