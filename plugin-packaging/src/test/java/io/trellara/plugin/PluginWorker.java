@@ -128,7 +128,12 @@ final class PluginWorker implements BeforeAllCallback {
    * its own.
    */
   static Path unpackArchive(String directory) {
-    Path target = archive().toAbsolutePath().getParent().resolve(directory);
+    // one directory per test JVM: failsafe runs IT classes in two JVMs at once
+    Path target =
+        archive()
+            .toAbsolutePath()
+            .getParent()
+            .resolve(directory + "-fork" + System.getProperty("trellara.fork", "1"));
     try {
       deleteRecursively(target);
       Files.createDirectories(target);
