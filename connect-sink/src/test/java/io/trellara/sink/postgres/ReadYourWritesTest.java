@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.trellara.protocol.v1.RelationId;
+import io.trellara.sink.port.ApplyException;
 import io.trellara.sink.postgres.checkpoint.CheckpointStore;
 import io.trellara.sink.postgres.schema.RelationMapper;
 import io.trellara.sink.postgres.settings.ApplyOptions;
@@ -266,6 +267,35 @@ class ReadYourWritesTest {
           "DROP SCHEMA IF EXISTS trellara_sink CASCADE",
           "DROP ROLE ryw_sink");
     }
+  }
+
+  @Test
+  void aRecordWritingIntoTheSchemaTrellaraIsRefusedByName() {
+    // a topic writer plants a table beside the view and the function services call, on a sink
+    // that creates missing tables
+    try (TransactionApplier creating =
+        new TransactionApplier(
+            pg.connections(),
+            RelationMapper.identity(),
+            ApplyOptions.builder("s1").createMissingTables(true).build())) {
+      for (String table : List.of("planted", "applied")) {
+        assertThatThrownBy(
+                () ->
+                    creating.apply(
+                        tx(0x100)
+                            .insert(rel("trellara", table), key("id", "integer", "1"))
+                            .at("strict", 0, 1)))
+            .isInstanceOfSatisfying(
+                ApplyException.class,
+                e -> assertThat(e.reason()).isEqualTo(ApplyException.Reason.RELATION_REFUSED))
+            .hasMessageContaining("pg-test:0/100:256");
+      }
+    }
+    assertThat(pg.one("SELECT to_regclass('trellara.planted') IS NULL")).isEqualTo("t");
+    assertThat(pg.one("SELECT relkind FROM pg_class WHERE oid = 'trellara.applied'::regclass"))
+        .isEqualTo("v");
+    assertThat(pg.count("trellara_sink.applied_transactions")).isZero();
+    assertThat(waitFor("'0/100', '0 seconds'")).isEqualTo("f");
   }
 
   private static String one(Statement s, String sql) throws SQLException {
