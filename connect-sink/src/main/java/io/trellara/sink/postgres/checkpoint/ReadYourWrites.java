@@ -79,13 +79,14 @@ public final class ReadYourWrites {
     "CREATE OR REPLACE VIEW trellara.applied AS " + NEWEST_PER_FLOW,
     "REVOKE ALL ON trellara.applied FROM PUBLIC",
     // The wait. A function runs inside one statement of the caller's transaction: it cannot
-    // receive
-    // a NOTIFY (delivered between transactions), so it reads the view again after short sleeps
-    // that
-    // back off from 2 ms to 50 ms, never past the deadline. Each read is a new statement, so under
-    // READ COMMITTED it sees every apply committed since (a REPEATABLE READ snapshot never would:
-    // refused). SECURITY DEFINER with a pinned search_path: a caller needs EXECUTE only, not the
-    // sink's tables, and no object of the caller's can stand in for one named here.
+    // receive a NOTIFY (delivered between transactions), so it reads the view again after short
+    // sleeps that back off from 1 ms by 1.5 times to 20 ms (at most about half the time waited so
+    // far
+    // is added to it, and 50 cheap reads a second at worst), never past the deadline. Each
+    // read is a new statement, so under READ COMMITTED it sees every apply committed since (a
+    // REPEATABLE READ snapshot never would: refused). SECURITY DEFINER with a pinned search_path:
+    // a caller needs EXECUTE only, not the sink's tables, and no object of the caller's can stand
+    // in for one named here.
     """
         CREATE OR REPLACE FUNCTION trellara.wait_for_lsn(
             lsn pg_lsn, timeout interval, source_id text, dataset_id text DEFAULT NULL)
@@ -93,7 +94,7 @@ public final class ReadYourWrites {
           SET search_path = pg_catalog, pg_temp AS $f$
         DECLARE
           deadline timestamptz := pg_catalog.clock_timestamp() + timeout;
-          pause double precision := 0.002;
+          pause double precision := 0.001;
           left_s double precision;
         BEGIN
           IF lsn IS NULL OR timeout IS NULL OR source_id IS NULL THEN
@@ -119,19 +120,18 @@ public final class ReadYourWrites {
               RETURN false;
             END IF;
             PERFORM pg_catalog.pg_sleep(LEAST(pause, left_s));
-            pause := LEAST(pause * 2, 0.05);
+            pause := LEAST(pause * 1.5, 0.02);
           END LOOP;
         END $f$""",
     // one source on the target (the usual case): the same without naming it; several are an
-    // error,
-    // since LSNs of two source servers are not comparable
+    // error, since LSNs of two source servers are not comparable
     """
         CREATE OR REPLACE FUNCTION trellara.wait_for_lsn(lsn pg_lsn, timeout interval)
           RETURNS boolean LANGUAGE plpgsql VOLATILE SECURITY DEFINER
           SET search_path = pg_catalog, pg_temp AS $f$
         DECLARE
           deadline timestamptz := pg_catalog.clock_timestamp() + timeout;
-          pause double precision := 0.002;
+          pause double precision := 0.001;
           sources text[];
         BEGIN
           IF lsn IS NULL OR timeout IS NULL THEN
@@ -157,7 +157,7 @@ public final class ReadYourWrites {
             END IF;
             PERFORM pg_catalog.pg_sleep(LEAST(pause,
                 EXTRACT(EPOCH FROM deadline - pg_catalog.clock_timestamp())));
-            pause := LEAST(pause * 2, 0.05);
+            pause := LEAST(pause * 1.5, 0.02);
           END LOOP;
         END $f$""",
     // not for PUBLIC: a call holds a backend and its snapshot (the vacuum horizon) for up to its
