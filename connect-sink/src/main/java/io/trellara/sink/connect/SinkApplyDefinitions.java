@@ -86,8 +86,8 @@ final class SinkApplyDefinitions {
         "Target tables the sink may write: schema.table,"
             + " schema.* for a whole schema, or * for every table. A change for any other table stops the task"
             + " before anything of its transaction is applied. Required: anyone who can write to the topics"
-            + " chooses which tables a record names. The sink's own schema (trellara_sink) and the system"
-            + " schemas are never written, whatever this says.",
+            + " chooses which tables a record names. The sink's own schemas (trellara_sink, and trellara"
+            + " for read-your-writes) and the system schemas are never written, whatever this says.",
         GROUP_MAPPING,
         ++o,
         Width.LONG,

@@ -191,7 +191,8 @@ public final class CheckpointStore {
   }
 
   /**
-   * Creates the schema and tables when missing (idempotent, safe when several tasks start at once).
+   * Creates the schema and tables when missing (idempotent, safe when several tasks start at once),
+   * and the read-your-writes view and functions over them ({@link ReadYourWrites}).
    */
   public void createSchema() throws SQLException {
     try (Connection c = connections.open()) {
@@ -208,6 +209,7 @@ public final class CheckpointStore {
       for (String ddl : DDL) {
         s.execute(ddl);
       }
+      ReadYourWrites.create(s);
       c.commit();
     } catch (SQLException e) {
       c.rollback();

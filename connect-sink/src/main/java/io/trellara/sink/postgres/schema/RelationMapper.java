@@ -3,6 +3,7 @@ package io.trellara.sink.postgres.schema;
 import io.trellara.protocol.v1.RelationId;
 import io.trellara.sink.port.ApplyException;
 import io.trellara.sink.postgres.checkpoint.CheckpointStore;
+import io.trellara.sink.postgres.checkpoint.ReadYourWrites;
 import io.trellara.sink.postgres.names.Identifiers;
 import io.trellara.sink.postgres.names.QualifiedName;
 import java.util.Collection;
@@ -17,13 +18,19 @@ import java.util.Set;
  * configured the sink writes only to target relations on it ({@code schema.table}, {@code
  * schema.*}, or {@code *} for every relation); anything else is refused with an {@link
  * ApplyException} naming the relation. Whatever the allowlist says, the sink never writes its own
- * schema ({@code trellara_sink}) or a system schema ({@code pg_catalog}, {@code
- * information_schema}, {@code pg_toast}, temporary schemas).
+ * schemas ({@code trellara_sink}, and {@code trellara}, where services call the read-your-writes
+ * view and function) or a system schema ({@code pg_catalog}, {@code information_schema}, {@code
+ * pg_toast}, temporary schemas).
  */
 public final class RelationMapper {
   /** Schemas the sink never writes, whatever the allowlist or a mapping says. */
   public static final Set<String> PROTECTED_SCHEMAS =
-      Set.of(CheckpointStore.SCHEMA, "pg_catalog", "information_schema", "pg_toast");
+      Set.of(
+          CheckpointStore.SCHEMA,
+          ReadYourWrites.SCHEMA,
+          "pg_catalog",
+          "information_schema",
+          "pg_toast");
 
   private final Map<QualifiedName, QualifiedName> mappings;
   private final Set<QualifiedName> allowed;
