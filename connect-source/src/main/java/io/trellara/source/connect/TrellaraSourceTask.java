@@ -28,7 +28,10 @@ import org.slf4j.LoggerFactory;
  * tail say, or the slot), turns the engine's records into Kafka records ({@link
  * TransactionRecords}), and acknowledges a transaction's WAL to PostgreSQL only once Kafka has
  * acknowledged every record of it and of every transaction before it. A stage that waits past
- * {@code capture.stall.timeout.ms} fails poll() with {@code STALLED}.
+ * {@code capture.stall.timeout.ms} fails poll() with {@code STALLED}. Under exactly-once with
+ * {@code transaction.boundary=connector}, {@link KafkaTransactionBoundaries} makes each source
+ * transaction one Kafka transaction; Connect then calls commitRecord only once that Kafka
+ * transaction has committed, so WAL is never acknowledged for records an abort discards.
  */
 public class TrellaraSourceTask extends SourceTask {
   private static final Logger LOG = LoggerFactory.getLogger(TrellaraSourceTask.class);
@@ -48,6 +51,7 @@ public class TrellaraSourceTask extends SourceTask {
   private TransactionRecords records;
   private PublishLiveness publishing;
   private SourceTaskMetrics metrics;
+  private KafkaTransactionBoundaries kafkaTransactions;
   private boolean dropSlotOnStop;
 
   @Override
@@ -77,6 +81,10 @@ public class TrellaraSourceTask extends SourceTask {
     }
     engine = started.engine();
     records = TransactionRecords.of(started, config);
+    kafkaTransactions = KafkaTransactionBoundaries.of(context);
+    if (kafkaTransactions.defined()) {
+      LOG.info("Source task {}: one Kafka transaction per source transaction", connector);
+    }
     publishing = new PublishLiveness(engine.watchdog(), acks);
     metrics =
         new SourceTaskMetrics(connector, props.getOrDefault(TASK_ID, "0"), engine, publishing)
@@ -104,6 +112,7 @@ public class TrellaraSourceTask extends SourceTask {
     for (Outbound o : out) {
       TransactionRecord r = records.record(o);
       batch.add(r);
+      kafkaTransactions.returned(o, r);
       acks.sent(o.sequence(), o.endLsn(), r.key().toString(), r.topic());
       if (o.closesTransaction()) {
         metrics.published(o.commitTimestampMs());
