@@ -5,6 +5,8 @@ import io.trellara.source.replication.Outbound;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.SourceTaskContext;
 import org.apache.kafka.connect.source.TransactionContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Where the task ends Kafka transactions when it defines them itself (KIP-618: the worker's {@code
@@ -22,8 +24,13 @@ import org.apache.kafka.connect.source.TransactionContext;
  * streaming offset. A crash mid-snapshot leaves committed chunks without a manifest, which is what
  * an interrupted snapshot leaves without exactly-once too: the task snapshots again and the sink
  * drops them (docs/snapshot.md).
+ *
+ * <p>Connect calls the task's commitRecord only once the Kafka transaction holding the record has
+ * committed, so WAL is never acknowledged to PostgreSQL for records an abort discards.
  */
 final class KafkaTransactionBoundaries {
+  private static final Logger LOG = LoggerFactory.getLogger(KafkaTransactionBoundaries.class);
+
   /** Null when Connect defines the boundaries (poll, interval) or exactly-once is off. */
   private final TransactionContext context;
 
@@ -31,8 +38,12 @@ final class KafkaTransactionBoundaries {
     this.context = context;
   }
 
-  static KafkaTransactionBoundaries of(SourceTaskContext taskContext) {
-    return new KafkaTransactionBoundaries(taskContext.transactionContext());
+  static KafkaTransactionBoundaries of(SourceTaskContext taskContext, String connector) {
+    TransactionContext context = taskContext.transactionContext();
+    if (context != null) {
+      LOG.info("Source task {}: one Kafka transaction per source transaction", connector);
+    }
+    return new KafkaTransactionBoundaries(context);
   }
 
   /** Whether this task ends Kafka transactions (transaction.boundary=connector). */

@@ -24,14 +24,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Thin adapter: starts the source ({@link SourceStartup}: where Connect's offsets or the topic's
- * tail say, or the slot), turns the engine's records into Kafka records ({@link
- * TransactionRecords}), and acknowledges a transaction's WAL to PostgreSQL only once Kafka has
- * acknowledged every record of it and of every transaction before it. A stage that waits past
- * {@code capture.stall.timeout.ms} fails poll() with {@code STALLED}. Under exactly-once with
- * {@code transaction.boundary=connector}, {@link KafkaTransactionBoundaries} makes each source
- * transaction one Kafka transaction; Connect then calls commitRecord only once that Kafka
- * transaction has committed, so WAL is never acknowledged for records an abort discards.
+ * Thin adapter: starts the source ({@link SourceStartup}), turns the engine's records into Kafka
+ * records ({@link TransactionRecords}, in {@link KafkaTransactionBoundaries}), and acknowledges a
+ * transaction's WAL to PostgreSQL only once Kafka has acknowledged every record of it and of every
+ * transaction before it. A stage waiting past capture.stall.timeout.ms fails poll(): STALLED.
  */
 public class TrellaraSourceTask extends SourceTask {
   private static final Logger LOG = LoggerFactory.getLogger(TrellaraSourceTask.class);
@@ -81,10 +77,7 @@ public class TrellaraSourceTask extends SourceTask {
     }
     engine = started.engine();
     records = TransactionRecords.of(started, config);
-    kafkaTransactions = KafkaTransactionBoundaries.of(context);
-    if (kafkaTransactions.defined()) {
-      LOG.info("Source task {}: one Kafka transaction per source transaction", connector);
-    }
+    kafkaTransactions = KafkaTransactionBoundaries.of(context, connector);
     publishing = new PublishLiveness(engine.watchdog(), acks);
     metrics =
         new SourceTaskMetrics(connector, props.getOrDefault(TASK_ID, "0"), engine, publishing)
