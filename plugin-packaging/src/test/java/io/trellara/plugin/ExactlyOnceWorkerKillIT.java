@@ -41,6 +41,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class ExactlyOnceWorkerKillIT {
   private static final int ROWS = Integer.getInteger("trellara.eoskill.rows", 200_000);
   private static final int CHUNK = 1000;
+
+  /** connector (the defence); poll shows what it defends against: the test fails then. */
+  private static final String BOUNDARY =
+      System.getProperty("trellara.eoskill.boundary", "connector");
+
   private static final Duration WAIT = Duration.ofSeconds(120);
   private static final String TABLE = "CREATE TABLE item (id int PRIMARY KEY, note text NOT NULL)";
   private static final String KIND = "trellara.kind";
@@ -72,7 +77,7 @@ class ExactlyOnceWorkerKillIT {
         src.put("dataset.strict_chunking.max_changes_per_chunk", Integer.toString(CHUNK));
         src.put("snapshot.mode", "never"); // the test follows every transaction by its xid
         src.put("exactly.once.support", "required");
-        src.put("transaction.boundary", "connector");
+        src.put("transaction.boundary", BOUNDARY);
         rest.createConnector(sourceName, src);
         rest.awaitRunning(sourceName);
         Map<String, String> sink =
