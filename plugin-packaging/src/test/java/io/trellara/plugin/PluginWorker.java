@@ -75,14 +75,19 @@ final class PluginWorker implements BeforeAllCallback {
    */
   static ConnectWorkerProcess killableWorker(
       TrellaraStack stack, String groupId, Path pluginPath, String heap) {
+    return killableWorkerBuilder(stack, groupId, pluginPath, heap).buildProcess();
+  }
+
+  /** The settings of {@link #killableWorker}, for a test that adds its own. */
+  static ConnectWorker.Builder killableWorkerBuilder(
+      TrellaraStack stack, String groupId, Path pluginPath, String heap) {
     return ConnectWorker.builder(stack.broker())
         .groupId(groupId)
         .pluginPath(pluginPath)
         .pluginDiscovery("service_load")
         .set("session.timeout.ms", "6000")
         .set("heartbeat.interval.ms", "1000")
-        .jvmArg("-Xmx" + heap)
-        .buildProcess();
+        .jvmArg("-Xmx" + heap);
   }
 
   private static synchronized void stop() {

@@ -39,6 +39,9 @@ import java.util.StringJoiner;
  * discards its figures: the first leg of a run otherwise pays the broker's and the worker's JIT,
  * 2–4 ms of latency and up to twice the CPU per row.
  *
+ * <p>{@code -Dbench.worker.exactly_once=true} starts the worker with {@code
+ * exactly.once.source.support=enabled}.
+ *
  * <p>{@code -Dbench.worker=process} runs the Connect worker in a JVM of its own and reports its CPU
  * per replicated row apart from the broker's and the workload's; {@code
  * -Dbench.worker.jvmArgs="..."} adds options to its JVM. With it, {@code -Dbench.floor.rate=N} ends
@@ -159,6 +162,11 @@ public final class EndToEndBenchmark {
   private record WorkerRun(ConnectWorker inJvm, ConnectWorkerProcess process) {
     static WorkerRun start(KafkaBroker broker) {
       ConnectWorker.Builder builder = ConnectWorker.builder(broker).groupId("bench");
+      if (Boolean.getBoolean("bench.worker.exactly_once")) {
+        // KIP-618 on the worker; the source also needs -Dbench.source.extra=
+        // exactly.once.support=required,transaction.boundary=connector (docs/operations.md)
+        builder.exactlyOnceSource();
+      }
       if (!"process".equals(System.getProperty("bench.worker"))) {
         return new WorkerRun(builder.build().start(), null);
       }

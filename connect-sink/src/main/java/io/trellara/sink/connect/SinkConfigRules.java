@@ -22,6 +22,7 @@ final class SinkConfigRules {
   static final String GROUP_PROTOCOL = "consumer.override.group.protocol";
   static final String SESSION_TIMEOUT = "consumer.override.session.timeout.ms";
   static final String TRANSFORMS = "transforms";
+  static final String ISOLATION_LEVEL = "consumer.override.isolation.level";
 
   /**
    * Kafka's default consumer session timeout (classic protocol) and broker-side one (consumer
@@ -107,6 +108,24 @@ final class SinkConfigRules {
                   + " the record value whose checksum the sink verifies (and its topic and partition, which"
                   + " its progress and ordering rely on), between the converter and the task. The sink"
                   + " accepts no transforms: remove the setting."));
+    }
+    String isolation = props.getOrDefault(ISOLATION_LEVEL, "read_committed").trim();
+    if (!"read_committed".equalsIgnoreCase(isolation)) {
+      // an error, not a warning: it buys nothing (the source's records are the same either way)
+      // and hands the task what a transactional writer aborted, which no read_committed reader of
+      // the topic (an audit, another sink) ever sees
+      out.add(
+          new Problem(
+              ISOLATION_LEVEL,
+              ISOLATION_LEVEL
+                  + "="
+                  + isolation
+                  + " would deliver records of aborted Kafka transactions: a source killed"
+                  + " mid-transaction under exactly-once leaves part of a transaction aborted on the"
+                  + " topic, and any transactional writer can write and abort records that the sink"
+                  + " would apply although the topic, read committed, never held them. Set it to"
+                  + " read_committed (or remove it and set the worker's"
+                  + " consumer.isolation.level=read_committed)."));
     }
     checkGroupMembership(props, out);
     TrellaraSinkConfig config;

@@ -73,6 +73,20 @@ class SinkConfigRulesTest {
   }
 
   @Test
+  void refusesAConsumerThatWouldReadAbortedKafkaTransactions() {
+    Map<String, String> c = valid();
+    c.put("consumer.override.isolation.level", "read_uncommitted");
+    assertThat(errorsOf(c, "consumer.override.isolation.level"))
+        .singleElement()
+        .asString()
+        .contains("aborted Kafka transactions");
+    assertThatThrownBy(() -> new TrellaraSinkConnector().start(c))
+        .hasMessageContaining("consumer.override.isolation.level=read_uncommitted");
+    c.put("consumer.override.isolation.level", "read_committed");
+    assertThat(errorsOf(c, "consumer.override.isolation.level")).isEmpty();
+  }
+
+  @Test
   void replaysDdlTextOnlyWhenTheOperatorSaysItTrustsTheTopicsWriters() {
     Map<String, String> c = valid();
     c.put("ddl.apply", "replay");

@@ -13,6 +13,7 @@ import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigValue;
 import org.apache.kafka.connect.connector.Task;
 import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.source.ConnectorTransactionBoundaries;
 import org.apache.kafka.connect.source.ExactlyOnceSupport;
 import org.apache.kafka.connect.source.SourceConnector;
 import org.slf4j.Logger;
@@ -99,10 +100,24 @@ public class TrellaraSourceConnector extends SourceConnector {
     return PluginVersion.VERSION;
   }
 
+  /**
+   * Every record carries a source offset that a restart resumes from without loss (the previous
+   * closing record's on the records before a closing one), so Connect's transactional producer,
+   * which writes the last offset of each Kafka transaction in it, never commits an offset past
+   * records it did not commit.
+   */
   @Override
   public ExactlyOnceSupport exactlyOnceSupport(Map<String, String> connectorConfig) {
-    // duplicates after a crash are by design, absorbed by the sink's transaction-level dedup
-    return ExactlyOnceSupport.UNSUPPORTED;
+    return ExactlyOnceSupport.SUPPORTED;
+  }
+
+  /**
+   * The task commits at each record that closes a source transaction (KafkaTransactionBoundaries).
+   */
+  @Override
+  public ConnectorTransactionBoundaries canDefineTransactionBoundaries(
+      Map<String, String> connectorConfig) {
+    return ConnectorTransactionBoundaries.SUPPORTED;
   }
 
   /**

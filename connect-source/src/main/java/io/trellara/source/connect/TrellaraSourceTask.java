@@ -24,11 +24,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Thin adapter: starts the source ({@link SourceStartup}: where Connect's offsets or the topic's
- * tail say, or the slot), turns the engine's records into Kafka records ({@link
- * TransactionRecords}), and acknowledges a transaction's WAL to PostgreSQL only once Kafka has
- * acknowledged every record of it and of every transaction before it. A stage that waits past
- * {@code capture.stall.timeout.ms} fails poll() with {@code STALLED}.
+ * Thin adapter: starts the source ({@link SourceStartup}), turns the engine's records into Kafka
+ * records ({@link TransactionRecords}, in {@link KafkaTransactionBoundaries}), and acknowledges a
+ * transaction's WAL to PostgreSQL only once Kafka has acknowledged every record of it and of every
+ * transaction before it. A stage waiting past capture.stall.timeout.ms fails poll(): STALLED.
  */
 public class TrellaraSourceTask extends SourceTask {
   private static final Logger LOG = LoggerFactory.getLogger(TrellaraSourceTask.class);
@@ -48,6 +47,7 @@ public class TrellaraSourceTask extends SourceTask {
   private TransactionRecords records;
   private PublishLiveness publishing;
   private SourceTaskMetrics metrics;
+  private KafkaTransactionBoundaries kafkaTransactions;
   private boolean dropSlotOnStop;
 
   @Override
@@ -77,6 +77,7 @@ public class TrellaraSourceTask extends SourceTask {
     }
     engine = started.engine();
     records = TransactionRecords.of(started, config);
+    kafkaTransactions = KafkaTransactionBoundaries.of(context, connector);
     publishing = new PublishLiveness(engine.watchdog(), acks);
     metrics =
         new SourceTaskMetrics(connector, props.getOrDefault(TASK_ID, "0"), engine, publishing)
@@ -104,6 +105,7 @@ public class TrellaraSourceTask extends SourceTask {
     for (Outbound o : out) {
       TransactionRecord r = records.record(o);
       batch.add(r);
+      kafkaTransactions.returned(o, r);
       acks.sent(o.sequence(), o.endLsn(), r.key().toString(), r.topic());
       if (o.closesTransaction()) {
         metrics.published(o.commitTimestampMs());
