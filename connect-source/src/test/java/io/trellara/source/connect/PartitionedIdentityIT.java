@@ -35,11 +35,11 @@ import org.junit.jupiter.api.Test;
 /**
  * One identity everywhere: a row read by the partitioned snapshot (COPY text) and the same row
  * streamed later (pgoutput text) get byte-identical row identities and the same lane, for every key
- * type routing accepts (enum and domain keys included), although the source database's own settings
- * would render every date, time, interval, float and bytea differently ({@code ALTER DATABASE ...
- * SET}, which any session that does not pin its own sees). Both identities also equal the one built
- * from the canonical text a session pinned to the wire contract's settings reads, so neither path
- * can be wrong in the same way as the other.
+ * type routing accepts (enum, domain, domain over domain, array of enums and composite keys
+ * included), although the source database's own settings would render every date, time, interval,
+ * float and bytea differently ({@code ALTER DATABASE ... SET}, which any session that does not pin
+ * its own sees). Both identities also equal the one built from the canonical text a session pinned
+ * to the wire contract's settings reads, so neither path can be wrong in the same way as the other.
  */
 @EitherPlatform
 class PartitionedIdentityIT {
@@ -83,7 +83,9 @@ class PartitionedIdentityIT {
           List.of("jsonb", "'{\"b\": [1, 2.50], \"a\": \"x\"}'", "'[1e3, null]'"),
           List.of("mood", "'sad'", "'happy'", "'so-so'"),
           List.of("stamp", "'2026-11-29 12:00:00+05:45'", "'2031-06-01 00:00:00.5-03'"),
-          List.of("day_off", "'10 days 02:00:00'"));
+          List.of("day_off", "'10 days 02:00:00'"),
+          List.of("mood[]", "ARRAY['sad', 'happy']::mood[]", "'{}'"),
+          List.of("pair", "ROW(1, 'x')", "ROW(2, E'tab\\there \"quoted\"')", "ROW(NULL, '')"));
 
   /** The settings of the wire contract (PgEndpoint pins every source session to them). */
   private static final String[] CANONICAL = {
@@ -113,7 +115,8 @@ class PartitionedIdentityIT {
           "CREATE TYPE mood AS ENUM ('sad', 'so-so', 'happy')",
           "CREATE DOMAIN stamp AS timestamptz CHECK (VALUE > '2000-01-01')",
           "CREATE DOMAIN inner_span AS interval",
-          "CREATE DOMAIN day_off AS inner_span"); // a domain over a domain
+          "CREATE DOMAIN day_off AS inner_span", // a domain over a domain
+          "CREATE TYPE pair AS (a int, b text)");
       // a new session sees the database's settings unless it pins its own
       assertThat(db.queryString("SHOW IntervalStyle")).isEqualTo("sql_standard");
       assertThat(db.queryString("SHOW bytea_output")).isEqualTo("escape");
