@@ -1,5 +1,6 @@
 package io.trellara.source.pg;
 
+import io.trellara.identity.ColumnType;
 import io.trellara.identity.RowIdentityTypes;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -158,15 +159,17 @@ public final class SourcePreflight {
   }
 
   /**
-   * A primary-key column: name, and whether ownership routing can hash it (built-in type, not
-   * enum/domain).
+   * A primary-key column: name, and whether ownership routing can encode it. Every type row
+   * identity V2 encodes is routable, enums (by label) and domains (as their base type) included;
+   * the reason is kept for a column that is not.
    */
-  private record KeyColumn(String name, boolean routable) {}
+  private record KeyColumn(String name, String refusal) {
+    boolean routable() {
+      return refusal == null;
+    }
+  }
 
-  /**
-   * Partitioned scale mode: ownership columns must be primary-key columns of a type routing can
-   * hash.
-   */
+  /** Partitioned scale mode: ownership columns must be primary-key columns row identity encodes. */
   private static void ownership(
       String table, List<KeyColumn> key, List<String> configured, List<SourceProblem> problems) {
     List<String> names = key.stream().map(KeyColumn::name).toList();
@@ -192,8 +195,9 @@ public final class SourcePreflight {
                     + column
                     + "\" of "
                     + table
-                    + " has an enum or domain type, which ownership routing cannot hash yet. Route by another"
-                    + " primary-key column ("
+                    + " cannot be routed: "
+                    + k.refusal()
+                    + ". Route by another primary-key column ("
                     + OWNERSHIP_PROPERTY
                     + "="
                     + table
@@ -279,12 +283,12 @@ public final class SourcePreflight {
           String column = rs.getString(1);
           int typeOid = (int) rs.getLong(2);
           String typeName = rs.getString(3);
-          boolean isEnum = "e".equals(rs.getString(4));
-          int baseOid = (int) rs.getLong(5);
-          int effective = baseOid != 0 ? baseOid : typeOid;
-          key.add(
-              new KeyColumn(column, !isEnum && baseOid == 0 && RowIdentityTypes.supports(typeOid)));
-          if (!isEnum && !RowIdentityTypes.supports(effective)) {
+          // enums by label, domains (over domains, over enums) as their base: one resolution
+          // shared with the router, so validate() and routing cannot disagree
+          ColumnType type = CatalogKeyTypes.resolve(c, typeOid, -1);
+          String refusal = RowIdentityTypes.rejectionReason(column, type).orElse(null);
+          key.add(new KeyColumn(column, refusal));
+          if (refusal != null) {
             problems.add(
                 new SourceProblem(
                     TABLES_PROPERTY,

@@ -17,6 +17,7 @@ import io.trellara.source.capture.CaptureIdentity;
 import io.trellara.source.capture.CapturedTransaction;
 import io.trellara.source.capture.ChunkTooLargeException;
 import io.trellara.source.capture.RelationSchema;
+import io.trellara.source.pg.CatalogKeyTypes;
 import io.trellara.source.routing.OwnershipRouter;
 import java.util.HashMap;
 import java.util.Map;
@@ -71,7 +72,8 @@ public final class BarrierPipeline extends AssemblingPipeline {
                 boundary.partitionCount(),
                 boundary.ownershipKeys(),
                 boundary.nullKeyPolicy(),
-                boundary.keyChangePolicy())
+                boundary.keyChangePolicy(),
+                new CatalogKeyTypes(s.endpoint()))
             : null;
   }
 

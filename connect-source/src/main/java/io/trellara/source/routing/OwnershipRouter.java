@@ -39,6 +39,7 @@ public final class OwnershipRouter {
   private final OwnershipKeys keys;
   private final NullKeyPolicy nullKeyPolicy;
   private final KeyChangePolicy keyChangePolicy;
+  private final KeyTypes keyTypes;
   private final Map<RelationSchema, Route> routes = new IdentityHashMap<>();
   private final ChangeRecord.Builder move = ChangeRecord.newBuilder();
 
@@ -47,6 +48,19 @@ public final class OwnershipRouter {
       OwnershipKeys keys,
       NullKeyPolicy nullKeyPolicy,
       KeyChangePolicy keyChangePolicy) {
+    this(partitions, keys, nullKeyPolicy, keyChangePolicy, KeyTypes.builtIn());
+  }
+
+  /**
+   * @param keyTypes resolves the user types (enums, domains) of ownership columns, which a Relation
+   *     message names by OID only
+   */
+  public OwnershipRouter(
+      int partitions,
+      OwnershipKeys keys,
+      NullKeyPolicy nullKeyPolicy,
+      KeyChangePolicy keyChangePolicy,
+      KeyTypes keyTypes) {
     if (partitions <= 0) {
       throw new IllegalArgumentException("partitions must be positive");
     }
@@ -60,6 +74,7 @@ public final class OwnershipRouter {
     this.keys = keys;
     this.nullKeyPolicy = nullKeyPolicy;
     this.keyChangePolicy = keyChangePolicy;
+    this.keyTypes = keyTypes;
   }
 
   public int partitions() {
@@ -189,7 +204,7 @@ public final class OwnershipRouter {
           RelationSchema.Column col = relation.column(c);
           if (col.name().equals(ownership.get(i))) {
             positions[i] = c;
-            types.add(ColumnType.of((int) col.typeOid(), col.typeModifier()));
+            types.add(keyTypes.resolve(col.typeOid(), col.typeModifier()));
             break;
           }
         }
