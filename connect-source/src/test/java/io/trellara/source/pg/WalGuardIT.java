@@ -1,10 +1,12 @@
 package io.trellara.source.pg;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.trellara.testplatform.EitherPlatform;
 import io.trellara.testplatform.PostgresDatabase;
 import io.trellara.testplatform.TestServers;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
@@ -53,8 +55,13 @@ class WalGuardIT {
           .contains("max_slot_wal_keep_size is -1")
           .contains("bounded only by the source's disk");
       db.execute("INSERT INTO filler SELECT i, repeat('x', 200) FROM generate_series(1, 20000) i");
-      Thread.sleep(1_500);
-      SlotLagSampler.Sample later = sampler.sample();
+      // the lag in seconds is the age of the last sample the slot has reached: sample until it is 1
+      // s
+      SlotLagSampler.Sample later =
+          await()
+              .atMost(Duration.ofSeconds(30))
+              .pollInterval(Duration.ofMillis(200))
+              .until(sampler::sample, x -> x != null && x.lagSeconds() >= 1);
       assertThat(later.lagBytes()).isGreaterThan(warnBytes);
       assertThat(later.lagSeconds()).isGreaterThanOrEqualTo(1);
       assertThat(SlotLagSampler.warning("walguard", later, warnBytes))
