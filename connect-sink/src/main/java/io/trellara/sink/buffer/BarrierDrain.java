@@ -8,9 +8,8 @@ import io.trellara.protocol.v1.PartitionChunk;
 import io.trellara.protocol.v1.TransactionCommitMarker;
 import io.trellara.protocol.v1.TransactionEnvelope;
 import io.trellara.protocol.v1.TransactionManifest;
-import io.trellara.protocol.validation.ProtocolRule;
-import io.trellara.protocol.validation.ProtocolViolationException;
 import io.trellara.sink.port.ApplyException;
+import io.trellara.sink.port.BarrierLook;
 import io.trellara.sink.port.BarrierState;
 import io.trellara.sink.port.FlowKey;
 import io.trellara.sink.port.SourceTransaction;
@@ -22,8 +21,6 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.TreeSet;
 
 /**
  * Each partition's queue, strictly in order, as decisions: consecutive envelopes (and barriers
@@ -53,6 +50,12 @@ final class BarrierDrain {
   /** The barrier whose verdict the buffer waits for, or null. */
   private Items.BarrierItem checking;
 
+  /** The barriers of the look the buffer waits for (the head first), or null. */
+  private List<Items.BarrierItem> looking;
+
+  /** Staging elsewhere wakes this task ({@code LISTEN}): no fast recheck is needed. */
+  private boolean wokenByStaging;
+
   /** After held chunks were staged for it, the barrier is looked at again at once. */
   private Items.BarrierItem checkAgain;
 
@@ -74,6 +77,16 @@ final class BarrierDrain {
   /** A chunk was staged or held: waiting barriers are looked at again without the recheck wait. */
   void chunksArrived() {
     generation++;
+  }
+
+  /** Another task staged chunks: waiting barriers are looked at again at once. */
+  void stagedElsewhere() {
+    generation++;
+  }
+
+  /** Whether staging elsewhere wakes this task (then a waiting barrier is not polled fast). */
+  void wokenByStaging(boolean woken) {
+    this.wokenByStaging = woken;
   }
 
   /** Every held lane chunk, to be staged (their barriers go the staged way); null when none. */
@@ -128,13 +141,28 @@ final class BarrierDrain {
           && now - b.checkedAt < recheckNanos(b, now)) {
         return null;
       }
-      checking = b;
-      return new Decision.CheckBarrier(b.manifest);
+      looking = BarrierLookups.lookedAt(ps);
+      return new Decision.CheckBarriers(BarrierLookups.looks(looking, lanes));
     }
     if (head instanceof Items.OrphanMarkerItem o) {
       return new Decision.CheckApplied(FlowKey.of(o.marker), o.where);
     }
     return new Decision.Fail(((Items.PoisonItem) head).error);
+  }
+
+  /**
+   * The answer to a look at the head barrier of {@code ps} and those behind it: the ones read back
+   * complete become envelopes in place; the head's application (grouped, when it was one of them),
+   * or its verdict judged as {@link #checked}.
+   */
+  Decision looked(PartitionState ps, List<BarrierLook.Seen> seen, long now) {
+    List<Items.BarrierItem> items = looking;
+    looking = null;
+    if (BarrierLookups.reassemble(ps, items, seen, lanes)) {
+      return applyEnvelopes(ps);
+    }
+    checking = items.get(0);
+    return checked(ps, seen.get(0).verdict(), now);
   }
 
   /**
@@ -155,7 +183,7 @@ final class BarrierDrain {
       b.verdict = v;
       b.checkedAt = now;
       b.checkedGeneration = generation;
-      return checkWait(ps, b, v, now);
+      return BarrierWaits.checkWait(ps, b, v, now, maxWaitNanos);
     }
     // ready: every chunk staged, or held here (read from memory inside the barrier's transaction)
     Map<TopicPartitionKey, Long> positions = new HashMap<>();
@@ -247,6 +275,9 @@ final class BarrierDrain {
    * within milliseconds), then the recheck interval (a long wait costs a query per interval).
    */
   private long recheckNanos(Items.BarrierItem b, long now) {
+    if (wokenByStaging) {
+      return recheckNanos; // the staging wakes it; the interval only backs a lost signal up
+    }
     boolean young = b.waitingSince == 0 || now - b.waitingSince < 1_000_000_000L;
     return young
         ? Math.min(recheckNanos, SinkBuffer.FAST_RECHECK_MILLIS * 1_000_000L)
@@ -327,59 +358,6 @@ final class BarrierDrain {
       ps.queue.addAll(out);
     }
     return stage;
-  }
-
-  /**
-   * A barrier may wait for chunks of lanes other tasks hold; it is logged once it has waited {@link
-   * SinkBuffer#WAIT_LOG_NANOS}, and fails closed as {@code MISSING_CHUNK} naming the chunks it
-   * still lacks once it has waited {@code barrier.max.wait.ms} without one of them arriving (a
-   * chunk lost on a lane that never carries another transaction would otherwise be waited for
-   * forever).
-   */
-  private Decision checkWait(
-      PartitionState ps, Items.BarrierItem b, BarrierState.Verdict v, long now) {
-    if (b.waitingSince == 0 || v.absent().size() < b.absentChunks) {
-      b.waitingSince = now; // waiting starts, or a chunk it lacked arrived: progress
-      b.waitLogged = false;
-    }
-    b.absentChunks = v.absent().size();
-    long waited = now - b.waitingSince;
-    if (!b.waitLogged && waited >= SinkBuffer.WAIT_LOG_NANOS) {
-      b.waitLogged = true;
-      LOG.info(
-          "The barrier of {} at {}@{} has waited {} ms for {} chunk(s) on lanes {}",
-          key(b.manifest),
-          ps.tp,
-          b.firstOffset(),
-          waited / 1_000_000,
-          v.absent().size(),
-          lanes(v));
-    }
-    if (maxWaitNanos > 0 && waited >= maxWaitNanos) {
-      return new Decision.Fail(
-          new ProtocolViolationException(
-              ProtocolRule.MISSING_CHUNK,
-              "partitions",
-              key(b.manifest),
-              "the barrier waited "
-                  + waited / 1_000_000
-                  + " ms without one of its missing chunks arriving (barrier.max.wait.ms "
-                  + maxWaitNanos / 1_000_000
-                  + ") for "
-                  + v.absent().size()
-                  + " chunk(s) of lanes "
-                  + lanes(v)
-                  + " that never arrived"));
-    }
-    return null;
-  }
-
-  private static Set<Long> lanes(BarrierState.Verdict v) {
-    Set<Long> lanes = new TreeSet<>();
-    for (ManifestPartition p : v.absent()) {
-      lanes.add(Integer.toUnsignedLong(p.getId()));
-    }
-    return lanes;
   }
 
   private static String key(TransactionManifest m) {

@@ -2,7 +2,7 @@ package io.trellara.sink.buffer;
 
 import io.trellara.protocol.BoundaryVocabulary;
 import io.trellara.protocol.v1.ManifestBoundaryMode;
-import io.trellara.sink.port.BarrierState;
+import io.trellara.sink.port.BarrierLook;
 import io.trellara.sink.port.FlowKey;
 import io.trellara.sink.port.StagedChunk;
 import io.trellara.sink.port.StagedLane;
@@ -139,8 +139,10 @@ final class BatchWalk {
   void answer(Object answer, long now) {
     Decision q = question;
     question = null;
-    if (q instanceof Decision.CheckBarrier) {
-      pending = drain.checked(current(), (BarrierState.Verdict) answer, now);
+    if (q instanceof Decision.CheckBarriers) {
+      @SuppressWarnings("unchecked")
+      List<BarrierLook.Seen> seen = (List<BarrierLook.Seen>) answer;
+      pending = drain.looked(current(), seen, now);
       if (pending == null) {
         drainIndex++; // the barrier waits: it holds its partition, the next one drains
       }

@@ -3,6 +3,7 @@ package io.trellara.sink.buffer;
 import io.trellara.protocol.v1.PartitionChunk;
 import io.trellara.protocol.v1.TransactionCommitMarker;
 import io.trellara.protocol.v1.TransactionManifest;
+import io.trellara.sink.port.BarrierLook;
 import io.trellara.sink.port.FlowKey;
 import io.trellara.sink.port.SourceTransaction;
 import io.trellara.sink.port.StagedChunk;
@@ -21,7 +22,7 @@ import java.util.Map;
  *       three stops apply (the task reads again from the target's progress); a stream's failure is
  *       told back with {@link SinkBuffer#streamFailed} before the next decision.
  *   <li><b>Questions</b>: the buffer waits for the answer, handed back with {@link
- *       SinkBuffer#answer} ({@link CheckBarrier}: a verdict; {@link CheckApplied}: a boolean;
+ *       SinkBuffer#answer} ({@link CheckBarriers}: verdicts; {@link CheckApplied}: a boolean;
  *       {@link MeasureStaging}: the staged bytes per lane).
  * </ul>
  *
@@ -44,8 +45,11 @@ public sealed interface Decision {
   /** Apply consecutive whole transactions in order (grouped); then the listener hears of them. */
   record ApplyEnvelopes(List<SourceTransaction> batch) implements Decision {}
 
-  /** Is every chunk {@code manifest} lists staged (or held here)? Answer: its verdict. */
-  record CheckBarrier(TransactionManifest manifest) implements Decision {}
+  /**
+   * Where do these barriers stand (the first is the head of its queue)? Answer: a {@code
+   * List<BarrierLook.Seen>} in the same order, with the staged chunks of those complete.
+   */
+  record CheckBarriers(List<BarrierLook> looks) implements Decision {}
 
   /** Apply the ready barrier of {@code manifest}: {@code held} from memory, the rest staged. */
   record ApplyBarrier(
@@ -86,7 +90,7 @@ public sealed interface Decision {
 
   /** True when the buffer waits for {@link SinkBuffer#answer} before its next decision. */
   default boolean isQuestion() {
-    return this instanceof CheckBarrier
+    return this instanceof CheckBarriers
         || this instanceof CheckApplied
         || this instanceof MeasureStaging;
   }

@@ -170,6 +170,19 @@ public final class SinkBuffer {
     walk.start(Step.assembleWholeBarriers(taken), stop);
   }
 
+  /** Another task of this sink staged chunks: waiting barriers are looked at again at once. */
+  public void stagedElsewhere() {
+    state.drain.stagedElsewhere();
+  }
+
+  /**
+   * Whether the staging of other tasks wakes this one: then a waiting barrier is looked at when
+   * woken (or at the recheck interval, should a signal be lost), not polled fast.
+   */
+  public void wokenByStaging(boolean woken) {
+    state.drain.wokenByStaging(woken);
+  }
+
   /** Looks at waiting barriers again (no records: Connect calls {@code put} now and then). */
   public void poll() {
     requireIdle();

@@ -6,6 +6,7 @@ import io.trellara.sink.engine.SinkEngine;
 import io.trellara.sink.postgres.TransactionApplier;
 import io.trellara.sink.postgres.checkpoint.CheckpointStore;
 import io.trellara.sink.postgres.session.JdbcConnectionFactory;
+import io.trellara.sink.postgres.session.StagingWakeups;
 import io.trellara.sink.postgres.settings.ApplyOptions;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -55,7 +56,8 @@ record SinkTaskParts(
                 config.getLong(TrellaraSinkConfig.LANES_HOLD_MAX_BYTES))
             .maxStreamIdle(applier.options().stallTimeout())
             .stagingRetention(applier.options().flowBounds().stagingRetention())
-            .retryPolicy(applier.options().retryPolicy());
+            .retryPolicy(applier.options().retryPolicy())
+            .wakeOn(new StagingWakeups(connections, sinkName, applier.metrics().stagingWakeups));
     metrics
         .pipeline(pipeline)
         .stages(applier.stages())

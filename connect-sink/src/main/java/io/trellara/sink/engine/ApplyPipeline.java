@@ -11,11 +11,13 @@ import io.trellara.sink.buffer.SinkBuffer;
 import io.trellara.sink.buffer.StreamFailure;
 import io.trellara.sink.port.ApplyException;
 import io.trellara.sink.port.ApplyResult;
+import io.trellara.sink.port.BarrierLook;
 import io.trellara.sink.port.BarrierResult;
 import io.trellara.sink.port.BarrierState;
 import io.trellara.sink.port.FlowKey;
 import io.trellara.sink.port.RetryPause;
 import io.trellara.sink.port.SourceTransaction;
+import io.trellara.sink.port.StagingSignal;
 import io.trellara.sink.port.Target;
 import io.trellara.sink.port.TargetStream;
 import io.trellara.sink.port.TopicPartitionKey;
@@ -55,6 +57,11 @@ public final class ApplyPipeline implements AutoCloseable {
   private final SinkBuffer buffer;
   private final Map<TopicPartitionKey, TargetStream> streams = new HashMap<>();
   private final Map<TopicPartitionKey, Backoff> streamRetries = new HashMap<>();
+
+  /** The longest an idle {@link #poll()} waits for a staging signal. */
+  static final long MAX_AWAIT_MILLIS = 10;
+
+  private StagingSignal signal = StagingSignal.NONE;
   private Ticker ticker = Ticker.SYSTEM;
   private Sleeper sleeper = Sleeper.SYSTEM;
   private Backoff.Policy retryPolicy =
@@ -124,6 +131,14 @@ public final class ApplyPipeline implements AutoCloseable {
     return this;
   }
 
+  /**
+   * What wakes a waiting barrier when other tasks stage its chunks (none: the recheck interval).
+   */
+  public ApplyPipeline wakeOn(StagingSignal signal) {
+    this.signal = Objects.requireNonNull(signal, "signal");
+    return this;
+  }
+
   /** The clock and the sleeper (tests pass their own). */
   public ApplyPipeline time(Ticker ticker, Sleeper sleeper) {
     this.ticker = Objects.requireNonNull(ticker, "ticker");
@@ -139,16 +154,33 @@ public final class ApplyPipeline implements AutoCloseable {
    * apply must stop; what precedes the cause is applied (or staged) first.
    */
   public void accept(List<Input> inputs) {
+    if (buffer.waiting()) {
+      takeSignal(0);
+    }
     buffer.offer(inputs);
     run();
   }
 
   /**
    * Looks at waiting barriers again (Connect calls {@code put} with an empty batch now and then).
+   * While a barrier waits and staging wakes this task, it first waits up to {@link
+   * #MAX_AWAIT_MILLIS} for another task's staging.
    */
   public void poll() {
+    if (buffer.waiting()) {
+      takeSignal(MAX_AWAIT_MILLIS);
+    }
     buffer.poll();
     run();
+  }
+
+  /** Takes a staging signal, waiting up to {@code millis} for one: the buffer hears of it. */
+  private void takeSignal(long millis) {
+    boolean listening = signal.listening();
+    buffer.wokenByStaging(listening);
+    if (listening && signal.await(millis)) {
+      buffer.stagedElsewhere();
+    }
   }
 
   private void run() {
@@ -173,13 +205,15 @@ public final class ApplyPipeline implements AutoCloseable {
       }
     } else if (d instanceof Decision.ApplyEnvelopes a) {
       listener.envelopesApplied(a.batch(), target.apply(a.batch()));
-    } else if (d instanceof Decision.CheckBarrier c) {
-      buffer.answer(target.barrier(FlowKey.of(c.manifest()), c.manifest()), ticker.nanos());
+    } else if (d instanceof Decision.CheckBarriers c) {
+      buffer.answer(target.look(c.looks()), ticker.nanos());
     } else if (d instanceof Decision.ApplyBarrier b) {
       listener.barrierApplied(
           b.manifest(), target.applyBarrier(b.manifest(), b.positions(), b.held()));
     } else if (d instanceof Decision.CheckApplied c) {
-      boolean applied = target.barrier(c.key(), null).kind() == BarrierState.Kind.ALREADY_APPLIED;
+      boolean applied =
+          target.look(List.of(BarrierLook.applied(c.key()))).get(0).verdict().kind()
+              == BarrierState.Kind.ALREADY_APPLIED;
       buffer.answer(applied, ticker.nanos());
     } else if (d instanceof Decision.MeasureStaging) {
       buffer.answer(target.stagedBehindOldest(), ticker.nanos());
@@ -292,9 +326,12 @@ public final class ApplyPipeline implements AutoCloseable {
     return buffer.backlogged();
   }
 
-  /** How soon {@link #poll()} should run again while {@link #waiting()}, in milliseconds. */
+  /**
+   * How soon {@link #poll()} should run again while {@link #waiting()}, in milliseconds: at once
+   * when staging wakes this task (the poll itself waits for the signal), else the recheck.
+   */
   public long recheckWithinMillis() {
-    return buffer.recheckWithinMillis(ticker.nanos());
+    return signal.listening() ? 1 : buffer.recheckWithinMillis(ticker.nanos());
   }
 
   /** True when a barrier waits for chunks: {@link #poll()} soon. */
@@ -342,5 +379,6 @@ public final class ApplyPipeline implements AutoCloseable {
   @Override
   public void close() {
     forget(new ArrayList<>(buffer.known()));
+    signal.close();
   }
 }

@@ -42,13 +42,15 @@ public interface Target {
   Set<FlowKey> stage(List<StagedChunk> chunks, Map<TopicPartitionKey, Long> positions);
 
   /**
-   * Where the barrier of {@code key} stands: applied already, ready, or waiting for chunks of
-   * {@code manifest}; a chunk that can no longer arrive throws the rule it breaks ({@code
-   * MISSING_CHUNK}, or the rule another staged version breaks). {@code manifest} null (a commit
-   * marker without its manifest): only whether it is applied ({@link
-   * BarrierState.Kind#ALREADY_APPLIED}, else {@link BarrierState.Kind#WAITING}).
+   * Where each barrier of {@code looks} stands (applied already, ready, or waiting for chunks), all
+   * in one target transaction and a few statements however many they are; a barrier complete but
+   * for the chunks it holds comes back with its staged chunks read back ({@link
+   * BarrierLook.Seen#staged}) within a byte bound, so it can apply from memory. A chunk of a {@link
+   * BarrierLook#head head} barrier that can no longer arrive throws the rule it breaks ({@code
+   * MISSING_CHUNK}, or the rule another staged version breaks); so does a staged chunk read back
+   * that fails its checksum. The answers are in the order of {@code looks}.
    */
-  BarrierState.Verdict barrier(FlowKey key, TransactionManifest manifest);
+  List<BarrierLook.Seen> look(List<BarrierLook> looks);
 
   /**
    * Applies the ready barrier of {@code m} from its chunks, with its dedup record and {@code

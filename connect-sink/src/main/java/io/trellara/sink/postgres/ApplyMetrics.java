@@ -31,6 +31,12 @@ public final class ApplyMetrics {
   /** Transactions set aside: their chunks would have taken their flow past its staging bound. */
   public final AtomicLong transactionsSetAside = new AtomicLong();
 
+  /** Looks at waiting barriers (one target transaction each, however many barriers). */
+  public final AtomicLong barrierLooks = new AtomicLong();
+
+  /** Times another task's staging woke this one while a barrier waited. */
+  public final AtomicLong stagingWakeups = new AtomicLong();
+
   public long transactionsApplied() {
     return transactionsApplied.get();
   }

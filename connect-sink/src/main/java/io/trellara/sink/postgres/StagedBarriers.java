@@ -4,7 +4,6 @@ import io.trellara.protocol.EventKey;
 import io.trellara.protocol.LogText;
 import io.trellara.protocol.MessageKind;
 import io.trellara.protocol.TransactionBoundaryKey;
-import io.trellara.protocol.codec.Checksums;
 import io.trellara.protocol.codec.TrellaraCodec;
 import io.trellara.protocol.v1.ChangeRecord;
 import io.trellara.protocol.v1.DdlEvent;
@@ -13,11 +12,9 @@ import io.trellara.protocol.v1.ManifestPartition;
 import io.trellara.protocol.v1.PartitionChunk;
 import io.trellara.protocol.v1.SchemaVersion;
 import io.trellara.protocol.v1.TransactionManifest;
-import io.trellara.protocol.validation.BarrierVerifier;
 import io.trellara.protocol.validation.ProtocolRule;
 import io.trellara.protocol.validation.ProtocolViolationException;
 import io.trellara.sink.port.BarrierResult;
-import io.trellara.sink.port.BarrierState;
 import io.trellara.sink.port.FlowKey;
 import io.trellara.sink.port.StagedChunk;
 import io.trellara.sink.port.StagedLane;
@@ -30,6 +27,7 @@ import io.trellara.sink.postgres.checkpoint.BodyDigests;
 import io.trellara.sink.postgres.checkpoint.CheckpointStore;
 import io.trellara.sink.postgres.checkpoint.StagingLimits;
 import io.trellara.sink.postgres.checkpoint.StagingStore;
+import io.trellara.sink.postgres.session.StagingWakeups;
 import io.trellara.sink.postgres.session.TargetSession;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -101,6 +99,9 @@ final class StagedBarriers {
                   kept.isEmpty()
                       ? new boolean[0]
                       : StagingStore.stage(s, applier.options().sinkName(), kept);
+              if (anyPartitioned(kept, rows)) { // wakes the task whose barrier waits for them
+                StagingWakeups.notifyStaged(s, applier.options().sinkName());
+              }
               AppliedRecords.record(
                   s,
                   applier.options().sinkName(),
@@ -138,68 +139,18 @@ final class StagedBarriers {
     return out;
   }
 
+  private static boolean anyPartitioned(List<StagedChunk> kept, boolean[] rows) {
+    for (int i = 0; i < rows.length; i++) {
+      if (rows[i] && kept.get(i).boundaryMode() == ManifestBoundaryMode.PARTITIONED_SCALE_MODE) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** What one staging transaction did: the chunks kept, which were inserted, what was set aside. */
   private record Staged(
       List<StagedChunk> kept, boolean[] rows, List<StagingLimits.SetAside> aside) {}
-
-  /**
-   * Where the barrier of {@code m} stands: applied already, ready, or waiting for chunks that may
-   * still be staged. A chunk that can no longer arrive fails closed: {@link
-   * ProtocolViolationException} with {@code MISSING_CHUNK}, or, when another version of the chunk
-   * is staged, the rule its verification against the manifest breaks (transaction id, identity,
-   * checksum).
-   */
-  BarrierState.Verdict check(TransactionManifest m) {
-    String key = boundaryKey(m).display();
-    return executor.run(
-        key,
-        (s, a) -> {
-          s.at(null, key);
-          BarrierState state = StagingStore.state(s, applier.options().sinkName(), m);
-          BarrierState.Verdict v = state.evaluate(m);
-          if (v.kind() == BarrierState.Kind.MISSING
-              && !CheckpointStore.findApplied(s, List.of(FlowKey.of(m))).isEmpty()) {
-            v =
-                new BarrierState(true, List.of(), Map.of())
-                    .evaluate(m); // applied (and swept) meanwhile
-          }
-          if (v.kind() == BarrierState.Kind.MISSING) {
-            ManifestPartition p = v.missing();
-            if (v.otherVersion() != null) {
-              byte[] bytes =
-                  StagingStore.payload(
-                      s,
-                      applier.options().sinkName(),
-                      m,
-                      v.otherVersion().partitionId(),
-                      v.otherVersion().chunkSequence(),
-                      v.otherVersion().checksum());
-              if (bytes != null) {
-                BarrierVerifier.verifyChunk(m, TrellaraCodec.decodeChunk(bytes)); // names the rule
-              }
-            }
-            throw new ProtocolViolationException(
-                ProtocolRule.MISSING_CHUNK,
-                "partitions[" + indexOf(m, p) + "]",
-                txKey(m),
-                "chunk "
-                    + Integer.toUnsignedString(p.getId())
-                    + "/"
-                    + Integer.toUnsignedString(p.getChunkSequence())
-                    + " (checksum "
-                    + Checksums.hex(p.getChecksum())
-                    + ") listed by the manifest is not staged and can no"
-                    + " longer arrive: "
-                    + (m.getBoundaryMode() == ManifestBoundaryMode.STRICT_CHUNKED_TRANSACTION_ORDER
-                        ? "in strict chunked order every chunk precedes its manifest on the strict topic"
-                        : "lane "
-                            + Integer.toUnsignedString(p.getId())
-                            + " has been staged past commit "
-                            + m.getSourceCommitLsn()));
-          }
-          return RetryingExecutor.Done.of(v); // read only: the commit ends the snapshot
-        });
-  }
 
   /**
    * Applies the barrier of {@code m} (its marker already bound to it, every listed chunk staged) in

@@ -8,8 +8,8 @@ import io.trellara.protocol.v1.PartitionChunk;
 import io.trellara.protocol.v1.TransactionManifest;
 import io.trellara.sink.port.ApplyException;
 import io.trellara.sink.port.ApplyResult;
+import io.trellara.sink.port.BarrierLook;
 import io.trellara.sink.port.BarrierResult;
-import io.trellara.sink.port.BarrierState;
 import io.trellara.sink.port.FlowKey;
 import io.trellara.sink.port.SourceTransaction;
 import io.trellara.sink.port.StagedChunk;
@@ -80,6 +80,7 @@ public final class TransactionApplier implements Target, AutoCloseable {
 
   private final EnvelopeGroups envelopes;
   private final StagedBarriers barriers;
+  private final BarrierLooks looks;
   private final Ownership ownership;
 
   public TransactionApplier(
@@ -125,6 +126,7 @@ public final class TransactionApplier implements Target, AutoCloseable {
             .asynchronousCommits(options.synchronousCommitOff());
     this.envelopes = new EnvelopeGroups(this, executor);
     this.barriers = new StagedBarriers(this, executor);
+    this.looks = new BarrierLooks(this, executor);
     this.ownership = new Ownership(this, executor, asyncCommits);
   }
 
@@ -296,18 +298,8 @@ public final class TransactionApplier implements Target, AutoCloseable {
   }
 
   @Override
-  public BarrierState.Verdict barrier(FlowKey key, TransactionManifest m) {
-    if (m == null) {
-      return isApplied(key)
-          ? new BarrierState(true, List.of(), Map.of()).evaluate(null)
-          : new BarrierState.Verdict(BarrierState.Kind.WAITING, List.of(), null, null);
-    }
-    return fencedOr(() -> barriers.check(m));
-  }
-
-  /** {@link #barrier} of a manifest. */
-  public BarrierState.Verdict checkBarrier(TransactionManifest m) {
-    return barriers.check(m);
+  public List<BarrierLook.Seen> look(List<BarrierLook> looks) {
+    return fencedOr(() -> this.looks.look(looks));
   }
 
   @Override

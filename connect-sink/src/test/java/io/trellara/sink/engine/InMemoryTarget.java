@@ -6,6 +6,7 @@ import io.trellara.protocol.TransactionBoundaryKey;
 import io.trellara.protocol.codec.TrellaraCodec;
 import io.trellara.protocol.v1.ChangeRecord;
 import io.trellara.protocol.v1.DdlEvent;
+import io.trellara.protocol.v1.ManifestBoundaryMode;
 import io.trellara.protocol.v1.ManifestPartition;
 import io.trellara.protocol.v1.PartitionChunk;
 import io.trellara.protocol.v1.TransactionCommitMarker;
@@ -16,6 +17,7 @@ import io.trellara.protocol.validation.ProtocolViolationException;
 import io.trellara.protocol.validation.StreamingBarrierVerifier;
 import io.trellara.sink.port.ApplyException;
 import io.trellara.sink.port.ApplyResult;
+import io.trellara.sink.port.BarrierLook;
 import io.trellara.sink.port.BarrierResult;
 import io.trellara.sink.port.BarrierState;
 import io.trellara.sink.port.FlowKey;
@@ -172,6 +174,11 @@ class InMemoryTarget implements Target {
       done.add(k.transaction());
     }
     commit(group, positions);
+    for (SourceTransaction t : transactions) {
+      if (t.fromChunks()) { // its chunks may be staged: swept with its apply, as the target does
+        sweep(t.envelope().getSourceId(), t.envelope().getCommitLsn());
+      }
+    }
     metrics.transactionsApplied.addAndGet(done.size());
     metrics.duplicatesSkipped.addAndGet(duplicates.size());
     metrics.countBarriers(
@@ -228,17 +235,50 @@ class InMemoryTarget implements Target {
   /** Transactions whose chunks {@link #stage} sets aside (a flow past its staging bound). */
   java.util.function.Predicate<FlowKey> setAside = k -> false;
 
+  /** Whether {@link #look} reads back the staged chunks of barriers complete but for the held. */
+  boolean readsBack;
+
+  /** How many looks were answered (one target transaction each). */
+  int looks;
+
   @Override
-  public BarrierState.Verdict barrier(FlowKey key, TransactionManifest m) {
-    if (m == null) {
-      return applied.containsKey(key)
-          ? new BarrierState(true, List.of(), Map.of()).evaluate(null)
-          : new BarrierState.Verdict(BarrierState.Kind.WAITING, List.of(), null, null);
+  public List<BarrierLook.Seen> look(List<BarrierLook> asked) {
+    looks++;
+    List<BarrierLook.Seen> out = new ArrayList<>(asked.size());
+    for (BarrierLook l : asked) {
+      TransactionManifest m = l.manifest();
+      if (m == null) {
+        out.add(
+            new BarrierLook.Seen(
+                applied.containsKey(l.key())
+                    ? new BarrierState(true, List.of(), Map.of()).evaluate(null)
+                    : new BarrierState.Verdict(BarrierState.Kind.WAITING, List.of(), null, null),
+                null));
+        continue;
+      }
+      BarrierState.Verdict v = l.head() ? checkBarrier(m) : state(m).evaluate(m);
+      List<PartitionChunk> staged = null;
+      boolean complete =
+          v.kind() == BarrierState.Kind.READY
+              || v.kind() == BarrierState.Kind.WAITING && l.held().containsAll(v.absent());
+      if (readsBack
+          && complete
+          && m.getBoundaryMode() == ManifestBoundaryMode.PARTITIONED_SCALE_MODE) {
+        staged = new ArrayList<>();
+        for (ManifestPartition p : m.getPartitionsList()) {
+          if (!l.held().contains(p)) {
+            staged.add(
+                (PartitionChunk)
+                    TrellaraCodec.decodeStored(MessageKind.CHUNK, listed(m, p).payload()));
+          }
+        }
+      }
+      out.add(new BarrierLook.Seen(v, staged));
     }
-    return checkBarrier(m);
+    return out;
   }
 
-  BarrierState.Verdict checkBarrier(TransactionManifest m) {
+  private BarrierState state(TransactionManifest m) {
     List<BarrierState.Staged> at = new ArrayList<>();
     staged.forEach(
         (k, c) -> {
@@ -257,8 +297,11 @@ class InMemoryTarget implements Target {
         lanes.put(id, w);
       }
     }
-    BarrierState.Verdict v =
-        new BarrierState(applied.containsKey(FlowKey.of(m)), at, lanes).evaluate(m);
+    return new BarrierState(applied.containsKey(FlowKey.of(m)), at, lanes);
+  }
+
+  BarrierState.Verdict checkBarrier(TransactionManifest m) {
+    BarrierState.Verdict v = state(m).evaluate(m);
     if (v.kind() == BarrierState.Kind.MISSING) {
       if (v.otherVersion() != null) {
         BarrierState.Staged o = v.otherVersion();
@@ -462,12 +505,16 @@ class InMemoryTarget implements Target {
   }
 
   private void sweep(TransactionManifest m) {
+    sweep(m.getSourceId(), m.getSourceCommitLsn());
+  }
+
+  private void sweep(String sourceId, String commitLsn) {
     staged
         .keySet()
         .removeIf(
             k ->
-                k.sourceId().equals(m.getSourceId())
-                    && Lsn.parse(k.commitLsn()).compareTo(Lsn.parse(m.getSourceCommitLsn())) <= 0);
+                k.sourceId().equals(sourceId)
+                    && Lsn.parse(k.commitLsn()).compareTo(Lsn.parse(commitLsn)) <= 0);
   }
 
   private StagedChunk listed(TransactionManifest m, ManifestPartition p) {

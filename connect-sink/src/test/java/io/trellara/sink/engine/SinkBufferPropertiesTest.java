@@ -8,12 +8,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.trellara.protocol.codec.TrellaraCodec;
 import io.trellara.protocol.v1.ChangeRecord;
 import io.trellara.protocol.v1.TransactionEnvelope;
-import io.trellara.protocol.v1.TransactionManifest;
 import io.trellara.sink.buffer.Decision;
 import io.trellara.sink.buffer.Input;
 import io.trellara.sink.buffer.SinkBuffer;
+import io.trellara.sink.port.BarrierLook;
 import io.trellara.sink.port.BarrierState;
-import io.trellara.sink.port.FlowKey;
 import io.trellara.sink.port.TargetStream;
 import io.trellara.sink.port.TopicPartitionKey;
 import io.trellara.sink.postgres.Barriers;
@@ -171,12 +170,12 @@ class SinkBufferPropertiesTest {
           target.stage(s.chunks(), s.positions());
         } else if (d instanceof Decision.ApplyEnvelopes a) {
           target.apply(a.batch());
-        } else if (d instanceof Decision.CheckBarrier c) {
-          buffer.answer(target.barrier(FlowKey.of(c.manifest()), c.manifest()), now);
+        } else if (d instanceof Decision.CheckBarriers c) {
+          buffer.answer(target.look(c.looks()), now);
           continue;
         } else if (d instanceof Decision.CheckApplied c) {
           buffer.answer(
-              target.barrier(c.key(), (TransactionManifest) null).kind()
+              target.look(List.of(BarrierLook.applied(c.key()))).get(0).verdict().kind()
                   == BarrierState.Kind.ALREADY_APPLIED,
               now);
           continue;
