@@ -62,6 +62,7 @@ public final class ApplyPipeline implements AutoCloseable {
   static final long MAX_AWAIT_MILLIS = 10;
 
   private StagingSignal signal = StagingSignal.NONE;
+  private boolean listening;
   private Ticker ticker = Ticker.SYSTEM;
   private Sleeper sleeper = Sleeper.SYSTEM;
   private Backoff.Policy retryPolicy =
@@ -159,6 +160,7 @@ public final class ApplyPipeline implements AutoCloseable {
     }
     buffer.offer(inputs);
     run();
+    listenWhileWaiting();
   }
 
   /**
@@ -172,15 +174,31 @@ public final class ApplyPipeline implements AutoCloseable {
     }
     buffer.poll();
     run();
+    listenWhileWaiting();
   }
 
   /** Takes a staging signal, waiting up to {@code millis} for one: the buffer hears of it. */
   private void takeSignal(long millis) {
-    boolean listening = signal.listening();
-    buffer.wokenByStaging(listening);
-    if (listening && signal.await(millis)) {
+    if (listen() && signal.await(millis)) {
       buffer.stagedElsewhere();
     }
+  }
+
+  /** A barrier waits: listen for the staging from now on (so no signal is missed after a look). */
+  private void listenWhileWaiting() {
+    if (buffer.waiting()) {
+      listen();
+    }
+  }
+
+  private boolean listen() {
+    boolean now = signal.listening();
+    if (now && !listening) {
+      buffer.stagedElsewhere(); // what was staged before the listening began: one look more
+    }
+    listening = now;
+    buffer.wokenByStaging(now);
+    return now;
   }
 
   private void run() {

@@ -113,6 +113,14 @@ public final class ApplyMetrics {
     return transactionsSetAside.get();
   }
 
+  public long barrierLooks() {
+    return barrierLooks.get();
+  }
+
+  public long stagingWakeups() {
+    return stagingWakeups.get();
+  }
+
   /** Encoded bytes of the chunks this applier staged. */
   public long stagedBytes() {
     return stagedBytes.get();

@@ -152,13 +152,30 @@ final class BarrierLooks {
             chunks = null;
             break;
           }
-          // validated when staged: its checksum over the staged bytes again, then parsed
-          chunks.add((PartitionChunk) TrellaraCodec.decodeStored(MessageKind.CHUNK, bytes));
+          chunks.add(readBack(looks.get(i).manifest(), wanted.get(j), bytes));
         }
       }
       out.add(new BarrierLook.Seen(verdicts.get(i), chunks));
     }
     return out;
+  }
+
+  /**
+   * A chunk read back: validated when it was staged, so its checksum over the staged bytes is
+   * verified again and it is parsed; damage stops apply naming the rule and the transaction.
+   */
+  private static PartitionChunk readBack(
+      TransactionManifest m, StagedLooks.Wanted w, byte[] bytes) {
+    try {
+      return (PartitionChunk) TrellaraCodec.decodeStored(MessageKind.CHUNK, bytes);
+    } catch (ProtocolViolationException e) {
+      throw new ProtocolViolationException(
+          e.rule(),
+          "staged chunk " + w.partitionId() + "/" + w.chunkSequence(),
+          EventKey.transaction(m.getSourceId(), m.getSourceCommitLsn(), m.getTransactionId()),
+          "the chunk staged for this transaction no longer reads back as it was staged",
+          e);
+    }
   }
 
   /**

@@ -203,9 +203,93 @@ class BarrierEndToEndIT {
     }
   }
 
+  /**
+   * A cross-task barrier completes without an offset commit or a poll interval: on a worker that
+   * commits offsets once an hour, partitioned transactions over 4 lanes, their chunks spread over
+   * two sink tasks, all apply; the task holding the strict partition is woken by the other's
+   * staging (JMX StagingWakeups), and no consumer offset was committed meanwhile.
+   */
+  @Test
+  void crossTaskBarriersApplyWithoutAnOffsetCommitWokenByTheStaging() throws Exception {
+    try (TestScope scope = STACK.newScope("barrierWake");
+        io.trellara.testplatform.ConnectWorker worker =
+            io.trellara.testplatform.ConnectWorker.builder(STACK.broker())
+                .groupId(scope.prefix() + "-hourly")
+                .set("offset.flush.interval.ms", "3600000")
+                .start()) {
+      PostgresDatabase dst = target(scope);
+      Topics t = new Topics(scope.createTopic("strict", 1), scope.createTopic("lanes", 4));
+      String sink = scope.prefix() + "-sink";
+      worker
+          .rest()
+          .createConnector(
+              sink,
+              ConnectorConfigs.sink(
+                  dst,
+                  t.strict() + "," + t.lanes(),
+                  Map.of(
+                      "tasks.max",
+                      "2",
+                      "value.converter",
+                      ConnectorConfigs.CONVERTER_CLASS,
+                      "key.converter",
+                      "org.apache.kafka.connect.storage.StringConverter")));
+      worker.rest().awaitRunning(sink, 2, Duration.ofSeconds(60));
+      String group = "connect-" + sink;
+      // both consumers hold partitions before anything is produced: the chunks are spread
+      await()
+          .atMost(WAIT)
+          .until(
+              () ->
+                  STACK
+                          .broker()
+                          .admin()
+                          .describeConsumerGroups(List.of(group))
+                          .all()
+                          .get()
+                          .get(group)
+                          .members()
+                          .stream()
+                          .filter(m -> !m.assignment().topicPartitions().isEmpty())
+                          .count()
+                      == 2);
+
+      var committedBefore = STACK.broker().consumerGroupOffsets(group); // the joins' commits
+      Transfers bank = new Transfers("wake-src", ACCOUNTS, 1000, 7);
+      int transactions = 30;
+      List<Barriers.Published> records = new ArrayList<>();
+      for (int n = 1; n <= transactions; n++) {
+        records.addAll(
+            Barriers.partitioned(bank.next(n, 8), 4, 4, event -> Transfers.lane(event, 4)).all());
+      }
+      try (KafkaProducer<byte[], byte[]> producer = producer()) {
+        produce(producer, t, records);
+      }
+
+      await().atMost(WAIT).until(() -> appliedTransactions(dst) == transactions);
+      for (int id = 1; id <= ACCOUNTS; id++) {
+        assertThat(dst.queryLong("SELECT balance FROM account WHERE id = " + id))
+            .as("account %d", id)
+            .isEqualTo(bank.balance(id));
+      }
+      assertThat(dst.queryLong("SELECT count(*) FROM trellara_sink.staged_chunks")).isZero();
+      assertThat(sumOverTasks(sink, "ChunksStaged", 2))
+          .as("chunks the other task staged")
+          .isPositive();
+      assertThat(sumOverTasks(sink, "StagingWakeups", 2)).as("woken by the staging").isPositive();
+      assertThat(STACK.broker().consumerGroupOffsets(group))
+          .as("no offset commit was needed")
+          .isEqualTo(committedBefore);
+    }
+  }
+
   private static long sumOverTasks(String connector, String attribute) throws Exception {
+    return sumOverTasks(connector, attribute, 3);
+  }
+
+  private static long sumOverTasks(String connector, String attribute, int tasks) throws Exception {
     long sum = 0;
-    for (int task = 0; task < 3; task++) {
+    for (int task = 0; task < tasks; task++) {
       var name =
           io.trellara.connect.common.TaskMBeans.name(
               "sink-task", connector, Integer.toString(task));

@@ -93,6 +93,13 @@ class InMemoryTarget implements Target {
     return progress;
   }
 
+  /** Flips a byte of every staged chunk's payload (a damaged staging table). */
+  void damageStaged() {
+    for (StagedChunk c : staged.values()) {
+      c.payload()[c.payload().length / 2] ^= 0x5a;
+    }
+  }
+
   int stagedChunks() {
     return staged.size();
   }

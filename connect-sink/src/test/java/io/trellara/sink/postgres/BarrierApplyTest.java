@@ -6,11 +6,13 @@ import static io.trellara.sink.postgres.Tx.rel;
 import static io.trellara.sink.postgres.Tx.tx;
 import static io.trellara.sink.postgres.Tx.val;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.trellara.protocol.v1.ChangeRecord;
 import io.trellara.protocol.v1.ManifestBoundaryMode;
 import io.trellara.protocol.v1.RelationId;
 import io.trellara.protocol.v1.TransactionEnvelope;
+import io.trellara.protocol.validation.ProtocolViolationException;
 import io.trellara.sink.buffer.Input;
 import io.trellara.sink.engine.ApplyPipeline;
 import io.trellara.sink.port.BarrierResult;
@@ -275,6 +277,76 @@ class BarrierApplyTest {
       assertThat(strictTask.durablePositions()).containsEntry(STRICT, 2L);
       assertThat(laneApplier.metrics().chunksStaged()).isEqualTo(b.chunks().size());
       assertThat(strictApplier.metrics().barriersApplied()).isEqualTo(1);
+    }
+  }
+
+  /**
+   * Twenty partitioned transactions wait at the strict task for lanes the other task stages: the
+   * staging's NOTIFY wakes the strict task, one look reads every barrier's chunks back, and all
+   * twenty apply in one target transaction, swept from staging with it.
+   */
+  @Test
+  void manyBarriersWaitingForLanesAnotherTaskStagesApplyInOneLookWokenByTheStaging() {
+    List<Barriers> txs = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      txs.add(
+          Barriers.partitioned(
+              opens(0x1000 + 0x100L * i, 10 * i + 1, 10 * i + 9, "1"), 3, 2, event -> lane(event)));
+    }
+    List<Barriers.Published> closings = new ArrayList<>();
+    List<Barriers.Published> chunks = new ArrayList<>();
+    txs.forEach(
+        b -> {
+          closings.addAll(b.closing());
+          chunks.addAll(b.chunkMessages());
+        });
+    Feed feed = new Feed();
+    try (TransactionApplier strictApplier = applier(ApplyOptions.builder("s1"));
+        ApplyPipeline strictTask =
+            new ApplyPipeline(strictApplier, listener, 1000, 64 << 20, 60_000)
+                .wakeOn(
+                    new io.trellara.sink.postgres.session.StagingWakeups(
+                        pg.connections(), "s1", strictApplier.metrics().stagingWakeups));
+        TransactionApplier laneApplier = applier(ApplyOptions.builder("s1"));
+        ApplyPipeline laneTask = staging(laneApplier)) {
+      strictTask.accept(feed.inputs(closings));
+      assertThat(strictTask.transactionsWaitingAtBarrier()).isPositive();
+      assertThat(strictTask.recheckWithinMillis()).as("listening: put again at once").isEqualTo(1);
+      long looks = strictApplier.metrics().barrierLooks.get();
+      long commits = strictApplier.metrics().targetCommits.get();
+
+      laneTask.accept(feed.inputs(chunks)); // one staging transaction, one NOTIFY
+      assertThat(pg.count("trellara_sink.staged_chunks")).isEqualTo(chunks.size());
+      strictTask.poll();
+
+      assertThat(strictApplier.metrics().stagingWakeups.get()).isPositive();
+      assertThat(strictApplier.metrics().barrierLooks.get() - looks).isEqualTo(1);
+      assertThat(strictApplier.metrics().targetCommits.get() - commits).isEqualTo(1);
+      assertThat(pg.count("app.accounts")).isEqualTo(180);
+      assertThat(pg.count("trellara_sink.staged_chunks")).isZero();
+      assertThat(strictTask.waiting()).isFalse();
+      assertThat(strictTask.durablePositions()).containsEntry(STRICT, (long) closings.size());
+    }
+  }
+
+  /** A staged chunk damaged in the target stops apply when read back, naming the rule. */
+  @Test
+  void aDamagedStagedChunkReadBackStopsApplyNamingTheRule() {
+    Barriers b = Barriers.partitioned(opens(0x300, 1, 9, "100"), 3, 2, event -> lane(event));
+    Feed feed = new Feed();
+    try (TransactionApplier strictApplier = applier(ApplyOptions.builder("s1"));
+        ApplyPipeline strictTask = pipeline(strictApplier);
+        TransactionApplier laneApplier = applier(ApplyOptions.builder("s1"));
+        ApplyPipeline laneTask = staging(laneApplier)) {
+      strictTask.accept(feed.inputs(b.closing()));
+      laneTask.accept(feed.inputs(b.chunkMessages()));
+      pg.exec(
+          "UPDATE trellara_sink.staged_chunks SET payload = overlay(payload placing '\\x00ff'::bytea"
+              + " from 12)");
+      Throwable t = catchThrowable(strictTask::poll);
+      assertThat(t).isInstanceOf(ProtocolViolationException.class);
+      assertThat(t.getMessage()).contains("0/300");
+      assertThat(pg.count("app.accounts")).isZero();
     }
   }
 

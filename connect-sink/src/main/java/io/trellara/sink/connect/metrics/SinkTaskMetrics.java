@@ -312,6 +312,16 @@ public final class SinkTaskMetrics
   }
 
   @Override
+  public long getBarrierLooks() {
+    return apply.barrierLooks();
+  }
+
+  @Override
+  public long getStagingWakeups() {
+    return apply.stagingWakeups();
+  }
+
+  @Override
   public long getCommitToAppliedLatencyMs() {
     return latency.last();
   }

@@ -85,6 +85,12 @@ public interface SinkTaskMetricsMXBean {
    */
   long getTransactionsSetAside();
 
+  /** Looks at waiting barriers: one target transaction each, however many barriers it judged. */
+  long getBarrierLooks();
+
+  /** Times another task's staging woke this one (LISTEN/NOTIFY) while a barrier waited. */
+  long getStagingWakeups();
+
   /** Source commit timestamp to target commit, of the last applied transaction. */
   long getCommitToAppliedLatencyMs();
 
