@@ -263,7 +263,10 @@ class BarrierEndToEndIT {
             Barriers.partitioned(bank.next(n, 8), 4, 4, event -> Transfers.lane(event, 4)).all());
       }
       try (KafkaProducer<byte[], byte[]> producer = producer()) {
-        produce(producer, t, records);
+        // the manifests and markers first: the barriers wait until the lanes are staged
+        produce(producer, t, records.stream().filter(Barriers.Published::onStrictTopic).toList());
+        await().atMost(WAIT).until(() -> sumOverTasks(sink, "TransactionsWaitingAtBarrier", 2) > 0);
+        produce(producer, t, records.stream().filter(p -> !p.onStrictTopic()).toList());
       }
 
       await().atMost(WAIT).until(() -> appliedTransactions(dst) == transactions);
