@@ -114,8 +114,10 @@ final class FlowDefinitions {
         "",
         Importance.MEDIUM,
         "partitioned_scale_mode: ownership key per table, schema.table:col1|col2 (comma-separated"
-            + " entries). The columns must be primary-key columns. A table not listed is owned by its"
-            + " whole primary key. Lane = xxh3_64 of the row identity V2 SCAN_KEY bytes, mod the"
+            + " entries). A column must be a primary-key column, or one the table's replica identity"
+            + " carries (REPLICA IDENTITY FULL, or USING INDEX on an index holding the primary key and"
+            + " the column), so deletes and ownership moves carry it; validate() names the ALTER TABLE"
+            + " for one that is not. A table not listed is owned by its whole primary key. Lane = xxh3_64 of the row identity V2 SCAN_KEY bytes, mod the"
             + " partition count.",
         GROUP_BOUNDARIES,
         ++o,
@@ -127,10 +129,10 @@ final class FlowDefinitions {
         NullKeyPolicy.ROUTE_TO_SINGLETON_PARTITION.configName(),
         ConfigChoices.validator(NullKeyPolicy.class),
         Importance.MEDIUM,
-        "partitioned_scale_mode: where an event without an ownership key goes (TRUNCATE and DDL events"
-            + " carry no row). quarantine fails closed; route_to_singleton_partition uses partition 0;"
+        "partitioned_scale_mode: where a row whose ownership value is NULL goes (TRUNCATE and DDL"
+            + " events carry no row: lane 0). quarantine fails closed; route_to_singleton_partition uses partition 0;"
             + " route_to_dead_letter_partition the last partition; derive_from_primary_key hashes the"
-            + " primary key (partition 0 for rowless events).",
+            + " row's primary key (read from the catalog).",
         GROUP_BOUNDARIES,
         ++o,
         Width.MEDIUM,

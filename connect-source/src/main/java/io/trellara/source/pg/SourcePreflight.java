@@ -12,8 +12,10 @@ import java.util.List;
 /**
  * The checks {@code validate()} and task start run against the live server: logical WAL, a UTF8
  * database, the replication privilege, who may write DDL messages ({@link MessageAuthorship}), and
- * tables the protocol can carry (primary key, REPLICA IDENTITY DEFAULT, key columns with a row
- * identity V2 encoder and deterministic collation). Each problem names the setting to change.
+ * tables the protocol can carry (primary key, REPLICA IDENTITY DEFAULT, or in partitioned mode FULL
+ * or USING INDEX on an index holding the primary key; key columns with a row identity V2 encoder
+ * and deterministic collation), and in partitioned mode the ownership columns ({@link
+ * OwnershipPreflight}). Each problem names the setting to change.
  */
 public final class SourcePreflight {
   static final String HOST_PROPERTY = "database.hostname";
@@ -33,9 +35,9 @@ public final class SourcePreflight {
       MessageAuthorship.check(c, s, problems);
       List<String> tables = tablesToCheck(c, s, problems);
       for (String table : tables) {
-        List<KeyColumn> key = table(c, table, problems);
-        if (s.partitioned() && key != null) {
-          ownership(table, key, s.ownershipKeys().columnsOf(table), problems);
+        OwnershipPreflight.CapturedTable t = table(c, table, s.partitioned(), problems);
+        if (s.partitioned() && t != null) {
+          OwnershipPreflight.check(c, t, s.ownershipKeys().columnsOf(table), problems);
         }
       }
       if (s.partitioned()) {
@@ -159,54 +161,12 @@ public final class SourcePreflight {
   }
 
   /**
-   * A primary-key column: name, and whether ownership routing can encode it. Every type row
-   * identity V2 encodes is routable, enums (by label) and domains (as their base type) included;
-   * the reason is kept for a column that is not.
+   * The table's replica identity, judged: DEFAULT always; FULL, or USING INDEX on an index holding
+   * the primary key, in partitioned scale mode (they carry non-key ownership columns in deletes and
+   * key changes, docs/boundary-modes.md); NOTHING never.
    */
-  private record KeyColumn(String name, String refusal) {
-    boolean routable() {
-      return refusal == null;
-    }
-  }
-
-  /** Partitioned scale mode: ownership columns must be primary-key columns row identity encodes. */
-  private static void ownership(
-      String table, List<KeyColumn> key, List<String> configured, List<SourceProblem> problems) {
-    List<String> names = key.stream().map(KeyColumn::name).toList();
-    for (String column : configured == null ? names : configured) {
-      KeyColumn k = key.stream().filter(kc -> kc.name().equals(column)).findFirst().orElse(null);
-      if (k == null) {
-        problems.add(
-            new SourceProblem(
-                OWNERSHIP_PROPERTY,
-                "Ownership column \""
-                    + column
-                    + "\" of "
-                    + table
-                    + " is not a primary-key column "
-                    + names
-                    + ". Ownership columns must be primary-key"
-                    + " columns, so every update and delete carries them and an ownership move is visible."));
-      } else if (!k.routable()) {
-        problems.add(
-            new SourceProblem(
-                OWNERSHIP_PROPERTY,
-                "Ownership column \""
-                    + column
-                    + "\" of "
-                    + table
-                    + " cannot be routed: "
-                    + k.refusal()
-                    + ". Route by another primary-key column ("
-                    + OWNERSHIP_PROPERTY
-                    + "="
-                    + table
-                    + ":col)."));
-      }
-    }
-  }
-
-  private static List<KeyColumn> table(Connection c, String qualified, List<SourceProblem> problems)
+  private static OwnershipPreflight.CapturedTable table(
+      Connection c, String qualified, boolean partitioned, List<SourceProblem> problems)
       throws SQLException {
     String sql =
         """
@@ -216,6 +176,7 @@ public final class SourcePreflight {
                 WHERE n.nspname = ? AND c.relname = ? AND c.relkind IN ('r', 'p')""";
     String[] parts = splitQualified(qualified);
     long oid;
+    char identity;
     try (PreparedStatement ps = c.prepareStatement(sql)) {
       ps.setString(1, parts[0]);
       ps.setString(2, parts[1]);
@@ -245,27 +206,65 @@ public final class SourcePreflight {
                       + " / the publication."));
           return null;
         }
-        if (!"d".equals(rs.getString(2))) {
-          problems.add(
-              new SourceProblem(
-                  TABLES_PROPERTY,
-                  "Table "
-                      + qualified
-                      + " has REPLICA IDENTITY "
-                      + identityName(rs.getString(2))
-                      + "; protocol 1 supports REPLICA IDENTITY DEFAULT only."
-                      + " Run ALTER TABLE "
-                      + qualified
-                      + " REPLICA IDENTITY DEFAULT."));
-        }
+        identity = rs.getString(2).charAt(0);
       }
     }
-    return keyColumns(c, qualified, oid, problems);
+    OwnershipPreflight.CapturedTable t =
+        new OwnershipPreflight.CapturedTable(
+            qualified,
+            parts[0],
+            parts[1],
+            oid,
+            identity,
+            keyColumns(c, qualified, oid, problems),
+            OwnershipPreflight.identityIndex(c, oid));
+    String refusal = identityRefusal(t, partitioned);
+    if (refusal != null) {
+      problems.add(new SourceProblem(TABLES_PROPERTY, refusal));
+      return null;
+    }
+    return t;
   }
 
-  private static List<KeyColumn> keyColumns(
+  private static String identityRefusal(OwnershipPreflight.CapturedTable t, boolean partitioned) {
+    if (t.identity() == 'd') {
+      return null;
+    }
+    String alter = "Run " + t.alterIdentity("DEFAULT") + '.';
+    if (t.identity() == 'n' || !partitioned) {
+      return "Table "
+          + t.qualified()
+          + " has REPLICA IDENTITY "
+          + identityName(String.valueOf(t.identity()))
+          + "; protocol 1 supports REPLICA IDENTITY DEFAULT only"
+          + (t.identity() == 'n'
+              ? ""
+              : " (partitioned_scale_mode also takes FULL, or USING INDEX on an index holding"
+                  + " the primary key, to route by non-key columns)")
+          + ". "
+          + alter;
+    }
+    if (t.identity() == 'i' && !t.identityIndexHoldsPrimaryKey()) {
+      return "Table "
+          + t.qualified()
+          + " has REPLICA IDENTITY USING INDEX "
+          + PgNames.quoteIdentifier(t.identityIndex().name())
+          + " on "
+          + t.identityIndex().columns()
+          + ", which does not hold its primary key "
+          + t.primaryKeyNames()
+          + ": its deletes would not carry the key the sink finds rows by. "
+          + alter
+          + " (or "
+          + t.alterIdentity("FULL")
+          + ").";
+    }
+    return null;
+  }
+
+  private static List<OwnershipPreflight.KeyColumn> keyColumns(
       Connection c, String qualified, long oid, List<SourceProblem> problems) throws SQLException {
-    List<KeyColumn> key = new ArrayList<>();
+    List<OwnershipPreflight.KeyColumn> key = new ArrayList<>();
     String sql =
         """
                 SELECT a.attname, t.oid, format_type(a.atttypid, a.atttypmod), t.typtype::text,
@@ -287,7 +286,7 @@ public final class SourcePreflight {
           // shared with the router, so validate() and routing cannot disagree
           ColumnType type = CatalogKeyTypes.resolve(c, typeOid, -1);
           String refusal = RowIdentityTypes.rejectionReason(column, type).orElse(null);
-          key.add(new KeyColumn(column, refusal));
+          key.add(new OwnershipPreflight.KeyColumn(column, refusal));
           if (refusal != null) {
             problems.add(
                 new SourceProblem(
@@ -332,7 +331,7 @@ public final class SourcePreflight {
         : new String[] {qualified.substring(0, dot).trim(), qualified.substring(dot + 1).trim()};
   }
 
-  private static String identityName(String code) {
+  static String identityName(String code) {
     return switch (code) {
       case "n" -> "NOTHING";
       case "f" -> "FULL";

@@ -18,6 +18,7 @@ import io.trellara.source.capture.CapturedTransaction;
 import io.trellara.source.capture.ChunkTooLargeException;
 import io.trellara.source.capture.RelationSchema;
 import io.trellara.source.pg.CatalogKeyTypes;
+import io.trellara.source.pg.CatalogPrimaryKeys;
 import io.trellara.source.routing.OwnershipRouter;
 import java.util.HashMap;
 import java.util.Map;
@@ -73,7 +74,8 @@ public final class BarrierPipeline extends AssemblingPipeline {
                 boundary.ownershipKeys(),
                 boundary.nullKeyPolicy(),
                 boundary.keyChangePolicy(),
-                new CatalogKeyTypes(s.endpoint()))
+                new CatalogKeyTypes(s.endpoint()),
+                new CatalogPrimaryKeys(s.endpoint()))
             : null;
   }
 

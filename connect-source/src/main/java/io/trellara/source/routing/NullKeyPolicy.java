@@ -5,8 +5,9 @@ import io.trellara.connect.common.ConfigChoices;
 import java.util.List;
 
 /**
- * What the partition planner does with an event whose ownership key is absent (spec: partition
- * policies).
+ * What the partition planner does with a row whose ownership value is NULL or absent (spec:
+ * partition policies). Rowless events (TRUNCATE, DDL) have no key to lack: lane 0 under every
+ * policy.
  */
 public enum NullKeyPolicy implements ConfigChoice {
   /** Fail closed, naming the event. */
@@ -16,8 +17,8 @@ public enum NullKeyPolicy implements ConfigChoice {
   /** The last partition, so local consumers can isolate them. */
   ROUTE_TO_DEAD_LETTER_PARTITION("route_to_dead_letter_partition"),
   /**
-   * xxh3_64 of the primary key's row identity V2 SCAN_KEY bytes, mod N (partition 0 for rowless
-   * events).
+   * xxh3_64 of the row's primary key's row identity V2 SCAN_KEY bytes (the key read from the
+   * catalog, in column order), mod N.
    */
   DERIVE_FROM_PRIMARY_KEY("derive_from_primary_key");
 

@@ -6,9 +6,10 @@ import java.util.Map;
 
 /**
  * The configured ownership key of each table: {@code schema.table:col1|col2, schema.table2:col}. A
- * table not listed is owned by its whole primary key. Ownership columns must be primary-key
- * columns, so every insert, update and delete carries them in the image that identifies its row,
- * and a key change is visible.
+ * table not listed is owned by its whole primary key. Ownership columns must be carried by the
+ * table's replica identity (primary-key columns; any column under REPLICA IDENTITY FULL, the
+ * index's under USING INDEX), so every insert, update and delete carries them in the image that
+ * identifies its row, and a key change is visible.
  */
 public final class OwnershipKeys {
   private final Map<String, List<String>> columns;

@@ -10,6 +10,7 @@ import io.trellara.protocol.v1.ChangeRecord;
 import io.trellara.protocol.v1.ColumnState;
 import io.trellara.protocol.v1.ColumnValue;
 import io.trellara.protocol.v1.Operation;
+import io.trellara.protocol.v1.ReplicaIdentity;
 import io.trellara.protocol.v1.RowImage;
 import io.trellara.source.capture.CaptureException;
 import io.trellara.source.capture.RelationSchema;
@@ -40,6 +41,7 @@ public final class OwnershipRouter {
   private final NullKeyPolicy nullKeyPolicy;
   private final KeyChangePolicy keyChangePolicy;
   private final KeyTypes keyTypes;
+  private final PrimaryKeys primaryKeys;
   private final Map<RelationSchema, Route> routes = new IdentityHashMap<>();
   private final ChangeRecord.Builder move = ChangeRecord.newBuilder();
 
@@ -51,16 +53,29 @@ public final class OwnershipRouter {
     this(partitions, keys, nullKeyPolicy, keyChangePolicy, KeyTypes.builtIn());
   }
 
-  /**
-   * @param keyTypes resolves the user types (enums, domains) of ownership columns, which a Relation
-   *     message names by OID only
-   */
+  /** With the key flags as primary keys: for tables that all have REPLICA IDENTITY DEFAULT. */
   public OwnershipRouter(
       int partitions,
       OwnershipKeys keys,
       NullKeyPolicy nullKeyPolicy,
       KeyChangePolicy keyChangePolicy,
       KeyTypes keyTypes) {
+    this(partitions, keys, nullKeyPolicy, keyChangePolicy, keyTypes, PrimaryKeys.flagged());
+  }
+
+  /**
+   * @param keyTypes resolves the user types (enums, domains) of ownership columns, which a Relation
+   *     message names by OID only
+   * @param primaryKeys the tables' primary keys, which a Relation message does not name (its key
+   *     flags are the replica identity's columns)
+   */
+  public OwnershipRouter(
+      int partitions,
+      OwnershipKeys keys,
+      NullKeyPolicy nullKeyPolicy,
+      KeyChangePolicy keyChangePolicy,
+      KeyTypes keyTypes,
+      PrimaryKeys primaryKeys) {
     if (partitions <= 0) {
       throw new IllegalArgumentException("partitions must be positive");
     }
@@ -75,6 +90,7 @@ public final class OwnershipRouter {
     this.nullKeyPolicy = nullKeyPolicy;
     this.keyChangePolicy = keyChangePolicy;
     this.keyTypes = keyTypes;
+    this.primaryKeys = primaryKeys;
   }
 
   public int partitions() {
@@ -89,7 +105,7 @@ public final class OwnershipRouter {
       case OPERATION_INSERT -> lanes.emit(r.partition(c.getAfter(), key), c);
       case OPERATION_DELETE -> lanes.emit(r.partition(c.getBefore(), key), c);
       case OPERATION_UPDATE -> {
-        int to = r.partition(c.getAfter(), key);
+        int to = r.partition(c.getAfter(), c.hasBefore() ? c.getBefore() : null, key);
         int from = c.hasBefore() ? r.partition(c.getBefore(), key) : to;
         if (from == to) {
           lanes.emit(to, c);
@@ -146,38 +162,52 @@ public final class OwnershipRouter {
 
   private Route resolve(RelationSchema relation) {
     List<String> named = keys.columnsOf(relation.qualifiedName());
-    List<String> ownership = new ArrayList<>();
-    List<String> primaryKey = new ArrayList<>();
-    for (RelationSchema.Column col : relation.columns()) {
-      if (col.key()) {
-        primaryKey.add(col.name());
-      }
-    }
-    if (named == null) {
-      ownership.addAll(primaryKey);
-    } else {
-      for (String n : named) {
-        if (!primaryKey.contains(n)) {
-          throw new CaptureException(
-              "ownership_key_column",
-              "ownership column '"
-                  + n
-                  + "' of "
-                  + relation.qualifiedName()
-                  + " is not a primary-key column ("
-                  + primaryKey
-                  + "). Ownership"
-                  + " columns must be primary-key columns so every update and delete carries them.");
-        }
-        ownership.add(n);
-      }
-    }
+    List<String> ownership = named != null ? named : primaryKeys.of(relation);
     if (ownership.isEmpty()) {
       throw new CaptureException(
           "ownership_key_column",
           relation.qualifiedName() + " has no primary key to own its rows by");
     }
-    return new Route(relation, ownership, primaryKey);
+    for (String n : ownership) {
+      RelationSchema.Column col = columnNamed(relation, n);
+      if (col == null) {
+        throw new CaptureException(
+            "ownership_key_column",
+            "ownership column '" + n + "' is not a column of " + relation.qualifiedName());
+      }
+      if (relation.replicaIdentity() != ReplicaIdentity.REPLICA_IDENTITY_FULL && !col.key()) {
+        throw new CaptureException(
+            "ownership_key_column",
+            "ownership column '"
+                + n
+                + "' of "
+                + relation.qualifiedName()
+                + " is not carried by its replica identity ("
+                + relation.replicaIdentity()
+                + ", columns "
+                + PrimaryKeys.flaggedColumns(relation)
+                + "), so its deletes and ownership moves could not be routed. Run ALTER TABLE "
+                + quote(relation.schema())
+                + '.'
+                + quote(relation.table())
+                + " REPLICA IDENTITY FULL (or USING INDEX on a unique index holding the primary key"
+                + " and the column).");
+      }
+    }
+    return new Route(relation, ownership, named == null);
+  }
+
+  private static RelationSchema.Column columnNamed(RelationSchema relation, String name) {
+    for (RelationSchema.Column col : relation.columns()) {
+      if (col.name().equals(name)) {
+        return col;
+      }
+    }
+    return null;
+  }
+
+  private static String quote(String identifier) {
+    return '"' + identifier.replace("\"", "\"\"") + '"';
   }
 
   /**
@@ -185,17 +215,20 @@ public final class OwnershipRouter {
    * relation's columns, key-only old images included, so one set of positions serves every image.
    */
   private final class Route {
+    final RelationSchema relation;
     final String table;
     final int[] positions;
     final KeyEncoder encoder;
-    final Route
-        primaryKey; // for derive_from_primary_key; null when ownership already is the primary key
 
-    Route(RelationSchema relation, List<String> ownership, List<String> pk) {
-      this(relation, ownership, pk, true);
-    }
+    /** The ownership columns are the primary key: there is nothing else to derive a lane from. */
+    final boolean ofPrimaryKey;
 
-    private Route(RelationSchema relation, List<String> ownership, List<String> pk, boolean outer) {
+    /** For derive_from_primary_key: the primary key's route, read on the first null key. */
+    private Route primaryKey;
+
+    Route(RelationSchema relation, List<String> ownership, boolean ofPrimaryKey) {
+      this.relation = relation;
+      this.ofPrimaryKey = ofPrimaryKey;
       table = relation.qualifiedName();
       positions = new int[ownership.size()];
       List<ColumnType> types = new ArrayList<>();
@@ -217,15 +250,29 @@ public final class OwnershipRouter {
             "ownership key of " + table + " cannot be encoded as a row identity: " + e.getMessage(),
             e);
       }
-      primaryKey = outer && !ownership.equals(pk) ? new Route(relation, pk, pk, false) : null;
     }
 
     int partition(RowImage image, String eventKey) {
+      return partition(image, null, eventKey);
+    }
+
+    /**
+     * @param unchanged the update's old row, which holds a column's value where {@code image} left
+     *     it unsent (an unchanged TOAST value, equal to the old one); null: none
+     */
+    int partition(RowImage image, RowImage unchanged, String eventKey) {
       encoder.begin();
       for (int i : positions) {
         ColumnValue v = i < image.getColumnsCount() ? image.getColumns(i) : null;
+        if (v != null
+            && v.getState() == ColumnState.COLUMN_STATE_UNCHANGED_TOAST
+            && unchanged != null
+            && i < unchanged.getColumnsCount()
+            && unchanged.getColumns(i).getState() == ColumnState.COLUMN_STATE_VALUE) {
+          v = unchanged.getColumns(i);
+        }
         if (v == null || v.getState() != ColumnState.COLUMN_STATE_VALUE) {
-          return nullKey(image, eventKey, v == null ? "absent" : v.getState().name());
+          return nullKey(image, unchanged, eventKey, v == null ? "absent" : v.getState().name());
         }
         if (!v.getBinary().isEmpty()) {
           byte[] b = v.getBinary().toByteArray();
@@ -238,23 +285,42 @@ public final class OwnershipRouter {
       return OwnershipRouting.partitionFor(encoder.finish(), partitions);
     }
 
-    private int nullKey(RowImage image, String eventKey, String state) {
+    private int nullKey(RowImage image, RowImage unchanged, String eventKey, String state) {
       return switch (nullKeyPolicy) {
-        case QUARANTINE ->
-            throw new CaptureException(
-                "null_ownership_key",
-                "event "
-                    + eventKey
-                    + " of "
-                    + table
-                    + " has no ownership key value ("
-                    + state
-                    + ") and null_key_policy is quarantine");
+        case QUARANTINE -> throw noKey(eventKey, state, "null_key_policy is quarantine");
         case ROUTE_TO_SINGLETON_PARTITION -> 0;
         case ROUTE_TO_DEAD_LETTER_PARTITION -> partitions - 1;
         case DERIVE_FROM_PRIMARY_KEY ->
-            primaryKey == null ? 0 : primaryKey.partition(image, eventKey);
+            derived(eventKey, state).partition(image, unchanged, eventKey);
       };
+    }
+
+    /** The primary key's route, whose own null key fails closed (no key is left to derive from). */
+    private Route derived(String eventKey, String state) {
+      if (ofPrimaryKey) {
+        throw noKey(eventKey, state, "it is the primary key, which derive_from_primary_key hashes");
+      }
+      if (primaryKey == null) {
+        List<String> pk = primaryKeys.of(relation);
+        if (pk.isEmpty()) {
+          throw noKey(eventKey, state, "the table has no primary key to derive a lane from");
+        }
+        primaryKey = new Route(relation, pk, true);
+      }
+      return primaryKey;
+    }
+
+    private CaptureException noKey(String eventKey, String state, String why) {
+      return new CaptureException(
+          "null_ownership_key",
+          "event "
+              + eventKey
+              + " of "
+              + table
+              + " has no ownership key value ("
+              + state
+              + ") and "
+              + why);
     }
   }
 }

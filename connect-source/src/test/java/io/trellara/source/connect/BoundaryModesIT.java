@@ -217,8 +217,8 @@ class BoundaryModesIT {
   /**
    * quarantine fails closed end to end: the task stops naming the rule and the event, nothing of it
    * is out. (A TRUNCATE or DDL is not a row without a key: null_key_policy=quarantine lets it
-   * through, on lane 0; a row without an ownership value needs a non-key ownership column, which
-   * validate() refuses today, so that policy is shown in BarrierPipelineTest.)
+   * through, on lane 0; a row without an ownership value, from a nullable non-key ownership column
+   * under REPLICA IDENTITY FULL, is shown in OwnershipByReplicaIdentityIT.)
    */
   @Test
   void quarantinePoliciesStopTheTaskNamingTheEventAndPublishNothingOfIt() {

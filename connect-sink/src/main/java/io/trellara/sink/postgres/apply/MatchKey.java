@@ -13,10 +13,11 @@ import java.util.List;
 /**
  * The columns an update or delete finds its one target row by, as positions in its key image: the
  * target's own primary key, whose columns the key image must carry with a value and (under REPLICA
- * IDENTITY DEFAULT or INDEX) the schema version must flag as key, exactly those; or, only when the
- * target has no primary key and the source sent the old row under REPLICA IDENTITY FULL, every old
- * column ({@code fullIdentity}). A record that flags another key, or leaves one out, is refused
- * rather than matched on what it chose.
+ * IDENTITY DEFAULT) the schema version must flag as key, exactly those (under USING INDEX: those
+ * and possibly more, an index holding the primary key; under FULL the flags are not judged); or,
+ * only when the target has no primary key and the source sent the old row under REPLICA IDENTITY
+ * FULL, every old column ({@code fullIdentity}). A record that flags another key, or leaves one
+ * out, is refused rather than matched on what it chose.
  *
  * @param positions the key columns' positions in the key image, in key order
  * @param fullIdentity the row is matched by every old column (no primary key)
@@ -54,7 +55,7 @@ record MatchKey(List<Integer> positions, boolean fullIdentity) {
     String which = fromBefore ? "before" : "after";
     boolean fullIdentity = c.getReplicaIdentity() == ReplicaIdentity.REPLICA_IDENTITY_FULL;
     TargetTable table = layout.table;
-    if (layout.flaggedNotTargetKey != null && !fullIdentity) {
+    if (layout.flaggedNotTargetKey != null && !fullIdentity && !indexHoldingKey(c, layout)) {
       throw new ApplyException(
           ApplyException.Reason.KEY_COLUMNS_MISMATCH,
           relation,
@@ -131,6 +132,18 @@ record MatchKey(List<Integer> positions, boolean fullIdentity) {
               + " differ");
     }
     return keys;
+  }
+
+  /**
+   * REPLICA IDENTITY USING INDEX on an index that holds the target's whole primary key (and more
+   * columns, such as an ownership column routed by): the key image carries every primary-key
+   * column, so the row is found by the target's primary key, and the index's other columns are
+   * carried along, not matched on.
+   */
+  private static boolean indexHoldingKey(ChangeRecord c, RowLayout layout) {
+    return c.getReplicaIdentity() == ReplicaIdentity.REPLICA_IDENTITY_INDEX
+        && layout.targetKeyNotFlagged == null
+        && !layout.table.primaryKey().isEmpty();
   }
 
   private static List<Integer> fullIdentityColumns(RowImage image) {
