@@ -10,12 +10,17 @@ import static io.trellara.sink.postgres.Tx.val;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.trellara.protocol.v1.ChangeRecord;
+import io.trellara.protocol.v1.Operation;
 import io.trellara.protocol.v1.RelationId;
+import io.trellara.protocol.v1.TransactionEnvelope;
+import io.trellara.sink.engine.ApplyPipeline;
 import io.trellara.sink.port.ApplyException;
 import io.trellara.sink.port.SourceTransaction;
 import io.trellara.sink.postgres.schema.RelationMapper;
 import io.trellara.sink.postgres.settings.ApplyOptions;
 import io.trellara.sink.postgres.settings.MissingRowPolicy;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
@@ -88,6 +93,39 @@ class OwnershipMoveApplyTest {
         .containsExactly(
             Arrays.asList("10", "moved 1", bodyMd5, null),
             List.of("20", "moved 2", pg.one("SELECT md5('b2')"), "n2"));
+  }
+
+  /**
+   * As partitioned scale mode publishes it: the delete half in lane 0, the insert half in lane 1
+   * (one change a chunk), merged back by total_order at the barrier and applied by a task that
+   * staged both lanes.
+   */
+  @Test
+  void carriesTheValuesOverAcrossLanesAtTheBarrier() {
+    pg.exec("INSERT INTO app.docs VALUES (1, 'one', " + BIG_SQL + ", 'n1')");
+    String bodyMd5 = pg.one("SELECT md5(body) FROM app.docs WHERE id = 1");
+    TransactionEnvelope e = move(tx(0x20), 1, 10).build();
+    Barriers b =
+        Barriers.partitioned(
+            e,
+            2,
+            1,
+            event ->
+                event instanceof ChangeRecord c && c.getOperation() == Operation.OPERATION_INSERT
+                    ? 1
+                    : 0);
+    Feed feed = new Feed();
+    try (TransactionApplier a = applier(ApplyOptions.builder("s1"));
+        ApplyPipeline p =
+            new ApplyPipeline(a, new ApplyPipeline.Listener() {}, 1000, 64 << 20, 0)
+                .holdLanes(Duration.ZERO, 0)) {
+      p.accept(feed.inputs(b.chunkMessages()));
+      assertThat(pg.rows("SELECT id FROM app.docs")).containsExactly(List.of("1"));
+      p.accept(feed.inputs(b.closing()));
+      assertThat(p.waiting()).isFalse();
+    }
+    assertThat(pg.rows("SELECT id, title, md5(body), note FROM app.docs"))
+        .containsExactly(List.of("10", "moved 1", bodyMd5, "n1"));
   }
 
   @Test
