@@ -96,6 +96,49 @@ class OwnershipMoveApplyTest {
   }
 
   /**
+   * Values of any type keep their bytes, also once the driver reads the statement's results in
+   * binary (after its fifth execution): a bytea, a jsonb, an array, a timestamptz.
+   */
+  @Test
+  void carriesValuesOfEveryKindOverUnchangedRepeatedly() {
+    pg.exec(
+        "CREATE TABLE app.blobs (id int PRIMARY KEY, b bytea, j jsonb, a text[], ts timestamptz)",
+        "INSERT INTO app.blobs SELECT g, decode("
+            + BIG_SQL.replace("t || '-' || i", "'x'")
+            + ", 'hex'), jsonb_build_object('k', g, 'big', "
+            + BIG_SQL.replace("t || '-' || i", "'y'")
+            + "), ARRAY['x y', NULL, '\"q\"', g::text], '2026-12-04 19:45:03.123456+05:45' FROM generate_series(1, 8) g");
+    String before =
+        pg.one(
+            "SELECT md5(string_agg(b::text || j::text || a::text || ts::text, ',' ORDER BY id)) FROM app.blobs");
+    RelationId blobs = rel("app", "blobs");
+    Tx t = tx(0x30);
+    for (int id = 1; id <= 8; id++) {
+      String from = Integer.toString(id);
+      t.delete(blobs, key("id", "integer", from))
+          .movedInsert(
+              blobs,
+              row(key("id", "integer", from)),
+              key("id", "integer", Integer.toString(id + 100)),
+              toast("b", "bytea"),
+              toast("j", "jsonb"),
+              toast("a", "text[]"),
+              val(
+                  "ts",
+                  "timestamp with time zone",
+                  pg.one("SELECT ts::text FROM app.blobs WHERE id = " + id)));
+    }
+    try (TransactionApplier a = applier(ApplyOptions.builder("s"))) {
+      a.apply(t.source());
+    }
+    assertThat(pg.one("SELECT min(id) FROM app.blobs")).isEqualTo("101");
+    assertThat(
+            pg.one(
+                "SELECT md5(string_agg(b::text || j::text || a::text || ts::text, ',' ORDER BY id)) FROM app.blobs"))
+        .isEqualTo(before);
+  }
+
+  /**
    * As partitioned scale mode publishes it: the delete half in lane 0, the insert half in lane 1
    * (one change a chunk), merged back by total_order at the barrier and applied by a task that
    * staged both lanes.

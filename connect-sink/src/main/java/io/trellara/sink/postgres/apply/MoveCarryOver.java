@@ -18,8 +18,9 @@ import java.sql.SQLException;
  * next total_order, an insert whose unsent columns are UNCHANGED_TOAST and whose {@code before} is
  * the delete's image. Both are in one source transaction, so in one target transaction: the delete
  * half is written as {@code DELETE ... RETURNING} the columns the insert lacks, and the insert is
- * completed with them. Without the row (or without its delete half right before it) nothing is
- * inserted: {@link ApplyException.Reason#MOVED_ROW_NOT_FOUND}.
+ * completed with them (each value in its text form, {@code ::text}, bound back as the other values
+ * are). Without the row (or without its delete half right before it) nothing is inserted: {@link
+ * ApplyException.Reason#MOVED_ROW_NOT_FOUND}.
  */
 final class MoveCarryOver {
   private final TargetSession session;
@@ -84,7 +85,11 @@ final class MoveCarryOver {
     int lacking = 0;
     for (int i = 0; i < after.getColumnsCount(); i++) {
       if (after.getColumns(i).getState() == ColumnState.COLUMN_STATE_UNCHANGED_TOAST) {
-        sql.append(lacking++ == 0 ? "" : ", ").append(Identifiers.quote(layout.names[i]));
+        // ::text: the column's text form, whatever the driver would receive in binary (a bytea
+        // read as binary would come back as an object, not as text the insert can bind)
+        sql.append(lacking++ == 0 ? "" : ", ")
+            .append(Identifiers.quote(layout.names[i]))
+            .append("::text");
       }
     }
     session.at(shape.quotedTarget, delete.getIdempotencyKey());
