@@ -20,6 +20,12 @@ public class ApplyException extends RuntimeException {
     RETRIES_EXHAUSTED(FailureAction.FAIL, false),
     /** An update or delete matched no target row: the target diverged from the source. */
     ROW_NOT_FOUND(FailureAction.FAIL, true),
+    /**
+     * The insert half of an ownership move lacks values (unchanged-TOAST) and the row its delete
+     * half removes, which it carries them over from, is not on the target (or the delete half does
+     * not immediately precede it): no row with missing values is inserted.
+     */
+    MOVED_ROW_NOT_FOUND(FailureAction.FAIL, true),
     /** An update or delete carries no usable key column. */
     MISSING_KEY_COLUMN(FailureAction.FAIL, false),
     /** The relation is not on the allowlist or its name cannot be used safely. */

@@ -162,6 +162,11 @@ public final class Tx {
     return change(rel, Operation.OPERATION_DELETE, before, null);
   }
 
+  /** The insert half of an ownership move: the old image of the row it moves, as its before. */
+  public Tx movedInsert(RelationId rel, Col[] before, Col... after) {
+    return change(rel, Operation.OPERATION_INSERT, before, after);
+  }
+
   public Tx truncate(boolean cascade, boolean restartIdentity, RelationId... rels) {
     for (RelationId r : rels) {
       current(r);

@@ -133,31 +133,44 @@ public final class OwnershipRouter {
   /** The lane of an event without a row (TRUNCATE or DDL): lane 0, under every policy. */
   public static final int ROWLESS_LANE = 0;
 
+  /**
+   * A move: the delete (old key) in the old lane, then the insert (new row) in the new one. A
+   * column the update did not send (unchanged TOAST) takes the old row's value when the old image
+   * has it (REPLICA IDENTITY FULL); one still without a value (a key-only old image) stays
+   * UNCHANGED_TOAST, and the insert then keeps the old image as its {@code before}: the sink, which
+   * applies both halves in one target transaction, carries the value over from the row the delete
+   * removes (docs/protocol.md, "Moves").
+   */
   private void emitMove(ChangeRecord c, RelationSchema relation, int from, int to, Lanes lanes) {
+    lanes.emit(
+        from,
+        move.clear().mergeFrom(c).clearAfter().setOperation(Operation.OPERATION_DELETE).build());
     RowImage after = c.getAfter();
+    RowImage before = c.getBefore();
+    RowImage.Builder filled = null;
+    boolean lacking = false;
     for (int i = 0; i < after.getColumnsCount(); i++) {
-      if (after.getColumns(i).getState() == ColumnState.COLUMN_STATE_UNCHANGED_TOAST) {
-        throw new CaptureException(
-            "ownership_key_change",
-            "update "
-                + c.getIdempotencyKey()
-                + " of "
-                + relation.qualifiedName()
-                + " moves its row to partition "
-                + to
-                + " but column '"
-                + relation.column(i).name()
-                + "' was not sent (unchanged TOAST), so no complete insert can"
-                + " be emitted. Use key_change_policy=quarantine and move such rows by delete and insert at"
-                + " the source.");
+      if (after.getColumns(i).getState() != ColumnState.COLUMN_STATE_UNCHANGED_TOAST) {
+        continue;
+      }
+      ColumnValue old = i < before.getColumnsCount() ? before.getColumns(i) : null;
+      if (old != null && old.getState() != ColumnState.COLUMN_STATE_UNCHANGED_TOAST) {
+        if (filled == null) {
+          filled = after.toBuilder();
+        }
+        filled.setColumns(i, old);
+      } else {
+        lacking = true;
       }
     }
-    ChangeRecord delete =
-        move.clear().mergeFrom(c).clearAfter().setOperation(Operation.OPERATION_DELETE).build();
-    ChangeRecord insert =
-        move.clear().mergeFrom(c).clearBefore().setOperation(Operation.OPERATION_INSERT).build();
-    lanes.emit(from, delete);
-    lanes.emit(to, insert);
+    move.clear().mergeFrom(c).setOperation(Operation.OPERATION_INSERT);
+    if (filled != null) {
+      move.setAfter(filled);
+    }
+    if (!lacking) {
+      move.clearBefore();
+    }
+    lanes.emit(to, move.build());
   }
 
   private Route resolve(RelationSchema relation) {

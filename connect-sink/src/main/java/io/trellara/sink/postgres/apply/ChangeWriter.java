@@ -58,6 +58,10 @@ public final class ChangeWriter implements io.trellara.sink.postgres.snapshot.Ro
   private final RunWriter runWriter;
   private final PendingRuns runs;
   private final TruncateWriter truncates;
+  private final MoveCarryOver moves;
+
+  /** The change written last in this transaction (null after a DDL event): a move's delete half. */
+  private ChangeRecord previous;
 
   private String sourceId;
   private String datasetId;
@@ -79,6 +83,7 @@ public final class ChangeWriter implements io.trellara.sink.postgres.snapshot.Ro
     this.runWriter = new RunWriter(session, options, snapshot);
     this.runs = new PendingRuns(runWriter);
     this.truncates = new TruncateWriter(session, mapper, tables);
+    this.moves = new MoveCarryOver(session, runWriter);
   }
 
   /**
@@ -101,6 +106,7 @@ public final class ChangeWriter implements io.trellara.sink.postgres.snapshot.Ro
     this.datasetId = datasetId;
     this.commitLsn = commitLsn;
     this.transactionId = transactionId;
+    this.previous = null;
     snapshot.begin(sourceId, datasetId, commitLsn, transactionId);
   }
 
@@ -224,6 +230,8 @@ public final class ChangeWriter implements io.trellara.sink.postgres.snapshot.Ro
    * the table is prepared first (see {@link SchemaEvolution}).
    */
   public void change(ChangeRecord c, List<SchemaVersion> schemas) throws SQLException {
+    ChangeRecord prior = previous;
+    previous = c;
     if (c.getOperation() == Operation.OPERATION_TRUNCATE) {
       flush();
       truncates.write(c, schemas);
@@ -231,6 +239,9 @@ public final class ChangeWriter implements io.trellara.sink.postgres.snapshot.Ro
     }
     QualifiedName target = target(c.getRelation(), c.getIdempotencyKey());
     SchemaVersion version = versionOf(c, schemas);
+    if (MoveCarryOver.isMovedInsert(c)) {
+      c = carriedOver(prior, c, target, version);
+    }
     if (runs.continueRun(target, version, c)) {
       return;
     }
@@ -243,6 +254,19 @@ public final class ChangeWriter implements io.trellara.sink.postgres.snapshot.Ro
     TargetTable table = prepared(target, version, c.getIdempotencyKey());
     snapshot.prepare(table, sourceId, datasetId, c.getIdempotencyKey());
     runs.startRun(layout(table, version, c.getIdempotencyKey()).shapeOf(c), version, c);
+  }
+
+  /** A move's insert half completed from the row its delete half, still unwritten, removes. */
+  private ChangeRecord carriedOver(
+      ChangeRecord delete, ChangeRecord insert, QualifiedName target, SchemaVersion version)
+      throws SQLException {
+    if (!MoveCarryOver.paired(delete, insert) || !runs.takeBackLast(delete)) {
+      throw MoveCarryOver.unpaired(insert, target.quoted());
+    }
+    flush();
+    TargetTable table = prepared(target, version, insert.getIdempotencyKey());
+    RowLayout layout = layout(table, version, insert.getIdempotencyKey());
+    return moves.carryOver(layout.shapeOf(delete), layout, delete, insert);
   }
 
   /**
@@ -319,6 +343,7 @@ public final class ChangeWriter implements io.trellara.sink.postgres.snapshot.Ro
    * Handles one DDL event at its place in the transaction (after every event of lower total order).
    */
   public void ddl(DdlEvent d) throws SQLException {
+    previous = null;
     flush();
     if (ddl.apply(d, envelopeKey(d.getTotalOrder()))) {
       lastSource = null; // statements ran: mapping checks and table descriptions start again

@@ -88,6 +88,22 @@ final class PendingRuns {
     add(c);
   }
 
+  /**
+   * Takes {@code c} (the very instance) back out of the run in hand when it is the run's last row,
+   * so it is not written: true then. False when it is not there (written already, or never added).
+   */
+  boolean takeBackLast(ChangeRecord c) {
+    if (c == null || run.isEmpty() || run.get(run.size() - 1) != c) {
+      return false;
+    }
+    run.remove(run.size() - 1);
+    runBytes -= footprint(c);
+    if (run.isEmpty()) {
+      clearRun();
+    }
+    return true;
+  }
+
   /** Writes every run set aside, in the order they were set aside, and then the run in hand. */
   void writeAll() throws SQLException {
     if (shape != null && !aside.isEmpty()) {

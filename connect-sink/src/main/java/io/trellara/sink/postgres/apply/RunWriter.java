@@ -220,7 +220,7 @@ final class RunWriter {
     return b.toString();
   }
 
-  private static void bind(PreparedStatement ps, int p, ColumnValue v) throws SQLException {
+  static void bind(PreparedStatement ps, int p, ColumnValue v) throws SQLException {
     if (v.getState() == ColumnState.COLUMN_STATE_NULL) {
       ps.setNull(p, Types.OTHER);
     } else {
