@@ -26,7 +26,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -73,12 +72,9 @@ class OwnershipMoveIT {
   }
 
   /**
-   * A REPLICA IDENTITY FULL table has no key flags in its Relation message, so it cannot be routed
-   * by its primary key until issue 34 requirement 2 (ownership by any column the replica identity
-   * carries) lands; the source's half of this case is covered by MoveWithUnchangedToastTest.
+   * Under REPLICA IDENTITY FULL the old row carries the unchanged value: the source fills the
+   * insert half from it, and the sink has nothing to carry over.
    */
-  @Disabled(
-      "needs issue 34 requirement 2: REPLICA IDENTITY FULL tables routable in partitioned mode")
   @Test
   void aRowWithAnUnchanged100kBValueMovesBetweenLanesUnderReplicaIdentityFull() throws Exception {
     moveBetweenLanes("FULL");
