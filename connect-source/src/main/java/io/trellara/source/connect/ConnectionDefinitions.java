@@ -80,11 +80,12 @@ final class ConnectionDefinitions {
     d.define(
         SOURCE_ID,
         Type.STRING,
-        ConfigDef.NO_DEFAULT_VALUE,
-        new ConfigDef.NonEmptyString(),
+        "",
         Importance.HIGH,
         "Stable identity of this source (source_id on the wire). Part of every transaction identity the"
-            + " sink deduplicates by: never change it for a running flow.",
+            + " sink deduplicates by: never change it for a running flow. Empty (default): the"
+            + " connector's name, which Kafka Connect keeps for the connector's whole life; set it"
+            + " when the connector may be recreated under another name for the same flow.",
         GROUP_IDENTITY,
         ++o,
         Width.MEDIUM,
@@ -92,11 +93,12 @@ final class ConnectionDefinitions {
     d.define(
         DATABASE_ID,
         Type.STRING,
-        ConfigDef.NO_DEFAULT_VALUE,
-        new ConfigDef.NonEmptyString(),
+        "",
         Importance.HIGH,
         "Stable identity of the database (database_id on the wire; shown in transaction"
-            + " boundary keys).",
+            + " boundary keys). Empty (default): "
+            + DBNAME
+            + ".",
         GROUP_IDENTITY,
         ++o,
         Width.MEDIUM,
@@ -104,10 +106,12 @@ final class ConnectionDefinitions {
     d.define(
         DATASET_ID,
         Type.STRING,
-        ConfigDef.NO_DEFAULT_VALUE,
-        new ConfigDef.NonEmptyString(),
+        "",
         Importance.HIGH,
-        "Identity of the flow (dataset_id on the wire).",
+        "Identity of the flow (dataset_id on the wire; the default topic names are"
+            + " trellara.<dataset.id>.strict and .partitioned). Empty (default): "
+            + DBNAME
+            + ".",
         GROUP_IDENTITY,
         ++o,
         Width.MEDIUM,

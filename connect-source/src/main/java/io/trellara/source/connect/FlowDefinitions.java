@@ -159,13 +159,18 @@ final class FlowDefinitions {
     d.define(
         KAFKA_BOOTSTRAP_SERVERS,
         Type.STRING,
-        ConfigDef.NO_DEFAULT_VALUE,
-        new ConfigDef.NonEmptyString(),
+        "",
         Importance.HIGH,
-        "Brokers (host:port, comma-separated) of the cluster the worker produces to. Kafka"
+        "Brokers (host:port, comma-separated) of the cluster the worker produces to. Optional."
+            + " Empty (default): the source opens no Kafka client of its own; Kafka Connect's topic"
+            + " creation (topic.creation.default.partitions, .replication.factor and"
+            + " .max.message.bytes, required then) creates the topics, the source checks every"
+            + " acknowledgement (topic, partition, offsets in order), and a snapshot.mode other than"
+            + " never needs exactly.once.support=required (docs/operations.md, Without"
+            + " kafka.bootstrap.servers). Set: Kafka"
             + " Connect gives a connector no Admin client, so the source opens its own one to create its"
             + " topics, or verify them, at start: partition counts and a max.message.bytes that admits"
-            + " its largest record. Settings prefixed "
+            + " its largest record, and reads its strict topic's tail to resume. Settings prefixed "
             + KAFKA_ADMIN_PREFIX
             + " go, without the prefix,"
             + " to that Admin client (e.g. "
@@ -255,7 +260,9 @@ final class FlowDefinitions {
         "How long the topic check may wait for the brokers ("
             + KAFKA_BOOTSTRAP_SERVERS
             + ") before the"
-            + " start fails with an error saying they could not be reached.",
+            + " start fails with an error saying they could not be reached. Unused without "
+            + KAFKA_BOOTSTRAP_SERVERS
+            + ".",
         GROUP_TOPICS,
         ++o,
         Width.SHORT,

@@ -88,6 +88,8 @@ final class SourceConfigRules {
     errors.addAll(frameworkErrors(c.originals()));
     records(c, errors);
     errors.addAll(TopicCreationRules.errors(c, SourceSettingsMapper.requiredTopics(c)));
+    errors.addAll(BrokerlessRules.errors(c, SourceSettingsMapper.requiredTopics(c)));
+    identity(c, errors);
     authentication(c, errors);
     if (!c.getString(HEARTBEAT_ACTION_QUERY).isBlank() && c.getLong(HEARTBEAT_INTERVAL_MS) == 0) {
       errors.add(
@@ -175,6 +177,22 @@ final class SourceConfigRules {
       }
     }
     return errors;
+  }
+
+  /** source.id defaults to the connector's name: one of them must be there. */
+  private static void identity(TrellaraSourceConfig c, List<String[]> errors) {
+    if (c.sourceId().isEmpty()) {
+      errors.add(
+          new String[] {
+            SOURCE_ID,
+            SOURCE_ID
+                + " is empty and the configuration names no connector ("
+                + TrellaraSourceConfig.CONNECTOR_NAME
+                + ") to take it from. Set "
+                + SOURCE_ID
+                + "."
+          });
+    }
   }
 
   /**

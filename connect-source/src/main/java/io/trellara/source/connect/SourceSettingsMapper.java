@@ -42,9 +42,9 @@ final class SourceSettingsMapper {
             secret(c.getPassword(SSLPASSWORD)));
     return new SourceSettings(
         endpoint,
-        c.getString(SOURCE_ID),
-        c.getString(DATABASE_ID),
-        c.getString(DATASET_ID),
+        c.sourceId(),
+        c.databaseId(),
+        c.datasetId(),
         c.getString(SLOT_NAME),
         c.getString(PUBLICATION_NAME),
         AUTOCREATE_FILTERED.equals(c.getString(PUBLICATION_AUTOCREATE)),
@@ -81,13 +81,15 @@ final class SourceSettingsMapper {
         c.snapshotMode(),
         c.getBoolean(OFFSETS_ACCEPT_NEW_HISTORY),
         connector,
-        new TopicTailReader.Settings(
-            c.adminConfig(),
-            c.strictTopic(),
-            c.partitioned() ? c.partitionedTopic() : null,
-            c.partitioned() ? c.getInt(PARTITION_COUNT) : 0,
-            Duration.ofMillis(c.getInt(TOPIC_CHECK_TIMEOUT_MS)),
-            TAIL_MAX_RECORDS_PER_PARTITION));
+        !c.ownKafkaAccess()
+            ? null // no brokers of its own: nothing to read the tail with (BrokerlessRules)
+            : new TopicTailReader.Settings(
+                c.adminConfig(),
+                c.strictTopic(),
+                c.partitioned() ? c.partitionedTopic() : null,
+                c.partitioned() ? c.getInt(PARTITION_COUNT) : 0,
+                Duration.ofMillis(c.getInt(TOPIC_CHECK_TIMEOUT_MS)),
+                TAIL_MAX_RECORDS_PER_PARTITION));
   }
 
   /**

@@ -44,7 +44,8 @@ final class TopicCreationRules {
       TopicCreationGroups.Group g,
       List<String[]> errors) {
     String topic = "Topic '" + r.topic() + "' (" + r.topicSetting() + ") is in the group '";
-    if (g.partitions() > 0 && g.partitions() != r.partitions()) {
+    // without kafka.bootstrap.servers, -1 is refused as well: BrokerlessRules says so
+    if (c.ownKafkaAccess() && g.partitions() > 0 && g.partitions() != r.partitions()) {
       errors.add(
           new String[] {
             g.setting("partitions"),

@@ -142,13 +142,45 @@ public final class TrellaraSourceConfig extends AbstractConfig {
     super(CONFIG_DEF, props);
   }
 
+  /** The connector's name as Kafka Connect passes it in the connector's config. */
+  static final String CONNECTOR_NAME = "name";
+
+  /** {@link #SOURCE_ID}, or the connector's name when empty (empty when neither is given). */
+  public String sourceId() {
+    String id = getString(SOURCE_ID).trim();
+    Object name = originals().get(CONNECTOR_NAME);
+    return id.isEmpty() && name != null ? name.toString().trim() : id;
+  }
+
+  /** {@link #DATABASE_ID}, or {@link #DBNAME} when empty. */
+  public String databaseId() {
+    String id = getString(DATABASE_ID).trim();
+    return id.isEmpty() ? getString(DBNAME).trim() : id;
+  }
+
+  /** {@link #DATASET_ID}, or {@link #DBNAME} when empty. */
+  public String datasetId() {
+    String id = getString(DATASET_ID).trim();
+    return id.isEmpty() ? getString(DBNAME).trim() : id;
+  }
+
+  /**
+   * True when {@link #KAFKA_BOOTSTRAP_SERVERS} is set: the source creates and verifies its topics
+   * with its own Admin client and reads its strict topic's tail at start. False: Connect's topic
+   * creation makes the topics and the acknowledgements are checked instead ({@link
+   * BrokerlessRules}, {@link AcknowledgementCheck}).
+   */
+  public boolean ownKafkaAccess() {
+    return !getString(KAFKA_BOOTSTRAP_SERVERS).isBlank();
+  }
+
   public boolean partitioned() {
     return MODE_PARTITIONED.equals(getString(DATASET_MODE));
   }
 
   public String partitionedTopic() {
     String t = getString(TOPIC_PARTITIONED);
-    return t.isBlank() ? "trellara." + getString(DATASET_ID) + ".partitioned" : t;
+    return t.isBlank() ? "trellara." + datasetId() + ".partitioned" : t;
   }
 
   /**
@@ -181,7 +213,7 @@ public final class TrellaraSourceConfig extends AbstractConfig {
 
   public String strictTopic() {
     String t = getString(TOPIC_STRICT);
-    return t.isBlank() ? "trellara." + getString(DATASET_ID) + ".strict" : t;
+    return t.isBlank() ? "trellara." + datasetId() + ".strict" : t;
   }
 
   /** Streaming is on by default with protocol 2 and off with protocol 1 (which cannot stream). */

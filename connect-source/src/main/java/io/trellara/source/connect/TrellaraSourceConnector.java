@@ -64,8 +64,22 @@ public class TrellaraSourceConnector extends SourceConnector {
     }
   }
 
-  /** Creates missing topics and verifies them all, within topic.check.timeout.ms. */
+  /**
+   * Creates missing topics and verifies them all, within topic.check.timeout.ms. Without
+   * kafka.bootstrap.servers, nothing: Connect's topic creation makes the topics before the first
+   * record (what it needs was checked by {@link BrokerlessRules}), and the task checks every
+   * acknowledgement ({@link AcknowledgementCheck}).
+   */
   static void ensureTopics(TrellaraSourceConfig config) {
+    if (!config.ownKafkaAccess()) {
+      LOG.info(
+          "No kafka.bootstrap.servers: topics {} are created by Kafka Connect's topic creation"
+              + " (topic.creation.*) at the first record; acknowledgements are checked",
+          SourceSettingsMapper.requiredTopics(config).stream()
+              .map(SourceTopics.Requirement::topic)
+              .toList());
+      return;
+    }
     try {
       SourceTopics.ensure(SourceSettingsMapper.topicPlan(config));
     } catch (SourceTopics.TopicsException e) {
@@ -122,7 +136,8 @@ public class TrellaraSourceConnector extends SourceConnector {
 
   /**
    * Field validation, then cross-field rules (among them errors.tolerance, transforms and the
-   * producer's size limits), then the live checks against PostgreSQL and the existing topics.
+   * producer's size limits), then the live checks against PostgreSQL and the existing topics (with
+   * kafka.bootstrap.servers only).
    */
   @Override
   public Config validate(Map<String, String> connectorConfigs) {
@@ -157,7 +172,11 @@ public class TrellaraSourceConnector extends SourceConnector {
           SourcePreflight.check(SourceSettingsMapper.settings(parsed).database())) {
         SourceSettingsMapper.error(config, values, p.property(), p.message());
       }
-      for (SourceTopics.Problem p : SourceTopics.inspect(SourceSettingsMapper.topicPlan(parsed))) {
+      List<SourceTopics.Problem> topics =
+          parsed.ownKafkaAccess()
+              ? SourceTopics.inspect(SourceSettingsMapper.topicPlan(parsed))
+              : List.of(); // no Kafka client of its own: BrokerlessRules said what it can
+      for (SourceTopics.Problem p : topics) {
         SourceSettingsMapper.error(config, values, p.property(), p.message());
       }
     }

@@ -37,7 +37,7 @@ public class TrellaraSourceTask extends SourceTask {
 
   private final AckTracker acks = new AckTracker();
 
-  /** Set once Connect reports a record as skipped; then nothing is acknowledged, poll() fails. */
+  /** Set once a record is skipped or misplaced; then nothing is acknowledged, poll() fails. */
   private final AtomicReference<String> lost = new AtomicReference<>();
 
   /** Where wholly acknowledged WAL goes: the engine (a test may watch it instead). */
@@ -49,6 +49,7 @@ public class TrellaraSourceTask extends SourceTask {
   private SourceTaskMetrics metrics;
   private KafkaTransactionBoundaries kafkaTransactions;
   private boolean dropSlotOnStop;
+  private AcknowledgementCheck ackCheck = AcknowledgementCheck.NONE;
 
   @Override
   public String version() {
@@ -64,6 +65,7 @@ public class TrellaraSourceTask extends SourceTask {
     TrellaraSourceConnector.ensureTopics(config);
     SourceSettings settings = SourceSettingsMapper.settings(config);
     dropSlotOnStop = config.getBoolean(TrellaraSourceConfig.SLOT_DROP_ON_STOP);
+    ackCheck = AcknowledgementCheck.of(config);
     String connector = props.getOrDefault("name", settings.slotName());
     SourceStartup.Started started;
     try {
@@ -119,21 +121,19 @@ public class TrellaraSourceTask extends SourceTask {
    * Kafka holds the record. Null metadata means Kafka does not: Connect skipped it (a failed send
    * tolerated by errors.tolerance, or a transform dropped it). Such a record is never counted, so
    * its transaction and every later one stay unacknowledged to PostgreSQL, and the next poll()
-   * stops the task.
+   * stops the task; so does one Kafka holds elsewhere than sent ({@link AcknowledgementCheck}).
    */
   @Override
   public void commitRecord(SourceRecord record, RecordMetadata metadata) {
     if (!(record instanceof TransactionRecord r)) {
       return;
     }
-    if (metadata == null) {
-      if (lost.compareAndSet(null, SkippedRecord.message(r))) {
-        LOG.error(lost.get());
-      }
-      return;
+    String refused = metadata == null ? SkippedRecord.message(r) : ackCheck.problem(r, metadata);
+    if (refused != null && lost.compareAndSet(null, refused)) {
+      LOG.error(refused);
     }
     if (lost.get() != null) {
-      return; // nothing past a skipped record is acknowledged
+      return; // nothing past a skipped or misplaced record is acknowledged
     }
     long released = acks.acknowledged(r.sequence);
     if (publishing != null) {

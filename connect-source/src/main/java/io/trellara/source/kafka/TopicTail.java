@@ -43,12 +43,22 @@ public record TopicTail(
     /** The budget ended the scan before a closing record of this source was found. */
     INCOMPLETE,
     /** The topic could not be read (the reason is in the note). */
-    UNREADABLE
+    UNREADABLE,
+    /**
+     * Not read: the source has no Kafka client of its own (no {@code kafka.bootstrap.servers}), so
+     * Connect's offsets alone give the position.
+     */
+    NOT_READ
   }
 
   /** A tail that was not read (for the log: why). */
   public static TopicTail unreadable(String why) {
     return new TopicTail(Status.UNREADABLE, null, "", 0, false, 0, why);
+  }
+
+  /** A tail the source does not read (for the log: why). */
+  public static TopicTail notRead(String why) {
+    return new TopicTail(Status.NOT_READ, null, "", 0, false, 0, why);
   }
 
   /** For log lines. */
@@ -69,6 +79,7 @@ public record TopicTail(
                   + " where it ended";
           case INCOMPLETE -> "no closing record of this source within the scan's budget";
           case UNREADABLE -> "it could not be read";
+          case NOT_READ -> "not read";
         };
     return base
         + (openSnapshotLsn == 0

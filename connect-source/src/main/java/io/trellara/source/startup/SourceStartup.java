@@ -34,7 +34,8 @@ public final class SourceStartup {
    * What the start needs besides the engine's settings.
    *
    * @param connector the connector's name (messages, JMX)
-   * @param tail where and how much of the source's topics to read back
+   * @param tail where and how much of the source's topics to read back; null: nothing is read (no
+   *     brokers of its own), Connect's offsets alone give the position
    */
   public record Options(
       SnapshotMode snapshotMode,
@@ -137,7 +138,11 @@ public final class SourceStartup {
       LOG.error(changedDataset);
       throw new SourceStartException(changedDataset, null);
     }
-    TopicTail tail = TopicTailReader.read(options.tail(), settings.sourceId(), settings.slotName());
+    TopicTail tail =
+        options.tail() == null
+            ? TopicTail.notRead(
+                "kafka.bootstrap.servers is not set: the source has no Kafka client of its own")
+            : TopicTailReader.read(options.tail(), settings.sourceId(), settings.slotName());
     String slotStatus;
     try {
       slotStatus = SourceSetup.slotStatus(settings.database());

@@ -52,6 +52,25 @@ class TrellaraSourceConfigTest {
   }
 
   @Test
+  void theIdentitiesDefaultToTheConnectorsNameAndTheDatabaseName() {
+    TrellaraSourceConfig c =
+        new TrellaraSourceConfig(with("source.id", null, "database.id", null, "dataset.id", null));
+    assertThat(c.sourceId()).isEqualTo("unit-source");
+    assertThat(c.databaseId()).isEqualTo("shop");
+    assertThat(c.datasetId()).isEqualTo("shop");
+    assertThat(c.strictTopic()).isEqualTo("trellara.shop.strict");
+    assertThat(SourceSettingsMapper.settings(c).sourceId()).isEqualTo("unit-source");
+    assertThat(SourceSettingsMapper.settings(c).databaseId()).isEqualTo("shop");
+    assertThat(SourceSettingsMapper.settings(c).datasetId()).isEqualTo("shop");
+    assertThat(c.crossFieldErrors()).isEmpty();
+    TrellaraSourceConfig set = new TrellaraSourceConfig(valid());
+    assertThat(List.of(set.sourceId(), set.databaseId(), set.datasetId()))
+        .containsExactly("s", "d", "ds");
+    assertThat(errors(with("source.id", null, "name", null)).get("source.id"))
+        .contains("names no connector");
+  }
+
+  @Test
   void aHeartbeatActionQueryNeedsAHeartbeatAndTheWalGuardIsMapped() {
     String insert = "INSERT INTO heartbeat VALUES (1, now())";
     assertThat(errors(with("heartbeat.action.query", insert)))
@@ -215,10 +234,12 @@ class TrellaraSourceConfigTest {
   }
 
   @Test
-  void theBootstrapServersAreRequiredAndAdminSettingsArePassedWithoutTheirPrefix() {
-    assertThatThrownBy(() -> new TrellaraSourceConfig(with("kafka.bootstrap.servers", null)))
-        .isInstanceOf(ConfigException.class)
-        .hasMessageContaining("kafka.bootstrap.servers");
+  void theBootstrapServersAreOptionalAndAdminSettingsArePassedWithoutTheirPrefix() {
+    assertThat(new TrellaraSourceConfig(with("kafka.bootstrap.servers", null)).ownKafkaAccess())
+        .isFalse();
+    assertThat(new TrellaraSourceConfig(with("kafka.bootstrap.servers", " ")).ownKafkaAccess())
+        .isFalse();
+    assertThat(new TrellaraSourceConfig(valid()).ownKafkaAccess()).isTrue();
     TrellaraSourceConfig c = new TrellaraSourceConfig(with("kafka.admin.security.protocol", "SSL"));
     assertThat(c.adminConfig())
         .containsEntry("security.protocol", "SSL")
@@ -232,9 +253,7 @@ class TrellaraSourceConfigTest {
   void validateReportsRefusedFrameworkSettingsOnTheirKeysEvenWhenOtherFieldsFail() {
     Config config =
         new TrellaraSourceConnector()
-            .validate(
-                with(
-                    "errors.tolerance", "all", "transforms", "f", "kafka.bootstrap.servers", null));
+            .validate(with("errors.tolerance", "all", "transforms", "f", "database.user", null));
     Map<String, ConfigValue> values = SourceSettingsMapper.byName(config);
     assertThat(values.get("errors.tolerance").errorMessages())
         .singleElement()
@@ -244,7 +263,7 @@ class TrellaraSourceConfigTest {
         .singleElement()
         .asString()
         .contains("is refused");
-    assertThat(values.get("kafka.bootstrap.servers").errorMessages()).isNotEmpty();
+    assertThat(values.get("database.user").errorMessages()).isNotEmpty();
   }
 
   @Test

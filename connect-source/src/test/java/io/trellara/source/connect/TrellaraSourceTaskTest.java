@@ -68,4 +68,27 @@ class TrellaraSourceTaskTest {
         .hasMessageContaining("Remove errors.tolerance and transforms");
     assertThatThrownBy(task::poll).isInstanceOf(ConnectException.class);
   }
+
+  @Test
+  void withoutBrokersAMisplacedAcknowledgementStopsAcknowledgementAndTheNextPollFails()
+      throws Exception {
+    List<Long> acknowledged = new ArrayList<>();
+    TrellaraSourceTask task = taskWithThreeTransactions(acknowledged);
+    var check = TrellaraSourceTask.class.getDeclaredField("ackCheck");
+    check.setAccessible(true);
+    check.set(
+        task, AcknowledgementCheck.of(new TrellaraSourceConfig(BrokerlessRulesTest.brokerless())));
+    task.commitRecord(
+        record(1, "tx-1"), new RecordMetadata(new TopicPartition("strict", 0), 5, 0, 0, 0, 0));
+    task.commitRecord(
+        record(2, "tx-2"), new RecordMetadata(new TopicPartition("strict", 1), 6, 0, 0, 0, 0));
+    task.commitRecord(
+        record(3, "tx-3"), new RecordMetadata(new TopicPartition("strict", 0), 7, 0, 0, 0, 0));
+
+    assertThat(acknowledged).containsExactly(100L);
+    assertThatThrownBy(task::poll)
+        .isInstanceOf(ConnectException.class)
+        .hasMessageContaining("ACKNOWLEDGEMENT_MISMATCH: the record of transaction tx-2")
+        .hasMessageContaining("was sent to strict-0 but Kafka acknowledged it as strict-1@6");
+  }
 }

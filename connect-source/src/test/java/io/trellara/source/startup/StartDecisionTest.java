@@ -159,6 +159,20 @@ class StartDecisionTest {
         .isFalse();
   }
 
+  @Test
+  void withoutBrokersTheTailIsNotReadAndConnectsOffsetAloneDecidesWithoutAWarning() {
+    TopicTail notRead = TopicTail.notRead("kafka.bootstrap.servers is not set");
+    StartDecision none = decide(connectNone(), notRead, EXISTS, SnapshotMode.NEVER);
+    assertThat(none.positionWarns()).isFalse();
+    assertThat(none.source()).isEqualTo(Source.NONE);
+    assertThat(none.snapshot().plan()).isEqualTo(SnapshotPlan.STREAM);
+    assertThat(none.positionMessage()).contains("not read", "kafka.bootstrap.servers is not set");
+    StartDecision at = decide(connectAt(streamed(LATE)), notRead, EXISTS, SnapshotMode.INITIAL);
+    assertThat(at.source()).isEqualTo(Source.CONNECT);
+    assertThat(at.startLsn()).isEqualTo(LATE);
+    assertThat(at.snapshot().plan()).isEqualTo(SnapshotPlan.STREAM);
+  }
+
   // ------------------------------------------------------------------ Connect says running
 
   @Test
@@ -389,6 +403,6 @@ class StartDecisionTest {
         }
       }
     }
-    assertThat(combinations).isEqualTo(7 * 12 * 3 * 4);
+    assertThat(combinations).isEqualTo(7 * 13 * 3 * 4);
   }
 }
