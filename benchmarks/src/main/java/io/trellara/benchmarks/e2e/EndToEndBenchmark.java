@@ -27,7 +27,8 @@ import java.util.StringJoiner;
  * all"}; the arguments are the bulk transaction's rows, the number of transfer transactions and the
  * legs: {@code all} (native, strict, strict_chunked, partitioned), {@code native}, or boundary
  * modes separated by commas (e.g. {@code strict} or {@code strict,partitioned}), which run after
- * native.
+ * native. {@code partitioned} runs one leg per sink task count of {@code
+ * -Dbench.partitioned.sinkTasks} (default {@code 1,2,4}); {@code partitioned@2} runs one.
  *
  * <p>Latency mode, {@code -Dexec.args="latency 500 strict 30 20"}: {@link PacedLatency} with native
  * replication and the named legs at the defaults users get (no producer, consumer or apply
@@ -63,7 +64,12 @@ public final class EndToEndBenchmark {
     // -Dbench.floor.rate=N: after the legs, Connect's own cost in each mode's wire shape at N
     // transactions a second
     Integer floorRate = Integer.getInteger("bench.floor.rate");
-    List<String> shapes = modes.stream().filter(TrellaraLeg.MODES::contains).toList();
+    List<String> shapes =
+        modes.stream()
+            .map(m -> m.contains("@") ? m.substring(0, m.indexOf('@')) : m)
+            .filter(TrellaraLeg.MODES::contains)
+            .distinct()
+            .toList();
     List<LegResult> results =
         onPlatform(
             modes,
@@ -217,17 +223,19 @@ public final class EndToEndBenchmark {
   static List<String> modes(String argument) {
     Set<String> modes = new LinkedHashSet<>();
     modes.add("native");
-    if (argument.equals("all")) {
-      modes.addAll(TrellaraLeg.MODES);
-      return List.copyOf(modes);
-    }
-    for (String mode : argument.split(",")) {
+    List<String> asked = argument.equals("all") ? TrellaraLeg.MODES : List.of(argument.split(","));
+    for (String mode : asked) {
       String m = mode.trim();
-      if (!m.equals("native") && !TrellaraLeg.MODES.contains(m)) {
+      String base = m.contains("@") ? m.substring(0, m.indexOf('@')) : m;
+      if (!m.equals("native") && !TrellaraLeg.MODES.contains(base)) {
         throw new IllegalArgumentException(
             "unknown leg " + m + ": use all, native or one of " + TrellaraLeg.MODES);
       }
-      modes.add(m);
+      if (m.equals("partitioned")) { // one leg per sink task count (bench.partitioned.sinkTasks)
+        TrellaraLeg.partitionedSinkTasks().forEach(n -> modes.add("partitioned@" + n));
+      } else {
+        modes.add(m);
+      }
     }
     return List.copyOf(modes);
   }

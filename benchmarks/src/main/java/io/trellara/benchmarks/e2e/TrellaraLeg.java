@@ -23,15 +23,25 @@ final class TrellaraLeg implements Leg {
   private static final int LANES = 6;
 
   /**
-   * Sink tasks in partitioned mode: 1, Connect's default, unless {@code
-   * -Dbench.partitioned.sinkTasks=N}.
+   * The sink task counts partitioned mode runs with, one leg each: {@code
+   * -Dbench.partitioned.sinkTasks=1,2,4} by default (partitioned mode exists to scale out).
    */
-  private static final int PARTITIONED_SINK_TASKS =
-      Integer.getInteger("bench.partitioned.sinkTasks", 1);
+  static List<Integer> partitionedSinkTasks() {
+    List<Integer> out = new ArrayList<>();
+    for (String n : System.getProperty("bench.partitioned.sinkTasks", "1,2,4").split(",")) {
+      out.add(Integer.parseInt(n.trim()));
+    }
+    return out;
+  }
 
   private static final Logger LOG = LoggerFactory.getLogger(TrellaraLeg.class);
 
   private final String mode;
+
+  /** The leg's name: its mode, and in partitioned mode its sink tasks ({@code partitioned@2}). */
+  private final String name;
+
+  private final int sinkTasks;
   private final Platform platform;
   private final String sourceConnector;
   private final String sinkConnector;
@@ -52,22 +62,35 @@ final class TrellaraLeg implements Leg {
     this(mode, platform, false);
   }
 
-  TrellaraLeg(String mode, Platform platform, boolean atDefaults) {
+  /** {@code leg}: a boundary mode, or {@code partitioned@N} (N sink tasks, else the first). */
+  TrellaraLeg(String leg, Platform platform, boolean atDefaults) {
     this.atDefaults = atDefaults;
+    int at = leg.indexOf('@');
+    String mode = at < 0 ? leg : leg.substring(0, at);
     if (!MODES.contains(mode)) {
       throw new IllegalArgumentException("boundary mode " + mode + " is not one of " + MODES);
     }
     this.mode = mode;
+    this.sinkTasks =
+        !mode.equals("partitioned")
+            ? 1
+            : at < 0 ? partitionedSinkTasks().get(0) : Integer.parseInt(leg.substring(at + 1));
+    this.name = mode.equals("partitioned") ? mode + "@" + sinkTasks : mode;
+    String id = mode.equals("partitioned") ? mode + "_" + sinkTasks + "t" : mode;
     this.platform = platform;
-    this.sourceConnector = "bench-" + mode + "-source";
-    this.sinkConnector = "bench-" + mode + "-sink";
-    this.strictTopic = "bench." + mode + ".strict";
-    this.lanesTopic = "bench." + mode + ".lanes";
+    this.sourceConnector = "bench-" + id + "-source";
+    this.sinkConnector = "bench-" + id + "-sink";
+    this.strictTopic = "bench." + id + ".strict";
+    this.lanesTopic = "bench." + id + ".lanes";
+    this.id = id;
   }
+
+  /** What names the leg's databases, slot, publication, topics and connectors. */
+  private final String id;
 
   @Override
   public String mode() {
-    return mode;
+    return name;
   }
 
   private boolean partitioned() {
@@ -76,8 +99,8 @@ final class TrellaraLeg implements Leg {
 
   @Override
   public void start() {
-    source = platform.sourceServer().createDatabase("bench_" + mode);
-    target = platform.targetServer().createDatabase("bench_" + mode);
+    source = platform.sourceServer().createDatabase("bench_" + id);
+    target = platform.targetServer().createDatabase("bench_" + id);
     Workloads.createTables(source);
     Workloads.createTables(target);
     createTopic(strictTopic, 1);
@@ -106,7 +129,7 @@ final class TrellaraLeg implements Leg {
     rest.awaitRunning(sinkConnector);
     LOG.info(
         "{}: connectors {} and {} running, {} → {}",
-        mode,
+        name,
         sourceConnector,
         sinkConnector,
         source,
@@ -128,13 +151,13 @@ final class TrellaraLeg implements Leg {
     c.put("database.user", source.user());
     c.put("database.password", source.password());
     c.put("database.sslmode", "disable");
-    c.put("source.id", "bench-" + mode + "-src");
-    c.put("database.id", "bench-" + mode + "-db");
-    c.put("dataset.id", "bench-" + mode);
+    c.put("source.id", "bench-" + id + "-src");
+    c.put("database.id", "bench-" + id + "-db");
+    c.put("dataset.id", "bench-" + id);
     c.put("slot.name", slotName());
     // both sides start with the same seeded tables, as the native leg's copy_data=false
     c.put("snapshot.mode", "never");
-    c.put("publication.name", "bench_" + mode + "_pub");
+    c.put("publication.name", "bench_" + id + "_pub");
     c.put("table.include.list", Workloads.TABLES);
     c.put("topic.strict", strictTopic);
     c.put("key.converter", "org.apache.kafka.connect.storage.StringConverter");
@@ -179,11 +202,11 @@ final class TrellaraLeg implements Leg {
   }
 
   private int sinkTasks() {
-    return partitioned() ? PARTITIONED_SINK_TASKS : 1;
+    return sinkTasks;
   }
 
   private String slotName() {
-    return "bench_" + mode + "_slot";
+    return "bench_" + id + "_slot";
   }
 
   @Override
@@ -242,9 +265,9 @@ final class TrellaraLeg implements Leg {
         target.drop();
       }
       topics.forEach(platform.broker()::deleteTopic);
-      LOG.info("{}: connectors, slot, databases and topics removed", mode);
+      LOG.info("{}: connectors, slot, databases and topics removed", name);
     } catch (RuntimeException | InterruptedException e) {
-      LOG.warn("{}: teardown incomplete: {}", mode, e.getMessage());
+      LOG.warn("{}: teardown incomplete: {}", name, e.getMessage());
     }
   }
 
