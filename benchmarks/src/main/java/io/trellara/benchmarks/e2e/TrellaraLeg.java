@@ -20,7 +20,8 @@ final class TrellaraLeg implements Leg {
   /** One 300k-row envelope is ~100 MB: every limit on its way is raised to 256 MiB. */
   private static final String LARGE = Integer.toString(256 * 1024 * 1024);
 
-  private static final int LANES = 6;
+  /** Lanes of partitioned mode: {@code -Dbench.partitioned.lanes=N}, 4 by default (W1's setup). */
+  private static final int LANES = Integer.getInteger("bench.partitioned.lanes", 4);
 
   /**
    * The sink task counts partitioned mode runs with, one leg each: {@code
