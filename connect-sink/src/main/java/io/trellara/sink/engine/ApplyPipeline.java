@@ -147,8 +147,6 @@ public final class ApplyPipeline implements AutoCloseable {
     return this;
   }
 
-  // ---- records ---------------------------------------------------------------------------------
-
   /**
    * Takes the next records (in order per partition) and runs what they lead to. Throws {@link
    * Input.RejectedException}, {@link ProtocolViolationException} or {@link ApplyException} when
@@ -321,8 +319,6 @@ public final class ApplyPipeline implements AutoCloseable {
       s.rollback();
     }
   }
-
-  // ---- what the task needs ---------------------------------------------------------------------
 
   /** Offsets the consumer must deliver again from; the task seeks there. Cleared by the call. */
   public Map<TopicPartitionKey, Long> takeRewinds() {
