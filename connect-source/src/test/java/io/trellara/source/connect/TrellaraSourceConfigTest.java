@@ -207,11 +207,28 @@ class TrellaraSourceConfigTest {
     assertThatThrownBy(
             () -> new TrellaraSourceConfig(with("database.hostname", "db/shop?sslmode=disable")))
         .isInstanceOf(ConfigException.class)
-        .hasMessageContaining("host name or IP address only");
+        .hasMessageContaining("'db/shop?sslmode=disable' is not a host name")
+        .hasMessageContaining("no path, parameters or user");
     assertThat(
             new TrellaraSourceConfig(with("database.hostname", "::1"))
                 .getString("database.hostname"))
         .isEqualTo("::1");
+  }
+
+  @Test
+  void aHostListIsAcceptedAndSlotFailoverDefaultsToOffAndReachesTheEndpoint() {
+    TrellaraSourceConfig list =
+        new TrellaraSourceConfig(with("database.hostname", "pg-a:5433,pg-b:5434"));
+    assertThat(list.getBoolean("slot.failover")).isFalse();
+    assertThat(SourceSettingsMapper.settings(list).endpoint().failover()).isFalse();
+    assertThat(SourceSettingsMapper.settings(list).endpoint().url())
+        .startsWith("jdbc:postgresql://pg-a:5433,pg-b:5434/");
+    TrellaraSourceConfig failover = new TrellaraSourceConfig(with("slot.failover", "true"));
+    assertThat(SourceSettingsMapper.settings(failover).endpoint().failover()).isTrue();
+    assertThat(SourceSettingsMapper.settings(failover).database().endpoint().failover()).isTrue();
+    assertThatThrownBy(() -> new TrellaraSourceConfig(with("database.hostname", "pg-a,pg-b:0")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("'pg-b:0' has port '0'");
   }
 
   @Test
