@@ -42,22 +42,12 @@ public final class FailoverSlots {
 
   /** Adds the problems of {@code slot.failover=true} on the server {@code c} is connected to. */
   static void check(Connection c, List<SourceProblem> problems) throws SQLException {
-    int versionNum = Integer.parseInt(single(c, "SHOW server_version_num"));
-    if (versionNum < MIN_VERSION * 10_000) {
-      problems.add(
-          new SourceProblem(
-              PROPERTY,
-              PROPERTY
-                  + "=true needs PostgreSQL "
-                  + MIN_VERSION
-                  + " or later, but the server runs "
-                  + single(c, "SHOW server_version")
-                  + ": failover slots (the failover argument of"
-                  + " pg_create_logical_replication_slot, sync_replication_slots on the standby)"
-                  + " came with PostgreSQL 17. Set "
-                  + PROPERTY
-                  + "=false (after a promotion the slot is then missing on the new primary) or"
-                  + " upgrade the server."));
+    SourceProblem version =
+        versionProblem(
+            Integer.parseInt(single(c, "SHOW server_version_num")),
+            single(c, "SHOW server_version"));
+    if (version != null) {
+      problems.add(version);
       return;
     }
     if ("true".equals(single(c, "SELECT pg_is_in_recovery()::text"))) {
@@ -118,6 +108,25 @@ public final class FailoverSlots {
                     + " primary_slot_name)."));
       }
     }
+  }
+
+  /** The refusal of {@code slot.failover=true} below PostgreSQL 17, with the reason; else null. */
+  static SourceProblem versionProblem(int versionNum, String version) {
+    if (versionNum >= MIN_VERSION * 10_000) {
+      return null;
+    }
+    return new SourceProblem(
+        PROPERTY,
+        PROPERTY
+            + "=true needs PostgreSQL "
+            + MIN_VERSION
+            + " or later, but the server runs "
+            + version
+            + ": failover slots (the failover argument of pg_create_logical_replication_slot,"
+            + " sync_replication_slots on the standby) came with PostgreSQL 17. Set "
+            + PROPERTY
+            + "=false (after a promotion the slot is then missing on the new primary) or upgrade"
+            + " the server.");
   }
 
   /** The slot names of a {@code synchronized_standby_slots} value (comma-separated, quoted). */

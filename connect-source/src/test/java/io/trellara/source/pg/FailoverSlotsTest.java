@@ -14,4 +14,16 @@ class FailoverSlotsTest {
     assertThat(FailoverSlots.standbySlots(" standby1 , \"Standby 2\","))
         .containsExactly("standby1", "Standby 2");
   }
+
+  @Test
+  void belowPostgreSql17TheSettingIsRefusedWithTheReason() {
+    SourceProblem p = FailoverSlots.versionProblem(160004, "16.4");
+    assertThat(p.property()).isEqualTo("slot.failover");
+    assertThat(p.message())
+        .contains("needs PostgreSQL 17 or later, but the server runs 16.4")
+        .contains("failover slots");
+    assertThat(FailoverSlots.versionProblem(150010, "15.10")).isNotNull();
+    assertThat(FailoverSlots.versionProblem(170000, "17.0")).isNull();
+    assertThat(FailoverSlots.versionProblem(180001, "18.1")).isNull();
+  }
 }
