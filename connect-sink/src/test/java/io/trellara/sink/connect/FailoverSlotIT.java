@@ -9,6 +9,7 @@ import io.trellara.testplatform.ConnectRestClient;
 import io.trellara.testplatform.ConnectorConfigs;
 import io.trellara.testplatform.PostgresDatabase;
 import io.trellara.testplatform.PostgresServer;
+import io.trellara.testplatform.TcpProxy;
 import io.trellara.testplatform.TestScope;
 import io.trellara.testplatform.TestServers;
 import java.io.IOException;
@@ -34,7 +35,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Failover slots (issue 31, PostgreSQL 17): a real physical standby of the source, made from a base
@@ -51,15 +53,23 @@ class FailoverSlotIT {
   static final String STANDBY_SLOT = "standby1";
   static final int ACCOUNTS = 50;
 
-  @Test
-  void thePromotedStandbyContinuesFromItsSynchronisedSlotWithNothingLostOrTwice() throws Exception {
+  /**
+   * {@code host_list}: database.hostname lists the primary and the standby; {@code moved_host}: one
+   * address (a proxy standing for a DNS name) that the operator moves to the standby after the
+   * promotion.
+   */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"host_list", "moved_host"})
+  void thePromotedStandbyContinuesFromItsSynchronisedSlotWithNothingLostOrTwice(String addressing)
+      throws Exception {
     assumeTrue(
         "embedded".equals(TestServers.current().name()),
         "the standby is built from the primary's data directory: embedded platform only");
     PostgresServer primary = PostgresServer.builder().name("fo-primary").start();
     Path standbyData = Files.createTempDirectory("trellara-pg-fo-standby-");
     PostgresServer standby = null;
-    try (TestScope scope = STACK.newScope("failover")) {
+    TcpProxy movedHost = null;
+    try (TestScope scope = STACK.newScope("failover_" + addressing)) {
       primary.execute(
           "postgres", "SELECT pg_create_physical_replication_slot('" + STANDBY_SLOT + "', true)");
       baseBackup(primary, standbyData);
@@ -75,6 +85,14 @@ class FailoverSlotIT {
           "CREATE TABLE transfer (id uuid PRIMARY KEY, src int NOT NULL, dst int NOT NULL,"
               + " amount int NOT NULL)");
 
+      boolean hostList = addressing.equals("host_list");
+      if (!hostList) {
+        movedHost = TcpProxy.to("fo-host", primary.host(), primary.port());
+      }
+      String hostname =
+          hostList
+              ? primary.host() + ":" + primary.port() + "," + standby.host() + ":" + standby.port()
+              : movedHost.host() + ":" + movedHost.port();
       String topic = scope.createTopic("strict", 1);
       Map<String, String> source =
           ConnectorConfigs.source(
@@ -84,13 +102,7 @@ class FailoverSlotIT {
               "public.account,public.transfer",
               Map.of(
                   "database.hostname",
-                  primary.host()
-                      + ":"
-                      + primary.port()
-                      + ","
-                      + standby.host()
-                      + ":"
-                      + standby.port(),
+                  hostname,
                   "slot.failover",
                   "true",
                   "replication.reconnect.max.duration.ms",
@@ -158,6 +170,9 @@ class FailoverSlotIT {
           st.execute("SELECT pg_promote(true, 60)");
         }
         long promoted = System.nanoTime();
+        if (movedHost != null) {
+          movedHost.moveTo(standby.host(), standby.port()); // the operator moves the name
+        }
         await().atMost(WAIT).until(() -> writer.committed.get() >= beforeStop + 200);
         writer.stop();
         PostgresServer newPrimary = standby;
@@ -184,9 +199,10 @@ class FailoverSlotIT {
         assertThat(appliedTransactions(dst)).isEqualTo(1 + transfers);
         assertThat(STACK.rest().status(sourceName).tasks().get(0).state()).isEqualTo("RUNNING");
         System.out.printf(
-            "FailoverSlotIT: %d transfers (%d before the primary stopped, %d with an unknown outcome"
+            "FailoverSlotIT %s: %d transfers (%d before the primary stopped, %d with an unknown outcome"
                 + " at the stop), primary stop to promotion %d ms, target equal to the promoted"
                 + " primary %d ms after the promotion%n",
+            addressing,
             transfers,
             beforeStop,
             writer.unknown.get(),
@@ -194,6 +210,9 @@ class FailoverSlotIT {
             (System.nanoTime() - promoted) / 1_000_000);
       }
     } finally {
+      if (movedHost != null) {
+        movedHost.close();
+      }
       if (standby != null) {
         standby.close();
       }
