@@ -28,8 +28,7 @@ public final class TcpProxy implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(TcpProxy.class);
 
   private final String name;
-  private final String targetHost;
-  private final int targetPort;
+  private volatile InetSocketAddress target;
   private final ServerSocket listener;
   private final List<Socket> open = new CopyOnWriteArrayList<>();
   private final AtomicBoolean refusing = new AtomicBoolean();
@@ -40,8 +39,7 @@ public final class TcpProxy implements AutoCloseable {
 
   private TcpProxy(String name, String targetHost, int targetPort) {
     this.name = name;
-    this.targetHost = targetHost;
-    this.targetPort = targetPort;
+    this.target = InetSocketAddress.createUnresolved(targetHost, targetPort);
     try {
       this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
     } catch (IOException e) {
@@ -63,6 +61,15 @@ public final class TcpProxy implements AutoCloseable {
 
   public int port() {
     return listener.getLocalPort();
+  }
+
+  /**
+   * New connections go to {@code host:port} from now on (a host name an operator moved to another
+   * server, e.g. to a promoted standby); open ones are left alone ({@link #cut()} ends them).
+   */
+  public void moveTo(String host, int port) {
+    target = InetSocketAddress.createUnresolved(host, port);
+    LOG.info("proxy {}: now forwards to {}:{}", name, host, port);
   }
 
   /** Resets every connection through the proxy now. */
@@ -137,7 +144,8 @@ public final class TcpProxy implements AutoCloseable {
       }
       Socket server = new Socket();
       try {
-        server.connect(new InetSocketAddress(targetHost, targetPort), 5_000);
+        InetSocketAddress to = target;
+        server.connect(new InetSocketAddress(to.getHostString(), to.getPort()), 5_000);
         client.setTcpNoDelay(true);
         server.setTcpNoDelay(true);
       } catch (IOException e) {
@@ -207,6 +215,14 @@ public final class TcpProxy implements AutoCloseable {
 
   @Override
   public String toString() {
-    return "TcpProxy[" + name + " " + port() + " -> " + targetHost + ":" + targetPort + "]";
+    return "TcpProxy["
+        + name
+        + " "
+        + port()
+        + " -> "
+        + target.getHostString()
+        + ":"
+        + target.getPort()
+        + "]";
   }
 }

@@ -3,6 +3,7 @@ package io.trellara.source.connect;
 import static io.trellara.source.connect.TrellaraSourceConfig.*;
 
 import io.trellara.connect.common.TlsDefinitions;
+import io.trellara.source.pg.PgEndpoint;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Type;
@@ -25,7 +26,12 @@ final class ConnectionDefinitions {
         ConfigDef.NO_DEFAULT_VALUE,
         hostnameValidator(),
         Importance.HIGH,
-        "Host name or address of the source PostgreSQL server.",
+        "Host name or address of the source PostgreSQL server; or a comma-separated list of servers"
+            + " (host, host:port, [ipv6]:port; an entry without a port uses "
+            + PORT
+            + "), tried in order, e.g. the primary and its standbys. With "
+            + SLOT_FAILOVER
+            + "=true only the primary among them is used, so the task follows a promotion.",
         GROUP_CONNECTION,
         ++o,
         Width.MEDIUM,
@@ -119,9 +125,9 @@ final class ConnectionDefinitions {
   }
 
   /**
-   * A host name or address only: the JDBC URL is host, port and database, and anything that could
-   * start a path or a parameter ({@code /}, {@code ?}, {@code &}, {@code #}, {@code @}, white
-   * space) is refused.
+   * Host names or addresses with optional ports only ({@link PgEndpoint#hosts}): the JDBC URL is
+   * the servers and the database, and anything that could start a path or a parameter ({@code /},
+   * {@code ?}, {@code &}, {@code #}, {@code @}, white space inside an entry) is refused.
    */
   static ConfigDef.Validator hostnameValidator() {
     return ConfigDef.LambdaValidator.with(
@@ -130,16 +136,18 @@ final class ConnectionDefinitions {
           if (h.isEmpty()) {
             throw new ConfigException(name, value, "String must be non-empty");
           }
-          if (!h.matches("[A-Za-z0-9._:%\\[\\]-]+")) {
+          try {
+            PgEndpoint.hosts(h, 5432);
+          } catch (IllegalArgumentException e) {
             throw new ConfigException(
                 name,
                 value,
-                "A host name or IP address only (letters, digits, '.', '-',"
-                    + " '_', ':' and [] for IPv6): no port, path, parameters or user. Put the port in "
+                e.getMessage()
+                    + ": no path, parameters or user. Put the default port in "
                     + PORT
                     + " and TLS settings in database.ssl*.");
           }
         },
-        () -> "host name or IP address");
+        () -> "host name or IP address, or a comma-separated list of host[:port]");
   }
 }

@@ -195,6 +195,27 @@ final class ReplicationDefinitions {
         Width.SHORT,
         "Slot lag warning (bytes)");
     d.define(
+        SLOT_FAILOVER,
+        Type.BOOLEAN,
+        false,
+        Importance.MEDIUM,
+        "PostgreSQL 17+: create the replication slot as a failover slot (failover => true), which a"
+            + " standby with sync_replication_slots=on, hot_standby_feedback=on, primary_slot_name and"
+            + " a dbname in primary_conninfo keeps synchronised, so that after the standby is promoted"
+            + " the task resumes from the same slot on it. An existing slot without failover is"
+            + " altered (ALTER_REPLICATION_SLOT ... (FAILOVER true)). validate() and the task's start"
+            + " refuse it below PostgreSQL 17 and when the primary's synchronized_standby_slots is empty"
+            + " or names a physical slot that does not exist (without it the task could publish"
+            + " transactions the standby never received). Connections then go to the primary only"
+            + " (targetServerType=primary): list the primary and its standbys in "
+            + HOSTNAME
+            + " (host:port,host:port) or move one host name to the promoted standby. See"
+            + " docs/operations.md, Failover slots.",
+        GROUP_REPLICATION,
+        ++o,
+        Width.SHORT,
+        "Failover slot");
+    d.define(
         SLOT_DROP_ON_STOP,
         Type.BOOLEAN,
         false,

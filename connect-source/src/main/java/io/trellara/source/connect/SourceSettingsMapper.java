@@ -39,7 +39,8 @@ final class SourceSettingsMapper {
             c.getString(SSLROOTCERT),
             c.getString(SSLCERT),
             c.getString(SSLKEY),
-            secret(c.getPassword(SSLPASSWORD)));
+            secret(c.getPassword(SSLPASSWORD)),
+            c.getBoolean(SLOT_FAILOVER));
     return new SourceSettings(
         endpoint,
         c.sourceId(),

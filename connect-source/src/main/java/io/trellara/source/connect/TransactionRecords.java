@@ -10,6 +10,7 @@ import io.trellara.source.replication.Outbound;
 import io.trellara.source.startup.SourceStartup;
 import io.trellara.source.startup.StoredOffset;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.header.ConnectHeaders;
 import org.apache.kafka.connect.source.SourceRecord;
@@ -34,6 +35,7 @@ final class TransactionRecords {
   private final String strictTopic;
   private final String partitionedTopic;
   private final ServerIdentity server;
+  private Supplier<ServerIdentity> newestServer = () -> null;
   private Map<String, Object> lastOffset;
   private String runningSnapshotLsn;
   private Map<String, Object> runningOffset;
@@ -70,8 +72,20 @@ final class TransactionRecords {
             config.partitionedTopic(),
             started.server(),
             started.decision().position())
+        .followingServer(started.engine()::server)
         .dataset(started.settings().datasetId())
         .signing(RecordSigning.of(config));
+  }
+
+  /**
+   * Offsets record the server of the newest replication connection ({@code newest}; while it
+   * answers null, the server the task started on): after a promotion the task's offsets name the
+   * promoted standby's timeline, so a later start on an old primary back on the old timeline is
+   * seen as another timeline, not as the same server.
+   */
+  TransactionRecords followingServer(Supplier<ServerIdentity> newest) {
+    this.newestServer = newest;
+    return this;
   }
 
   /** A record that remembers which transaction it belongs to, for acknowledgement. */
@@ -141,13 +155,15 @@ final class TransactionRecords {
     headers.addString(HEADER_BOUNDARY, o.boundaryMode());
     Map<String, ?> offset;
     if (o.closesTransaction()) {
+      ServerIdentity newest = newestServer.get();
+      ServerIdentity at = newest == null ? server : newest;
       SourcePosition p =
           new SourcePosition(
               o.key().commitLsn(),
               o.endLsn(),
               o.key().transactionId(),
-              server.systemId(),
-              server.timeline());
+              at.systemId(),
+              at.timeline());
       lastOffset = withDataset(new StoredOffset.At(p).toMap());
       offset = lastOffset;
       OffsetHeaders.write(sourceId, slot, p, headers::addString);

@@ -58,6 +58,7 @@ public final class TrellaraSourceConfig extends AbstractConfig {
   public static final String HEARTBEAT_ACTION_QUERY = "heartbeat.action.query";
   public static final String SLOT_LAG_WARN_BYTES = "slot.lag.warn.bytes";
   public static final String SLOT_DROP_ON_STOP = "slot.drop.on.stop";
+  public static final String SLOT_FAILOVER = "slot.failover";
   public static final String SNAPSHOT_MODE = "snapshot.mode";
   public static final String SNAPSHOT_MAX_THREADS = "snapshot.max.threads";
   public static final String SNAPSHOT_KEY_RANGE_ROWS = "snapshot.key.range.rows";

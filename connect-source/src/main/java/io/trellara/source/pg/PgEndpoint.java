@@ -5,13 +5,23 @@ import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Properties;
+import java.util.StringJoiner;
 import org.postgresql.PGProperty;
 
 /**
  * How to reach the source server, for ordinary and replication connections. Every session is pinned
  * to the settings the wire contract's text values assume (UTC, ISO dates, postgres intervals, exact
  * floats, hex bytea), whatever the server's or the worker's defaults.
+ *
+ * <p>{@code host} is one host or a comma-separated list ({@code host}, {@code host:port}, {@code
+ * [ipv6]}, {@code [ipv6]:port}; an entry without a port uses {@code port}), tried in order (see
+ * {@link #hosts}). With {@code failover} (a failover slot, {@code slot.failover}) every connection
+ * goes to the primary of that list ({@code targetServerType=primary}, host states re-checked after
+ * one second): after a promotion the reconnecting task finds the promoted standby, and never
+ * decodes on a standby whose synchronised slot it cannot use.
  */
 public record PgEndpoint(
     String host,
@@ -23,7 +33,95 @@ public record PgEndpoint(
     String sslRootCert,
     String sslCert,
     String sslKey,
-    String sslPassword) {
+    String sslPassword,
+    boolean failover) {
+
+  /** One server of the host list. */
+  public record HostPort(String host, int port) {
+    @Override
+    public String toString() {
+      return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
+    }
+  }
+
+  /** An endpoint without a failover slot. */
+  public PgEndpoint(
+      String host,
+      int port,
+      String database,
+      String user,
+      String password,
+      String sslMode,
+      String sslRootCert,
+      String sslCert,
+      String sslKey,
+      String sslPassword) {
+    this(
+        host,
+        port,
+        database,
+        user,
+        password,
+        sslMode,
+        sslRootCert,
+        sslCert,
+        sslKey,
+        sslPassword,
+        false);
+  }
+
+  /**
+   * The servers of {@code value} (database.hostname) in order: entries separated by commas, each a
+   * host name or address with an optional {@code :port} ({@code defaultPort} otherwise); an IPv6
+   * literal with a port is written in brackets ({@code [::1]:5433}), one without may be bare.
+   * Throws IllegalArgumentException naming the entry that is not one.
+   */
+  public static List<HostPort> hosts(String value, int defaultPort) {
+    List<HostPort> hosts = new ArrayList<>();
+    for (String raw : (value == null ? "" : value).split(",", -1)) {
+      String e = raw.trim();
+      String host;
+      String port = null;
+      if (e.startsWith("[")) {
+        int close = e.indexOf(']');
+        if (close < 0) {
+          throw new IllegalArgumentException(
+              "'" + e + "' opens [ for an IPv6 address, never closed");
+        }
+        host = e.substring(1, close);
+        String rest = e.substring(close + 1);
+        if (!rest.isEmpty()) {
+          if (!rest.startsWith(":")) {
+            throw new IllegalArgumentException("'" + e + "': only :port may follow ]");
+          }
+          port = rest.substring(1);
+        }
+      } else if (e.indexOf(':') >= 0 && e.indexOf(':') == e.lastIndexOf(':')) {
+        host = e.substring(0, e.indexOf(':'));
+        port = e.substring(e.indexOf(':') + 1);
+      } else {
+        host = e; // a name, an IPv4 address, or a bare IPv6 literal (several colons)
+      }
+      if (host.isEmpty() || !host.matches("[A-Za-z0-9._:%-]+")) {
+        throw new IllegalArgumentException(
+            "'"
+                + e
+                + "' is not a host name or address (letters, digits, '.', '-', '_', ':' and [] for"
+                + " IPv6, then an optional :port; entries separated by commas)");
+      }
+      int p = defaultPort;
+      if (port != null) {
+        if (!port.matches("[0-9]{1,5}")
+            || Integer.parseInt(port) < 1
+            || Integer.parseInt(port) > 65535) {
+          throw new IllegalArgumentException("'" + e + "' has port '" + port + "', not 1 to 65535");
+        }
+        p = Integer.parseInt(port);
+      }
+      hosts.add(new HostPort(host, p));
+    }
+    return hosts;
+  }
 
   public static final int LOGIN_TIMEOUT_SECONDS = 20;
   static final String SESSION_OPTIONS =
@@ -37,12 +135,10 @@ public record PgEndpoint(
    * #properties(boolean)}.
    */
   public String url() {
-    String h =
-        host.indexOf(':') >= 0 && !host.startsWith("[") ? "[" + host + "]" : host; // IPv6 literal
+    StringJoiner servers = new StringJoiner(",");
+    hosts(host, port).forEach(h -> servers.add(h.toString())); // IPv6 literals in brackets
     return "jdbc:postgresql://"
-        + h
-        + ":"
-        + port
+        + servers
         + "/"
         + URLEncoder.encode(database, StandardCharsets.UTF_8);
   }
@@ -62,6 +158,12 @@ public record PgEndpoint(
     PGProperty.APPLICATION_NAME.set(
         p, replication ? "trellara-source-replication" : "trellara-source");
     PGProperty.CONNECT_TIMEOUT.set(p, 10);
+    if (failover) {
+      // a failover slot is used on the primary only: after a promotion the promoted standby is the
+      // one to find, and an unpromoted standby (its synchronised slot unusable) is skipped
+      PGProperty.TARGET_SERVER_TYPE.set(p, "primary");
+      PGProperty.HOST_RECHECK_SECONDS.set(p, 1);
+    }
     if (replication) {
       // bounds the whole attempt, start-up and authentication included, so a reconnecting engine is
       // never
@@ -120,6 +222,14 @@ public record PgEndpoint(
 
   @Override
   public String toString() {
-    return user + "@" + host + ":" + port + "/" + database; // never the password
+    String servers;
+    try {
+      StringJoiner j = new StringJoiner(",");
+      hosts(host, port).forEach(h -> j.add(h.toString()));
+      servers = j.toString();
+    } catch (IllegalArgumentException e) {
+      servers = host + ":" + port;
+    }
+    return user + "@" + servers + "/" + database; // never the password
   }
 }

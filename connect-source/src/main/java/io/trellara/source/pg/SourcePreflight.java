@@ -30,6 +30,9 @@ public final class SourcePreflight {
     List<SourceProblem> problems = new ArrayList<>();
     try (Connection c = s.endpoint().connect()) {
       walLevel(c, problems);
+      if (s.endpoint().failover()) {
+        FailoverSlots.check(c, problems);
+      }
       serverEncoding(c, s, problems);
       replicationPrivilege(c, s, problems);
       MessageAuthorship.check(c, s, problems);

@@ -49,14 +49,21 @@ public final class SourceSetup {
                 + " FOR TABLE "
                 + tables);
       }
+      boolean failover = s.endpoint().failover();
       if (createSlot
           && !exists(c, "SELECT 1 FROM pg_replication_slots WHERE slot_name = ?", s.slotName())) {
+        // arguments: name, plugin, temporary, two_phase, failover (PostgreSQL 17+)
         try (PreparedStatement ps =
-            c.prepareStatement("SELECT pg_create_logical_replication_slot(?, 'pgoutput')")) {
+            c.prepareStatement(
+                failover
+                    ? "SELECT pg_create_logical_replication_slot(?, 'pgoutput', false, false, true)"
+                    : "SELECT pg_create_logical_replication_slot(?, 'pgoutput')")) {
           ps.setString(1, s.slotName());
           ps.execute();
         }
         slotCreated = true;
+      } else if (failover) {
+        FailoverSlots.ensureFailover(c, s);
       }
       // installed again when absent, older than this connector (the sql_drop trigger came with
       // the relations field, the role fields with version 3, the schemas field with version 4), or

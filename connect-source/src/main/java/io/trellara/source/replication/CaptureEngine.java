@@ -190,6 +190,11 @@ public final class CaptureEngine implements AutoCloseable {
     return settings;
   }
 
+  /** The server of the newest replication connection (IDENTIFY_SYSTEM); null before the first. */
+  public io.trellara.source.pg.ServerIdentity server() {
+    return current.server;
+  }
+
   public CaptureMetrics metrics() {
     return metrics;
   }

@@ -3,6 +3,7 @@ package io.trellara.source.replication;
 import io.trellara.protocol.Lsn;
 import io.trellara.source.pg.Heartbeat;
 import io.trellara.source.pg.ReplicationStreams;
+import io.trellara.source.pg.ServerIdentity;
 import io.trellara.source.pg.WalWait;
 import io.trellara.source.pgoutput.PgOutputMessage;
 import io.trellara.source.pgoutput.PgOutputMessage.LogicalMessage;
@@ -43,6 +44,9 @@ final class StreamSession {
 
     /** The backend PID of that connection's walsender (0: none). */
     volatile int walsenderPid;
+
+    /** The server of the last connection (IDENTIFY_SYSTEM); null before the first. */
+    volatile ServerIdentity server;
   }
 
   private final SourceSettings settings;
@@ -93,6 +97,12 @@ final class StreamSession {
       if (!running.getAsBoolean()) {
         return; // close() ran before it could see this connection
       }
+      ServerIdentity server = ServerIdentity.of(c);
+      String switched = ServerIdentity.continuation(current.server, server, settings.slotName());
+      if (switched != null) {
+        LOG.warn(switched);
+      }
+      current.server = server;
       PGReplicationStream stream =
           ReplicationStreams.open(
               c,

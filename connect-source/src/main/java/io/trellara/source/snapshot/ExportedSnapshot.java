@@ -1,6 +1,7 @@
 package io.trellara.source.snapshot;
 
 import io.trellara.protocol.Lsn;
+import io.trellara.source.pg.FailoverSlots;
 import io.trellara.source.pg.PgEndpoint;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -29,12 +30,19 @@ public final class ExportedSnapshot implements AutoCloseable {
 
   /**
    * Creates {@code slotName}; a temporary slot (initial_only) disappears when this connection
-   * closes.
+   * closes. With a failover endpoint ({@code slot.failover}) a permanent slot is a failover slot.
    */
   public static ExportedSnapshot create(PgEndpoint endpoint, String slotName, boolean temporary)
       throws SQLException {
     Connection c = endpoint.connectForReplication();
     try {
+      if (endpoint.failover() && !temporary) {
+        ReplicationSlotInfo slot = FailoverSlots.createWithSnapshot(c, slotName);
+        if (slot.getSnapshotName() == null || slot.getSnapshotName().isBlank()) {
+          throw new SQLException("CREATE_REPLICATION_SLOT " + slotName + " exported no snapshot");
+        }
+        return new ExportedSnapshot(c, slot);
+      }
       var builder =
           c.unwrap(PGConnection.class)
               .getReplicationAPI()

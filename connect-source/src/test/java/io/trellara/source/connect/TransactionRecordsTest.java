@@ -57,6 +57,27 @@ class TransactionRecordsTest {
   }
 
   @Test
+  void afterAPromotionTheOffsetsNameTheServerOfTheNewestConnection() {
+    java.util.concurrent.atomic.AtomicReference<ServerIdentity> newest =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    TransactionRecords records = records(new StoredOffset.None()).followingServer(newest::get);
+    SourceRecord before =
+        records.record(
+            record(
+                MessageKind.ENVELOPE, "771", "0/2000000", 0x2000048, Outbound.Destination.STRICT));
+    assertThat(offset(before)).containsEntry("timeline", 1L); // no connection yet: the start's
+    newest.set(new ServerIdentity(SERVER.systemId(), 2));
+    SourceRecord after =
+        records.record(
+            record(
+                MessageKind.ENVELOPE, "772", "0/3000000", 0x3000048, Outbound.Destination.STRICT));
+    assertThat(offset(after))
+        .containsEntry("system_id", SERVER.systemId())
+        .containsEntry("timeline", 2L);
+    assertThat(headers(after)).containsEntry("trellara.offset.timeline", "2");
+  }
+
+  @Test
   void recordsBeforeTheFirstClosingRecordCarryTheResumedPositionNeverANullOffset() {
     SourceRecord chunk =
         records(new StoredOffset.None())

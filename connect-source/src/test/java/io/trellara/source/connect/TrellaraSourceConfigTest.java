@@ -226,11 +226,28 @@ class TrellaraSourceConfigTest {
     assertThatThrownBy(
             () -> new TrellaraSourceConfig(with("database.hostname", "db/shop?sslmode=disable")))
         .isInstanceOf(ConfigException.class)
-        .hasMessageContaining("host name or IP address only");
+        .hasMessageContaining("'db/shop?sslmode=disable' is not a host name")
+        .hasMessageContaining("no path, parameters or user");
     assertThat(
             new TrellaraSourceConfig(with("database.hostname", "::1"))
                 .getString("database.hostname"))
         .isEqualTo("::1");
+  }
+
+  @Test
+  void aHostListIsAcceptedAndSlotFailoverDefaultsToOffAndReachesTheEndpoint() {
+    TrellaraSourceConfig list =
+        new TrellaraSourceConfig(with("database.hostname", "pg-a:5433,pg-b:5434"));
+    assertThat(list.getBoolean("slot.failover")).isFalse();
+    assertThat(SourceSettingsMapper.settings(list).endpoint().failover()).isFalse();
+    assertThat(SourceSettingsMapper.settings(list).endpoint().url())
+        .startsWith("jdbc:postgresql://pg-a:5433,pg-b:5434/");
+    TrellaraSourceConfig failover = new TrellaraSourceConfig(with("slot.failover", "true"));
+    assertThat(SourceSettingsMapper.settings(failover).endpoint().failover()).isTrue();
+    assertThat(SourceSettingsMapper.settings(failover).database().endpoint().failover()).isTrue();
+    assertThatThrownBy(() -> new TrellaraSourceConfig(with("database.hostname", "pg-a,pg-b:0")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("'pg-b:0' has port '0'");
   }
 
   @Test
@@ -240,39 +257,3 @@ class TrellaraSourceConfigTest {
     assertThat(new TrellaraSourceConfig(with("kafka.bootstrap.servers", " ")).ownKafkaAccess())
         .isFalse();
     assertThat(new TrellaraSourceConfig(valid()).ownKafkaAccess()).isTrue();
-    TrellaraSourceConfig c = new TrellaraSourceConfig(with("kafka.admin.security.protocol", "SSL"));
-    assertThat(c.adminConfig())
-        .containsEntry("security.protocol", "SSL")
-        .containsEntry("bootstrap.servers", "127.0.0.1:1");
-    assertThatThrownBy(() -> new TrellaraSourceConfig(with("topic.replication.factor", "0")))
-        .isInstanceOf(ConfigException.class)
-        .hasMessageContaining("-1");
-  }
-
-  @Test
-  void validateReportsRefusedFrameworkSettingsOnTheirKeysEvenWhenOtherFieldsFail() {
-    Config config =
-        new TrellaraSourceConnector()
-            .validate(with("errors.tolerance", "all", "transforms", "f", "database.user", null));
-    Map<String, ConfigValue> values = SourceSettingsMapper.byName(config);
-    assertThat(values.get("errors.tolerance").errorMessages())
-        .singleElement()
-        .asString()
-        .contains("is refused");
-    assertThat(values.get("transforms").errorMessages())
-        .singleElement()
-        .asString()
-        .contains("is refused");
-    assertThat(values.get("database.user").errorMessages()).isNotEmpty();
-  }
-
-  @Test
-  void connectorAndTaskRefuseToStartWithErrorsToleranceOrTransforms() {
-    assertThatThrownBy(() -> new TrellaraSourceConnector().start(with("errors.tolerance", "all")))
-        .isInstanceOf(ConnectException.class)
-        .hasMessageContaining("errors.tolerance=all is refused");
-    assertThatThrownBy(() -> new TrellaraSourceTask().start(with("transforms", "x")))
-        .isInstanceOf(ConnectException.class)
-        .hasMessageContaining("transforms=x is refused");
-  }
-}

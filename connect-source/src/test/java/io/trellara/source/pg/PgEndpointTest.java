@@ -1,6 +1,7 @@
 package io.trellara.source.pg;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.Properties;
 import org.junit.jupiter.api.Test;
@@ -44,5 +45,44 @@ class PgEndpointTest {
     PgEndpoint e = new PgEndpoint("db.example", 5432, "shop", "u", "", "disable", "", "", "", "");
     assertThat(PGProperty.LOGIN_TIMEOUT.getOrDefault(e.properties(true)))
         .isEqualTo(Integer.toString(PgEndpoint.LOGIN_TIMEOUT_SECONDS));
+  }
+
+  @Test
+  void aHostListBecomesAMultiHostUrlWithEachEntrysPortOrTheDefault() {
+    assertThat(endpoint("pg-a:5433, pg-b,[::1]:6000,10.0.0.7", "shop").url())
+        .isEqualTo("jdbc:postgresql://pg-a:5433,pg-b:5432,[::1]:6000,10.0.0.7:5432/shop");
+    assertThat(PgEndpoint.hosts("fe80::1", 5432))
+        .containsExactly(new PgEndpoint.HostPort("fe80::1", 5432));
+    Properties p = effective(endpoint("pg-a:5433,pg-b:5434", "shop"));
+    assertThat(PGProperty.PG_HOST.getOrDefault(p)).isEqualTo("pg-a,pg-b");
+    assertThat(PGProperty.PG_PORT.getOrDefault(p)).isEqualTo("5433,5434");
+    assertThat(endpoint("pg-a:5433,pg-b", "shop").toString())
+        .isEqualTo("u@pg-a:5433,pg-b:5432/shop");
+  }
+
+  @Test
+  void anEntryThatIsNotHostAndPortIsRefusedNamingIt() {
+    assertThatThrownBy(() -> PgEndpoint.hosts("pg-a,pg-b:99999", 5432))
+        .hasMessageContaining("'pg-b:99999' has port '99999'");
+    assertThatThrownBy(() -> PgEndpoint.hosts("pg-a,", 5432))
+        .hasMessageContaining("'' is not a host name");
+    assertThatThrownBy(() -> PgEndpoint.hosts("db/shop?sslmode=disable", 5432))
+        .hasMessageContaining("'db/shop?sslmode=disable' is not a host name");
+    assertThatThrownBy(() -> PgEndpoint.hosts("[::1", 5432)).hasMessageContaining("never closed");
+  }
+
+  @Test
+  void aFailoverEndpointConnectsToThePrimaryOnlyAndRechecksHostsQuickly() {
+    PgEndpoint plain = endpoint("pg-a,pg-b", "shop");
+    PgEndpoint failover =
+        new PgEndpoint("pg-a,pg-b", 5432, "shop", "u", "", "disable", "", "", "", "", true);
+    for (boolean replication : new boolean[] {false, true}) {
+      assertThat(PGProperty.TARGET_SERVER_TYPE.getOrDefault(failover.properties(replication)))
+          .isEqualTo("primary");
+      assertThat(PGProperty.HOST_RECHECK_SECONDS.getOrDefault(failover.properties(replication)))
+          .isEqualTo("1");
+      assertThat(PGProperty.TARGET_SERVER_TYPE.getOrDefault(plain.properties(replication)))
+          .isEqualTo("any");
+    }
   }
 }
