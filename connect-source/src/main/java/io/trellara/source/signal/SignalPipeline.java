@@ -20,6 +20,7 @@ import io.trellara.source.replication.SourceSettings;
 import io.trellara.source.replication.TransactionPipeline;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.function.BooleanSupplier;
@@ -92,6 +93,10 @@ public final class SignalPipeline implements TransactionPipeline {
           r ->
               r.top() == a.xid()
                   && (a.subtransactionXid() == a.xid() || r.xid() == a.subtransactionXid()));
+    } else if (message instanceof Truncate t && truncates(t)) {
+      // the signal table's truncate is housekeeping: the other tables' goes on without it
+      inner.accept(withoutSignalTable(t), truncateWire(withoutSignalTable(t)), walStart);
+      return;
     } else if (message instanceof Commit c) {
       snapshots.beforeCommit(c.commitLsn());
       inner.accept(message, raw, walStart);
@@ -136,6 +141,33 @@ public final class SignalPipeline implements TransactionPipeline {
         || (message instanceof Truncate t
             && t.relationOids().length == 1
             && t.relationOids()[0] == signalOid);
+  }
+
+  private boolean truncates(Truncate t) {
+    return Arrays.stream(t.relationOids()).anyMatch(o -> o == signalOid);
+  }
+
+  private Truncate withoutSignalTable(Truncate t) {
+    return new Truncate(
+        t.streamXid(),
+        t.options(),
+        Arrays.stream(t.relationOids()).filter(o -> o != signalOid).toArray());
+  }
+
+  /** pgoutput's bytes of a Truncate (the pipeline spills a transaction's messages as bytes). */
+  static ByteBuffer truncateWire(Truncate t) {
+    long[] oids = t.relationOids();
+    ByteBuffer b = ByteBuffer.allocate(1 + (t.streamXid() != 0 ? 4 : 0) + 4 + 1 + 4 * oids.length);
+    b.put((byte) 'T');
+    if (t.streamXid() != 0) {
+      b.putInt((int) t.streamXid());
+    }
+    b.putInt(oids.length);
+    b.put((byte) t.options());
+    for (long oid : oids) {
+      b.putInt((int) oid);
+    }
+    return b.flip();
   }
 
   private void described(Relation r) {
