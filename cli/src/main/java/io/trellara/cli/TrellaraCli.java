@@ -38,7 +38,8 @@ import picocli.CommandLine.Parameters;
       TrellaraCli.Log.class,
       IdentityCommand.class,
       ConformanceCommand.class,
-      StatusCommand.class
+      StatusCommand.class,
+      SnapshotCommand.class
     })
 public final class TrellaraCli {
 

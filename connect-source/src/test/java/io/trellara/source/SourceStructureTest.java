@@ -34,10 +34,18 @@ class SourceStructureTest {
           Map.entry(
               "replication",
               Set.of("capture", "capture.ddl", "pgoutput", "routing", "pg", "snapshot")),
+          Map.entry("signal", Set.of("capture", "pgoutput", "pg", "snapshot", "replication")),
           Map.entry(
               "startup",
               Set.of(
-                  "capture", "capture.ddl", "routing", "pg", "kafka", "snapshot", "replication")),
+                  "capture",
+                  "capture.ddl",
+                  "routing",
+                  "pg",
+                  "kafka",
+                  "snapshot",
+                  "replication",
+                  "signal")),
           Map.entry(
               "connect",
               Set.of(
@@ -50,6 +58,7 @@ class SourceStructureTest {
                   "replication",
                   "replication.ack",
                   "startup",
+                  "signal",
                   "connect.metrics")),
           Map.entry("replication.ack", Set.of()),
           Map.entry("connect.metrics", Set.of("pg", "replication", "replication.ack", "snapshot")));

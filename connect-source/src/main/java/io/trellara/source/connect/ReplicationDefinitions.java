@@ -295,6 +295,39 @@ final class ReplicationDefinitions {
         ++o,
         Width.SHORT,
         "Snapshot key range rows");
+    d.define(
+        SIGNAL_TABLE,
+        Type.STRING,
+        "",
+        nameValidator(ReplicationDefinitions::signalTableProblem, "schema.table, or empty"),
+        Importance.LOW,
+        "A table on the source (schema.table) whose rows are signals to this connector, written"
+            + " with a plain INSERT: columns id text (any name for the signal), type text (snapshot,"
+            + " stop-snapshot, pause-snapshot, resume-snapshot) and data text (for snapshot: one"
+            + " schema.table per line, each optionally followed by WHERE and a row filter). The"
+            + " table must be in the connector's publication: its rows are captured like any change,"
+            + " so a signal is ordered with the stream, but they are never published. A snapshot"
+            + " signal re-snapshots the tables it names while the others keep streaming, and the"
+            + " sink replaces each in one target transaction (docs/snapshot.md, Online snapshots)."
+            + " Whoever may INSERT into it may signal: grant INSERT to trusted roles only. A"
+            + " malformed signal is logged and ignored. Empty: no signal table.",
+        GROUP_REPLICATION,
+        ++o,
+        Width.MEDIUM,
+        "Signal table");
+  }
+
+  /** Why {@code signal.table} cannot name a table, or null. */
+  static String signalTableProblem(String value) {
+    if (value == null || value.isBlank()) {
+      return null;
+    }
+    try {
+      io.trellara.source.signal.SignalParser.tableName(value);
+      return null;
+    } catch (io.trellara.source.signal.MalformedSignalException e) {
+      return e.getMessage();
+    }
   }
 
   /**

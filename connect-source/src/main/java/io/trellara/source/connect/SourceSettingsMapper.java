@@ -8,6 +8,9 @@ import io.trellara.source.kafka.TopicTailReader;
 import io.trellara.source.pg.PgEndpoint;
 import io.trellara.source.pg.WalGuard;
 import io.trellara.source.replication.SourceSettings;
+import io.trellara.source.signal.MalformedSignalException;
+import io.trellara.source.signal.Signal;
+import io.trellara.source.signal.SignalParser;
 import io.trellara.source.snapshot.SnapshotReads;
 import io.trellara.source.startup.SourceStartup;
 import java.time.Duration;
@@ -90,7 +93,21 @@ final class SourceSettingsMapper {
                 c.partitioned() ? c.partitionedTopic() : null,
                 c.partitioned() ? c.getInt(PARTITION_COUNT) : 0,
                 Duration.ofMillis(c.getInt(TOPIC_CHECK_TIMEOUT_MS)),
-                TAIL_MAX_RECORDS_PER_PARTITION));
+                TAIL_MAX_RECORDS_PER_PARTITION),
+        signalTable(c.getString(TrellaraSourceConfig.SIGNAL_TABLE)));
+  }
+
+  /** {@code signal.table} parsed (its validator has checked it), or null when empty. */
+  static Signal.TableRequest signalTable(String value) {
+    if (value == null || value.isBlank()) {
+      return null;
+    }
+    try {
+      return SignalParser.tableName(value);
+    } catch (MalformedSignalException e) {
+      throw new org.apache.kafka.common.config.ConfigException(
+          TrellaraSourceConfig.SIGNAL_TABLE, value, e.getMessage());
+    }
   }
 
   /**

@@ -62,6 +62,7 @@ public final class TrellaraSourceConfig extends AbstractConfig {
   public static final String SNAPSHOT_MODE = "snapshot.mode";
   public static final String SNAPSHOT_MAX_THREADS = "snapshot.max.threads";
   public static final String SNAPSHOT_KEY_RANGE_ROWS = "snapshot.key.range.rows";
+  public static final String SIGNAL_TABLE = "signal.table";
 
   public static final String DATASET_MODE = "dataset.mode";
   public static final String MAX_ENVELOPE_BYTES = "dataset.strict.max_envelope_bytes";

@@ -84,7 +84,7 @@ public record Outbound(
   }
 
   /** The same record under another transaction sequence (the engine numbers across pipelines). */
-  Outbound withSequence(long newSequence) {
+  public Outbound withSequence(long newSequence) {
     return new Outbound(
         destination,
         partition,

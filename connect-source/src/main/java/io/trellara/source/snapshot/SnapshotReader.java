@@ -16,6 +16,7 @@ import java.util.Comparator;
 import java.util.Deque;
 import java.util.List;
 import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,6 +45,7 @@ public final class SnapshotReader {
   private final int threads;
   private final long rangeRows;
   private final Path spillDirectory;
+  private Function<List<SnapshotTable>, List<SnapshotTable>> selection = all -> all;
 
   /** The connections reading now, which {@link #abort} closes under their reads. */
   private final List<Connection> open = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -73,6 +75,15 @@ public final class SnapshotReader {
   }
 
   /**
+   * Reads only what {@code select} makes of the publication's tables (an online snapshot: the
+   * tables a signal names, a row filter added to each).
+   */
+  public SnapshotReader selecting(Function<List<SnapshotTable>, List<SnapshotTable>> select) {
+    this.selection = select;
+    return this;
+  }
+
+  /**
    * Imports {@code exported}'s snapshot, closes the replication connection that exported it (the
    * import holds the snapshot from then on), and hands every row of it to {@code feed}. Returns the
    * rows read; the caller commits the snapshot transaction.
@@ -84,7 +95,7 @@ public final class SnapshotReader {
     List<Connection> helpers = new ArrayList<>();
     Connection c = open(exported);
     try {
-      List<SnapshotTable> tables = tables(c);
+      List<SnapshotTable> tables = selection.apply(tables(c));
       // helpers only when there are tables for them; each imports the snapshot while it is still
       // exported
       for (int i = 1; i < Math.min(threads, tables.size()); i++) {

@@ -12,6 +12,8 @@ import io.trellara.source.pg.SourceSetup;
 import io.trellara.source.replication.CaptureEngine;
 import io.trellara.source.replication.SourceSettings;
 import io.trellara.source.replication.StrictPipeline;
+import io.trellara.source.signal.Signal;
+import io.trellara.source.signal.SignalPipeline;
 import io.trellara.source.snapshot.ExportedSnapshot;
 import io.trellara.source.snapshot.SnapshotMode;
 import java.sql.SQLException;
@@ -41,7 +43,18 @@ public final class SourceStartup {
       SnapshotMode snapshotMode,
       boolean acceptNewHistory,
       String connector,
-      TopicTailReader.Settings tail) {}
+      TopicTailReader.Settings tail,
+      Signal.TableRequest signalTable) {
+
+    /** Without a signal table. */
+    public Options(
+        SnapshotMode snapshotMode,
+        boolean acceptNewHistory,
+        String connector,
+        TopicTailReader.Settings tail) {
+      this(snapshotMode, acceptNewHistory, connector, tail, null);
+    }
+  }
 
   /**
    * A started source.
@@ -83,7 +96,8 @@ public final class SourceStartup {
         new CaptureEngine(
             captured,
             decision.startLsn(),
-            StrictPipeline.factory(captured),
+            SignalPipeline.factory(
+                captured, options.signalTable(), StrictPipeline.factory(captured)),
             decision.snapshot().plan(),
             exported);
     engine.start();

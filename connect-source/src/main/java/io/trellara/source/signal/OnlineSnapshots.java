@@ -1,0 +1,325 @@
+package io.trellara.source.signal;
+
+import io.trellara.protocol.LogText;
+import io.trellara.protocol.Lsn;
+import io.trellara.source.pg.PgNames;
+import io.trellara.source.replication.BarrierPipeline;
+import io.trellara.source.replication.Outbound;
+import io.trellara.source.replication.SourceSettings;
+import io.trellara.source.replication.StrictPipeline;
+import io.trellara.source.snapshot.ExportedSnapshot;
+import io.trellara.source.snapshot.SnapshotEvents;
+import io.trellara.source.snapshot.SnapshotProgress;
+import io.trellara.source.snapshot.SnapshotReader;
+import io.trellara.source.snapshot.SnapshotTable;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Carries out the signals the stream delivers, on the capture thread. A {@code snapshot} signal
+ * re-snapshots the tables it names while the stream goes on for the others:
+ *
+ * <ol>
+ *   <li>when the signal's transaction has been handed on, a temporary slot is created with an
+ *       exported snapshot ({@code CREATE_REPLICATION_SLOT ... TEMPORARY LOGICAL pgoutput}): the
+ *       database as of its consistent point P, where every transaction committing before P is in
+ *       the snapshot and none committing at or after P is (the initial snapshot's argument);
+ *   <li>a non-transactional logical message (the watermark) is written after it, so the stream is
+ *       sure to pass P even when nothing else commits;
+ *   <li>the stream goes on; transactions committing before P are published as usual (the snapshot
+ *       supersedes what they did to the named tables);
+ *   <li>before the first transaction committing at or after P is published (or at the watermark,
+ *       whichever comes first) the named tables are read in that snapshot and published as one
+ *       snapshot transaction committed at P, the way the initial snapshot is published, so the sink
+ *       replaces those tables in one target transaction: readers see the old contents, then the new
+ *       ones, all at once. Every later change to them is ordered after it.
+ * </ol>
+ *
+ * <p>The read is one pass on the capture thread: the stream waits meanwhile (the chunked reads of
+ * the DBLog method, which would let it go on, are not built). {@code stop-snapshot} cancels a
+ * snapshot that is waiting for P; {@code pause-snapshot} and {@code resume-snapshot} are refused
+ * with the reason, since a snapshot read in one pass has nothing to pause.
+ */
+final class OnlineSnapshots implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(OnlineSnapshots.class);
+
+  /** The prefix of the watermark message written after a snapshot's slot is created. */
+  static final String WATERMARK_PREFIX = "trellara.signal.watermark";
+
+  static final String SLOT_SUFFIX = "_resnap";
+
+  private final SourceSettings settings;
+  private final Sequencer sequencer;
+  private final Function<Consumer<Outbound>, BarrierPipeline> pipelines;
+  private final java.util.function.BooleanSupplier running;
+  private Pending pending;
+
+  private record Pending(Signal signal, ExportedSnapshot exported) {}
+
+  OnlineSnapshots(
+      SourceSettings settings, Sequencer sequencer, java.util.function.BooleanSupplier running) {
+    this.settings = settings;
+    this.sequencer = sequencer;
+    this.pipelines = StrictPipeline.snapshotFactory(settings);
+    this.running = running;
+  }
+
+  /** No snapshot waits for its consistent point (so the stream's position may be confirmed). */
+  boolean idle() {
+    return pending == null;
+  }
+
+  /** A signal whose transaction committed (and was handed on) at {@code commitLsn}. */
+  void signal(Signal s, long commitLsn) {
+    String id = LogText.escape(s.id());
+    switch (s.action()) {
+      case SNAPSHOT -> prepare(s, id, commitLsn);
+      case STOP_SNAPSHOT -> {
+        if (pending == null) {
+          refuse(
+              id,
+              s,
+              "no online snapshot is in progress: a snapshot is read in one pass, so one that began"
+                  + " is complete before a later signal is read");
+        } else {
+          LOG.info(
+              "Signal {}: stop-snapshot: the snapshot of signal {} waiting for consistent point {}"
+                  + " is cancelled; nothing of it was published",
+              id,
+              LogText.escape(pending.signal().id()),
+              Lsn.format(pending.exported().consistentPoint()));
+          cancel();
+        }
+      }
+      case PAUSE_SNAPSHOT, RESUME_SNAPSHOT ->
+          refuse(
+              id,
+              s,
+              "an online snapshot is read in one pass and cannot be paused or resumed (that needs"
+                  + " the chunked, resumable reads of issue 30, requirement 3, not built)");
+    }
+  }
+
+  /** Publishes the pending snapshot before a transaction committing at or after its point. */
+  void beforeCommit(long commitLsn) {
+    if (pending != null && commitLsn >= pending.exported().consistentPoint()) {
+      publish();
+    }
+  }
+
+  /** The stream reached {@code lsn} with nothing in flight before it (a watermark message). */
+  void reached(long lsn) {
+    if (pending != null && lsn >= pending.exported().consistentPoint()) {
+      publish();
+    }
+  }
+
+  private void prepare(Signal s, String id, long commitLsn) {
+    if (pending != null) {
+      refuse(
+          id,
+          s,
+          "the snapshot of signal "
+              + LogText.escape(pending.signal().id())
+              + " is still waiting to be read; send this one again after it");
+      return;
+    }
+    String problem = check(s);
+    if (problem != null) {
+      refuse(id, s, problem);
+      return;
+    }
+    ExportedSnapshot exported;
+    try {
+      exported = ExportedSnapshot.create(settings.endpoint(), slotName(settings.slotName()), true);
+    } catch (SQLException e) {
+      refuse(id, s, "the temporary slot for its snapshot could not be created: " + e.getMessage());
+      return;
+    }
+    pending = new Pending(s, exported);
+    LOG.info(
+        "Signal {} (committed at {}): snapshot of {} at consistent point {}; published before the"
+            + " first transaction committing from there on",
+        id,
+        Lsn.format(commitLsn),
+        LogText.escape(describe(s)),
+        Lsn.format(exported.consistentPoint()));
+    try (Connection c = settings.endpoint().connect();
+        PreparedStatement ps = c.prepareStatement("SELECT pg_logical_emit_message(false, ?, ?)")) {
+      ps.setString(1, WATERMARK_PREFIX);
+      ps.setString(2, s.id());
+      ps.execute();
+    } catch (SQLException e) {
+      // not needed for correctness: the next commit on the source publishes it as well
+      LOG.warn(
+          "Signal {}: the watermark message could not be written ({}); the snapshot is published"
+              + " before the next transaction committed on the source",
+          id,
+          LogText.escape(e.getMessage()));
+    }
+  }
+
+  /**
+   * Why the signal cannot be carried out, or null: each table must be in the publication, and no
+   * row filter can be carried out yet.
+   */
+  private String check(Signal s) {
+    try (Connection c = settings.endpoint().connect()) {
+      c.setAutoCommit(false);
+      c.setReadOnly(true);
+      try {
+        for (Signal.TableRequest t : s.tables()) {
+          if (!published(c, t)) {
+            return "table "
+                + t.display()
+                + " is not in publication "
+                + settings.publicationName()
+                + " (only captured tables can be snapshotted)";
+          }
+          if (t.filter() != null) {
+            return "a row filter cannot be carried out yet: the sink replaces a snapshotted table"
+                + " whole, so a snapshot of the rows of "
+                + t.display()
+                + " matching the filter would delete the others on the target (a filtered"
+                + " snapshot needs the sink to replace only the matching rows); send the signal"
+                + " without WHERE";
+          }
+        }
+        return null;
+      } finally {
+        c.rollback();
+      }
+    } catch (SQLException e) {
+      return "the source could not be asked about its tables: " + e.getMessage();
+    }
+  }
+
+  private boolean published(Connection c, Signal.TableRequest t) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT 1 FROM pg_publication_tables WHERE pubname = ? AND schemaname = ?"
+                + " AND tablename = ?")) {
+      ps.setString(1, settings.publicationName());
+      ps.setString(2, t.schema());
+      ps.setString(3, t.table());
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next();
+      }
+    }
+  }
+
+  private void publish() {
+    Pending p = pending;
+    long point = p.exported().consistentPoint();
+    long started = System.currentTimeMillis();
+    try (ExportedSnapshot exported = p.exported();
+        BarrierPipeline pipeline = pipelines.apply(sequencer.snapshot())) {
+      BarrierPipeline.Publication snapshot = pipeline.snapshot(point, started);
+      SnapshotReader reader =
+          new SnapshotReader(
+                  settings.endpoint(),
+                  settings.publicationName(),
+                  new SnapshotProgress(),
+                  running,
+                  1,
+                  settings.snapshotReads().keyRangeRows(),
+                  settings.spillDirectory())
+              .selecting(tables -> selected(tables, p.signal()));
+      long rows =
+          reader.read(exported, new SnapshotEvents(settings.sourceId(), point, snapshot.events()));
+      snapshot.commit();
+      LOG.info(
+          "Signal {}: snapshot of {} at {} published: {} rows in {} ms",
+          LogText.escape(p.signal().id()),
+          LogText.escape(describe(p.signal())),
+          Lsn.format(point),
+          rows,
+          System.currentTimeMillis() - started);
+    } catch (SQLException e) {
+      throw new IllegalStateException(
+          "the online snapshot of signal "
+              + LogText.escape(p.signal().id())
+              + " failed: "
+              + e.getMessage()
+              + "; the stream resumes before the signal and takes it again",
+          e);
+    } finally {
+      pending = null;
+      sequencer.snapshotDone();
+    }
+  }
+
+  /** The publication's tables the signal names. */
+  static List<SnapshotTable> selected(List<SnapshotTable> published, Signal s) {
+    List<SnapshotTable> out = new ArrayList<>();
+    for (Signal.TableRequest r : s.tables()) {
+      SnapshotTable t =
+          published.stream()
+              .filter(x -> x.schema().equals(r.schema()) && x.name().equals(r.table()))
+              .findFirst()
+              .orElseThrow(
+                  () ->
+                      new IllegalStateException(
+                          "table " + r.display() + " left the publication before its snapshot"));
+      out.add(t);
+    }
+    return out;
+  }
+
+  static String describe(Signal s) {
+    StringBuilder b = new StringBuilder();
+    for (Signal.TableRequest t : s.tables()) {
+      if (!b.isEmpty()) {
+        b.append(", ");
+      }
+      b.append(t.display());
+      if (t.filter() != null) {
+        b.append(" WHERE ").append(t.filter());
+      }
+    }
+    return b.toString();
+  }
+
+  /** The temporary slot of an online snapshot: the task's slot name and a suffix, within 63. */
+  static String slotName(String slot) {
+    String base =
+        slot.length() + SLOT_SUFFIX.length() > PgNames.MAX_NAME_BYTES
+            ? slot.substring(0, PgNames.MAX_NAME_BYTES - SLOT_SUFFIX.length())
+            : slot;
+    return base + SLOT_SUFFIX;
+  }
+
+  private static void refuse(String id, Signal s, String reason) {
+    LOG.warn(
+        "Signal {} ({} {}) refused: {}",
+        id,
+        s.action().wireName(),
+        LogText.escape(describe(s)),
+        LogText.escape(reason));
+  }
+
+  private void cancel() {
+    Pending p = pending;
+    pending = null;
+    try {
+      p.exported().close();
+    } catch (SQLException e) {
+      LOG.debug("Closing a cancelled snapshot's slot: {}", e.toString());
+    }
+  }
+
+  @Override
+  public void close() {
+    if (pending != null) {
+      cancel();
+    }
+  }
+}
