@@ -25,10 +25,13 @@ import java.util.StringJoiner;
  * by hand, {@code ./mvnw -q -B install -DskipTests -DskipITs && ./mvnw -q -B -pl benchmarks
  * exec:java -Dexec.mainClass=io.trellara.benchmarks.e2e.EndToEndBenchmark -Dexec.args="300000 20000
  * all"}; the arguments are the bulk transaction's rows, the number of transfer transactions and the
- * legs: {@code all} (native, strict, strict_chunked, partitioned), {@code native}, or boundary
- * modes separated by commas (e.g. {@code strict} or {@code strict,partitioned}), which run after
- * native. {@code partitioned} runs one leg per sink task count of {@code
- * -Dbench.partitioned.sinkTasks} (default {@code 1,2,4}); {@code partitioned@2} runs one.
+ * legs: {@code all} (native, strict, strict_chunked, partitioned, debezium), {@code native}, or
+ * legs separated by commas (e.g. {@code strict} or {@code strict,partitioned,debezium}), which run
+ * after native. {@code partitioned} runs one leg per sink task count of {@code
+ * -Dbench.partitioned.sinkTasks} (default {@code 1,2,4}); {@code partitioned@2} runs one. {@code
+ * debezium} ({@link DebeziumLeg}) is Debezium's PostgreSQL source and JDBC sink in the same worker,
+ * loaded from the plugin archives this module's build unpacks into {@code target/debezium-plugins}
+ * (the worker's {@code plugin.path} when the leg runs).
  *
  * <p>Latency mode, {@code -Dexec.args="latency 500 strict 30 20"}: {@link PacedLatency} with native
  * replication and the named legs at the defaults users get (no producer, consumer or apply
@@ -126,7 +129,7 @@ public final class EndToEndBenchmark {
             PostgresServer.builder().name("bench-target").durable().build().start();
         KafkaBroker broker = KafkaBroker.builder().build()) {
       broker.start();
-      WorkerRun worker = WorkerRun.start(broker);
+      WorkerRun worker = WorkerRun.start(broker, modes.contains(DebeziumLeg.MODE));
       try {
         System.out.printf(
             "platform up in %.1f s (Connect worker %s)%n",
@@ -136,7 +139,7 @@ public final class EndToEndBenchmark {
                 sourcePg, targetPg, broker, worker.rest(), worker::cpuNanos, worker.threads());
         String warmupLeg = System.getProperty("bench.warmup.leg");
         if (warmupLeg != null) { // the broker's and the worker's JIT, before anything is measured
-          try (Leg leg = new TrellaraLeg(warmupLeg, platform, atDefaults)) {
+          try (Leg leg = leg(warmupLeg, platform, atDefaults)) {
             leg.start();
             System.out.printf("warm-up leg (%s), not measured:%n", warmupLeg);
             run.run(leg);
@@ -144,10 +147,7 @@ public final class EndToEndBenchmark {
         }
         beforeLegs.run(platform);
         for (String mode : modes) {
-          try (Leg leg =
-              mode.equals("native")
-                  ? new NativeReplicationLeg(platform)
-                  : new TrellaraLeg(mode, platform, atDefaults)) {
+          try (Leg leg = leg(mode, platform, atDefaults)) {
             leg.start();
             results.add(run.run(leg));
           }
@@ -160,14 +160,25 @@ public final class EndToEndBenchmark {
     return results;
   }
 
+  private static Leg leg(String mode, Platform platform, boolean atDefaults) {
+    return switch (mode) {
+      case "native" -> new NativeReplicationLeg(platform);
+      case DebeziumLeg.MODE -> new DebeziumLeg(platform);
+      default -> new TrellaraLeg(mode, platform, atDefaults);
+    };
+  }
+
   /**
    * The run's Connect worker: in this JVM (default), or with {@code -Dbench.worker=process} in a
    * JVM of its own, as the issue's reference deployment runs it, so that its CPU is measured apart
    * from the broker's and the workload's.
    */
   private record WorkerRun(ConnectWorker inJvm, ConnectWorkerProcess process) {
-    static WorkerRun start(KafkaBroker broker) {
+    static WorkerRun start(KafkaBroker broker, boolean debezium) {
       ConnectWorker.Builder builder = ConnectWorker.builder(broker).groupId("bench");
+      if (debezium) { // Debezium's plugin archives, each in a class loader of its own
+        builder.pluginPath(DebeziumLeg.pluginPath());
+      }
       if (Boolean.getBoolean("bench.worker.exactly_once")) {
         // KIP-618 on the worker; the source also needs -Dbench.source.extra=
         // exactly.once.support=required,transaction.boundary=connector (docs/operations.md)
@@ -219,17 +230,31 @@ public final class EndToEndBenchmark {
     }
   }
 
-  /** Native first, always: every other leg is reported as a ratio to it. */
+  /**
+   * Native first, always: every other leg is reported as a ratio to it (and to Debezium's when it
+   * runs).
+   */
   static List<String> modes(String argument) {
     Set<String> modes = new LinkedHashSet<>();
     modes.add("native");
-    List<String> asked = argument.equals("all") ? TrellaraLeg.MODES : List.of(argument.split(","));
+    List<String> asked = new java.util.ArrayList<>();
+    if (argument.equals("all")) {
+      asked.addAll(TrellaraLeg.MODES);
+      asked.add(DebeziumLeg.MODE);
+    } else {
+      asked.addAll(List.of(argument.split(",")));
+    }
     for (String mode : asked) {
       String m = mode.trim();
       String base = m.contains("@") ? m.substring(0, m.indexOf('@')) : m;
-      if (!m.equals("native") && !TrellaraLeg.MODES.contains(base)) {
+      if (!m.equals("native") && !m.equals(DebeziumLeg.MODE) && !TrellaraLeg.MODES.contains(base)) {
         throw new IllegalArgumentException(
-            "unknown leg " + m + ": use all, native or one of " + TrellaraLeg.MODES);
+            "unknown leg "
+                + m
+                + ": use all, native, "
+                + DebeziumLeg.MODE
+                + " or one of "
+                + TrellaraLeg.MODES);
       }
       if (m.equals("partitioned")) { // one leg per sink task count (bench.partitioned.sinkTasks)
         TrellaraLeg.partitionedSinkTasks().forEach(n -> modes.add("partitioned@" + n));

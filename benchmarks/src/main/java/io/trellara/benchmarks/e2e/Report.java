@@ -5,7 +5,8 @@ import java.util.Locale;
 import java.util.function.ToDoubleFunction;
 
 /**
- * The run's final table: every leg's figures and, next to each, its ratio to native replication's.
+ * The run's final table: every leg's figures and, next to each, its ratio to native replication's
+ * and, when the Debezium leg ran, to Debezium's.
  */
 final class Report {
   private record Column(String heading, String unit, ToDoubleFunction<LegResult> value) {}
@@ -22,13 +23,20 @@ final class Report {
 
   private Report() {}
 
-  /** A markdown table; the ratio columns are empty when native did not run. */
+  private static LegResult find(List<LegResult> results, String mode) {
+    return results.stream().filter(r -> r.mode().equals(mode)).findFirst().orElse(null);
+  }
+
+  /**
+   * A markdown table; the ratio columns are empty when native did not run, the "× dbz" ones are
+   * there only when Debezium's leg ran.
+   */
   static void print(List<LegResult> results, int bulkRows, int transfers) {
-    LegResult nativeResult =
-        results.stream().filter(r -> r.mode().equals("native")).findFirst().orElse(null);
+    LegResult nativeResult = find(results, "native");
+    LegResult dbz = find(results, DebeziumLeg.MODE);
     System.out.printf(
-        "%nsummary: %,d-row bulk transaction, %,d transfers; × = the leg's time / native's time%n",
-        bulkRows, transfers);
+        "%nsummary: %,d-row bulk transaction, %,d transfers; × = the leg's time / native's time%s%n",
+        bulkRows, transfers, dbz == null ? "" : "; × dbz = the leg's / Debezium's");
     StringBuilder heading = new StringBuilder("| mode |");
     StringBuilder rule = new StringBuilder("|---|");
     for (Column column : COLUMNS) {
@@ -37,8 +45,9 @@ final class Report {
           .append(column.heading())
           .append(' ')
           .append(column.unit())
-          .append(" | × |");
-      rule.append("---|---|");
+          .append(" | × |")
+          .append(dbz == null ? "" : " × dbz |");
+      rule.append(dbz == null ? "---|---|" : "---|---|---|");
     }
     System.out.println(heading);
     System.out.println(rule);
@@ -53,6 +62,10 @@ final class Report {
                 ? " |"
                 : String.format(
                     Locale.ROOT, " %.2f |", value / column.value().applyAsDouble(nativeResult)));
+        if (dbz != null) {
+          row.append(
+              String.format(Locale.ROOT, " %.2f |", value / column.value().applyAsDouble(dbz)));
+        }
       }
       System.out.println(row);
     }
@@ -81,7 +94,7 @@ final class Report {
       for (LegResult result : results) {
         System.out.printf(
             Locale.ROOT,
-            "  %s: %.1f µs per row (%.0f CPU-ms)%s%s%n",
+            "  %s: %.1f µs per row (%.0f CPU-ms)%s%s%s%n",
             result.mode(),
             result.workerCpuMillis() * 1000.0 / (4.0 * transfers),
             result.workerCpuMillis(),
@@ -93,6 +106,13 @@ final class Report {
                     (result.workerCpuMillis() - nativeResult.workerCpuMillis())
                         * 1000.0
                         / (4.0 * transfers)),
+            dbz == null || result == nativeResult || result == dbz
+                ? ""
+                : String.format(
+                    Locale.ROOT,
+                    ", %.2f× Debezium's over idle",
+                    (result.workerCpuMillis() - nativeResult.workerCpuMillis())
+                        / (dbz.workerCpuMillis() - nativeResult.workerCpuMillis())),
             result.workerJitMillis() < 0
                 ? ""
                 : String.format(

@@ -86,9 +86,14 @@ final class WorkerThreads {
     return out;
   }
 
-  /** The benchmark's connectors are named bench-{mode}-source and bench-{mode}-sink. */
+  /**
+   * The benchmark's connectors are named bench-{mode}-source and bench-{mode}-sink; Debezium's
+   * source reads the WAL on its change event source coordinator thread, its capture.
+   */
   static String role(String thread) {
-    if (thread.startsWith("trellara-capture-")) {
+    if (thread.startsWith("trellara-capture-")
+        || (thread.startsWith("debezium-postgresconnector-")
+            && thread.endsWith("-change-event-source-coordinator"))) {
       return "capture";
     }
     if (thread.startsWith("task-thread-")) {
