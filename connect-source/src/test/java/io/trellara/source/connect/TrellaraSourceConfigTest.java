@@ -257,3 +257,39 @@ class TrellaraSourceConfigTest {
     assertThat(new TrellaraSourceConfig(with("kafka.bootstrap.servers", " ")).ownKafkaAccess())
         .isFalse();
     assertThat(new TrellaraSourceConfig(valid()).ownKafkaAccess()).isTrue();
+    TrellaraSourceConfig c = new TrellaraSourceConfig(with("kafka.admin.security.protocol", "SSL"));
+    assertThat(c.adminConfig())
+        .containsEntry("security.protocol", "SSL")
+        .containsEntry("bootstrap.servers", "127.0.0.1:1");
+    assertThatThrownBy(() -> new TrellaraSourceConfig(with("topic.replication.factor", "0")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("-1");
+  }
+
+  @Test
+  void validateReportsRefusedFrameworkSettingsOnTheirKeysEvenWhenOtherFieldsFail() {
+    Config config =
+        new TrellaraSourceConnector()
+            .validate(with("errors.tolerance", "all", "transforms", "f", "database.user", null));
+    Map<String, ConfigValue> values = SourceSettingsMapper.byName(config);
+    assertThat(values.get("errors.tolerance").errorMessages())
+        .singleElement()
+        .asString()
+        .contains("is refused");
+    assertThat(values.get("transforms").errorMessages())
+        .singleElement()
+        .asString()
+        .contains("is refused");
+    assertThat(values.get("database.user").errorMessages()).isNotEmpty();
+  }
+
+  @Test
+  void connectorAndTaskRefuseToStartWithErrorsToleranceOrTransforms() {
+    assertThatThrownBy(() -> new TrellaraSourceConnector().start(with("errors.tolerance", "all")))
+        .isInstanceOf(ConnectException.class)
+        .hasMessageContaining("errors.tolerance=all is refused");
+    assertThatThrownBy(() -> new TrellaraSourceTask().start(with("transforms", "x")))
+        .isInstanceOf(ConnectException.class)
+        .hasMessageContaining("transforms=x is refused");
+  }
+}
