@@ -65,6 +65,8 @@ class PartitionedTransfersIT {
               "4",
               "dataset.partitioned.max_changes_per_chunk",
               "50",
+              "dataset.chunk.max_bytes", // a 5 MB row travels in a chunk of its own
+              Long.toString(6L << 20),
               "snapshot.mode",
               "initial"));
       String sink = deploySink(scope, "sink", dst, strict + "," + lanes, Map.of("tasks.max", "2"));
