@@ -22,8 +22,16 @@ class DebeziumLegTest {
     assertEquals(
         List.of("native", "strict", "debezium"), EndToEndBenchmark.modes("strict,debezium"));
     assertEquals(
-        List.of("native", "strict", "strict_chunked", "partitioned", "debezium"),
-        EndToEndBenchmark.modes("all"));
+        List.of(
+            "native",
+            "strict",
+            "strict_chunked",
+            "partitioned@1",
+            "partitioned@2",
+            "partitioned@4",
+            "debezium"),
+        EndToEndBenchmark.modes("all")); // partitioned: one leg per sink task count
+    assertEquals(List.of("native", "partitioned@2"), EndToEndBenchmark.modes("partitioned@2"));
     IllegalArgumentException unknown =
         assertThrows(IllegalArgumentException.class, () -> EndToEndBenchmark.modes("debezum"));
     assertTrue(unknown.getMessage().contains("unknown leg debezum"), unknown.getMessage());
