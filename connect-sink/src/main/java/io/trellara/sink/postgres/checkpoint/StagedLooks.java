@@ -16,9 +16,12 @@ import java.util.Map;
 /**
  * The reads of one look at many barriers ({@code Target.look}): one statement each for the lane
  * watermarks of their flows, the chunks staged at their commit LSNs, and the payloads of those to
- * read back, however many barriers are looked at. The watermarks are read before the staged chunks
- * (see {@link StagingStore#state}: under READ COMMITTED a chunk absent from the later read while
- * the earlier one showed its lane past the commit was never staged).
+ * read back, however many barriers are looked at. The watermarks are read <b>before</b> the staged
+ * chunks: under READ COMMITTED every statement sees what was committed before it started, and a
+ * lane's watermark is committed together with (or after) every chunk of that lane up to it, so a
+ * chunk absent from the later read while the earlier one showed its lane past the commit was never
+ * staged. Read the other way round, a lane staging between the two statements would look like a
+ * missing chunk.
  */
 public final class StagedLooks {
   private static final String WATERMARKS =

@@ -4,14 +4,12 @@ import io.trellara.protocol.Lsn;
 import io.trellara.protocol.v1.ManifestBoundaryMode;
 import io.trellara.protocol.v1.ManifestPartition;
 import io.trellara.protocol.v1.TransactionManifest;
-import io.trellara.sink.port.BarrierState;
 import io.trellara.sink.port.StagedChunk;
 import io.trellara.sink.port.StagedLane;
 import io.trellara.sink.postgres.session.TargetSession;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -52,21 +50,6 @@ public final class StagingStore {
             VALUES (?, ?, ?, ?, ?::pg_lsn)
             ON CONFLICT (sink_name, source_id, dataset_id, partition_id)
             DO UPDATE SET commit_lsn = greatest(lane_watermarks.commit_lsn, EXCLUDED.commit_lsn), updated_at = pg_catalog.now()""";
-
-  private static final String APPLIED =
-      """
-            SELECT 1 FROM trellara_sink.applied_transactions
-             WHERE source_id = ? AND dataset_id = ? AND commit_lsn = ?::pg_lsn AND transaction_id = ?""";
-
-  private static final String STAGED =
-      """
-            SELECT partition_id, chunk_sequence, checksum, transaction_id FROM trellara_sink.staged_chunks
-             WHERE sink_name = ? AND source_id = ? AND dataset_id = ? AND commit_lsn = ?::pg_lsn""";
-
-  private static final String WATERMARKS =
-      """
-            SELECT partition_id, commit_lsn::text FROM trellara_sink.lane_watermarks
-             WHERE sink_name = ? AND source_id = ? AND dataset_id = ?""";
 
   private static final String PAYLOAD =
       """
@@ -176,53 +159,6 @@ public final class StagingStore {
       w.executeBatch();
     }
     return inserted;
-  }
-
-  /**
-   * What the target holds for the barrier of {@code m}. The watermarks are read <b>before</b> the
-   * staged chunks: under READ COMMITTED every statement sees what was committed before it started,
-   * and a lane's watermark is committed together with (or after) every chunk of that lane up to it,
-   * so a chunk absent from the second read while the first already showed its lane past this commit
-   * was never staged. Read the other way round, a lane staging between the two statements would
-   * look like a missing chunk.
-   */
-  public static BarrierState state(TargetSession s, String sinkName, TransactionManifest m)
-      throws SQLException {
-    PreparedStatement applied = s.prepare(APPLIED);
-    applied.setString(1, m.getSourceId());
-    applied.setString(2, m.getDatasetId());
-    applied.setString(3, m.getSourceCommitLsn());
-    applied.setString(4, m.getTransactionId());
-    try (ResultSet rs = applied.executeQuery()) {
-      if (rs.next()) {
-        return new BarrierState(true, List.of(), Map.of());
-      }
-    }
-    Map<Long, Lsn> watermarks = new HashMap<>();
-    if (m.getBoundaryMode() == ManifestBoundaryMode.PARTITIONED_SCALE_MODE) {
-      PreparedStatement w = s.prepare(WATERMARKS);
-      w.setString(1, sinkName);
-      w.setString(2, m.getSourceId());
-      w.setString(3, m.getDatasetId());
-      try (ResultSet rs = w.executeQuery()) {
-        while (rs.next()) {
-          watermarks.put(rs.getLong(1), Lsn.parse(rs.getString(2)));
-        }
-      }
-    }
-    List<BarrierState.Staged> staged = new ArrayList<>();
-    PreparedStatement ps = s.prepare(STAGED);
-    ps.setString(1, sinkName);
-    ps.setString(2, m.getSourceId());
-    ps.setString(3, m.getDatasetId());
-    ps.setString(4, m.getSourceCommitLsn());
-    try (ResultSet rs = ps.executeQuery()) {
-      while (rs.next()) {
-        staged.add(
-            new BarrierState.Staged(rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getString(4)));
-      }
-    }
-    return new BarrierState(false, staged, watermarks);
   }
 
   /**
