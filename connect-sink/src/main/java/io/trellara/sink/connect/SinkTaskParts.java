@@ -1,7 +1,7 @@
 package io.trellara.sink.connect;
 
+import io.trellara.sink.buffer.SinkBuffer;
 import io.trellara.sink.connect.metrics.SinkTaskMetrics;
-import io.trellara.sink.engine.ApplyPipeline;
 import io.trellara.sink.engine.SinkEngine;
 import io.trellara.sink.postgres.TransactionApplier;
 import io.trellara.sink.postgres.checkpoint.CheckpointStore;
@@ -46,26 +46,27 @@ record SinkTaskParts(
         new TransactionApplier(connections, config.relationMapper(), config.applyOptions(sinkName))
             .ownedBy(sinkName + " task " + taskId);
     SinkTaskMetrics metrics = new SinkTaskMetrics(sinkName, taskId, applier.metrics());
-    ApplyPipeline pipeline =
-        new ApplyPipeline(applier, metrics)
+    SinkEngine engine =
+        new SinkEngine(applier, metrics)
             .maxBarrierWait(
                 Duration.ofMillis(config.getLong(TrellaraSinkConfig.BARRIER_MAX_WAIT_MS)))
-            .maxStagedPerLane(config.getLong(TrellaraSinkConfig.STAGING_LANE_MAX_BYTES))
+            .maxStagedPerLane(
+                config.getLong(TrellaraSinkConfig.STAGING_LANE_MAX_BYTES),
+                Duration.ofMillis(SinkBuffer.DEFAULT_STAGING_CHECK_MILLIS))
             .holdLanes(
-                Duration.ofMillis(io.trellara.sink.buffer.SinkBuffer.DEFAULT_HOLD_MILLIS),
+                Duration.ofMillis(SinkBuffer.DEFAULT_HOLD_MILLIS),
                 config.getLong(TrellaraSinkConfig.LANES_HOLD_MAX_BYTES))
             .maxStreamIdle(applier.options().stallTimeout())
             .stagingRetention(applier.options().flowBounds().stagingRetention())
             .retryPolicy(applier.options().retryPolicy())
-            .wakeOn(new StagingWakeups(connections, sinkName, applier.metrics().stagingWakeups));
+            .wakeOn(new StagingWakeups(connections, sinkName, applier.metrics().stagingWakeups))
+            .attach(sinkName, consumer)
+            .fenceWait(applier.options().maxRetryDuration());
     metrics
-        .pipeline(pipeline)
+        .engine(engine)
         .stages(applier.stages())
         .stallBound(applier.options().stallTimeout())
         .start();
-    SinkEngine engine =
-        new SinkEngine(sinkName, applier, pipeline, consumer)
-            .fenceWait(applier.options().maxRetryDuration());
     ApplyOptions o = applier.options();
     LOG.info(
         "Sink task {} started: allowlist {}, ddl.apply={}, schema evolution {}, {} transaction(s)"

@@ -1,34 +1,47 @@
 package io.trellara.sink.engine;
 
-import io.trellara.sink.buffer.FlowControl;
+import io.trellara.connect.common.Ticker;
+import io.trellara.connect.common.retry.Backoff;
+import io.trellara.connect.common.retry.FailureAction;
+import io.trellara.connect.common.retry.Sleeper;
+import io.trellara.protocol.v1.TransactionManifest;
+import io.trellara.protocol.validation.ProtocolViolationException;
+import io.trellara.sink.buffer.Decision;
 import io.trellara.sink.buffer.Input;
+import io.trellara.sink.buffer.SinkBuffer;
 import io.trellara.sink.port.ApplyException;
+import io.trellara.sink.port.ApplyResult;
+import io.trellara.sink.port.BarrierLook;
+import io.trellara.sink.port.BarrierResult;
+import io.trellara.sink.port.BarrierState;
+import io.trellara.sink.port.FlowKey;
+import io.trellara.sink.port.SourceTransaction;
+import io.trellara.sink.port.StagingSignal;
 import io.trellara.sink.port.Target;
 import io.trellara.sink.port.TargetProgressLost;
 import io.trellara.sink.port.TopicPartitionKey;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.LongSupplier;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * What a sink task does, behind Connect: where each assigned partition resumes (the progress the
- * target records), records in order through the {@link ApplyPipeline}, flow control, and which
- * positions Kafka may have (durable, and with asynchronous target commits flushed). It asks the
- * consumer for seeks, pauses and a call soon through {@link Consumer}, which the task implements
- * with its {@code SinkTaskContext}; so it runs in unit tests against an in-memory target and
- * consumer.
+ * What a sink task does, behind Connect, and the driver of its records: each batch goes to the pure
+ * {@link SinkBuffer}, and each {@link Decision} it returns runs against the target port, in order,
+ * its questions answered. It owns what the buffer must not: the clock, the open streams ({@link
+ * TargetStreams}, with the one retry policy) and, once {@link #attach attached} to a consumer, the
+ * partitions Kafka assigns ({@link Assignments}: where each resumes, pauses, fencing). Kafka may
+ * commit offsets only up to what {@link #committable()} says is durable. It runs in unit tests
+ * against an in-memory target and consumer.
+ *
+ * <p>Not thread-safe (the task thread), except the gauges.
  */
 public final class SinkEngine implements AutoCloseable {
-  private static final Logger LOG = LoggerFactory.getLogger(SinkEngine.class);
-
-  /** What the engine asks of the Kafka consumer. */
+  /** What the engine asks of the Kafka consumer (the task implements it with its context). */
   public interface Consumer {
     /** Deliver {@code partition} from {@code offset} on. */
     void seek(TopicPartitionKey partition, long offset);
@@ -44,221 +57,175 @@ public final class SinkEngine implements AutoCloseable {
     Collection<TopicPartitionKey> assignment();
   }
 
-  private final String sinkName;
+  /** Hears about what was applied, after the commit (metrics). */
+  public interface Listener {
+    default void envelopesApplied(List<SourceTransaction> batch, ApplyResult result) {}
+
+    default void barrierApplied(TransactionManifest manifest, BarrierResult result) {}
+
+    /** A streamed transaction failed transiently and is delivered again after a backoff. */
+    default void streamRetried() {}
+  }
+
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SinkEngine.class);
+
   private final Target target;
-  private final ApplyPipeline pipeline;
-  private final Consumer consumer;
-  private final FlowControl flow = new FlowControl();
+  private final Listener listener;
+  private final SinkBuffer buffer;
+  private final TargetStreams streams;
+  private Assignments assignments;
 
-  /**
-   * Partitions sought to their recorded progress whose first record has not arrived yet: where it
-   * must be.
-   */
-  private final Map<TopicPartitionKey, Long> expectedFirst = new HashMap<>();
+  private final StagingWaits waits;
+  private Ticker ticker = Ticker.SYSTEM;
 
-  /**
-   * Partitions another task has claimed while this one applied them (dropped and paused here until
-   * Kafka revokes or assigns them again), since when, and the refusal that said so.
-   */
-  private final Set<TopicPartitionKey> fenced = new LinkedHashSet<>();
-
-  /**
-   * Partitions paused for fencing: resumed when Kafka assigns them to this task again (Connect
-   * keeps the pause).
-   */
-  private final Set<TopicPartitionKey> fencePaused = new LinkedHashSet<>();
-
-  private long fencedSinceNanos;
-  private final LongSupplier nanoClock;
-  private ApplyException fenceCause;
-
-  /** How long a fenced task waits for Kafka to move its partitions before it stops. */
-  private java.time.Duration fenceWait = java.time.Duration.ofMinutes(10);
-
-  public SinkEngine(String sinkName, Target target, ApplyPipeline pipeline, Consumer consumer) {
-    this(sinkName, target, pipeline, consumer, System::nanoTime);
+  public SinkEngine(Target target, Listener listener) {
+    this(
+        target,
+        listener,
+        SinkBuffer.DEFAULT_MAX_QUEUED_TRANSACTIONS,
+        SinkBuffer.DEFAULT_MAX_QUEUED_BYTES,
+        SinkBuffer.DEFAULT_RECHECK_MILLIS);
   }
 
-  /**
-   * With a clock for how long a fenced task waits for Kafka to move its partitions (tests advance
-   * it).
-   */
   public SinkEngine(
-      String sinkName,
       Target target,
-      ApplyPipeline pipeline,
-      Consumer consumer,
-      LongSupplier nanoClock) {
-    this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
-    this.sinkName = Objects.requireNonNull(sinkName, "sinkName");
+      Listener listener,
+      int maxQueuedTransactions,
+      long maxQueuedBytes,
+      long recheckMillis) {
     this.target = Objects.requireNonNull(target, "target");
-    this.pipeline = Objects.requireNonNull(pipeline, "pipeline");
-    this.consumer = Objects.requireNonNull(consumer, "consumer");
+    this.listener = listener == null ? new Listener() {} : listener;
+    this.buffer = new SinkBuffer(maxQueuedTransactions, maxQueuedBytes, recheckMillis);
+    this.streams = new TargetStreams(target, buffer, this.listener::streamRetried);
+    this.waits = new StagingWaits(buffer);
   }
 
   /**
-   * How long a fenced task waits for the rebalance that moves its partitions
-   * (retry.max.duration.ms).
+   * Attaches the engine to the consumer of sink {@code sinkName}: from now on it is what Connect's
+   * task calls ({@link #open}, {@link #put}, {@link #committable}).
    */
-  public SinkEngine fenceWait(java.time.Duration wait) {
-    this.fenceWait = java.util.Objects.requireNonNull(wait, "wait");
+  public SinkEngine attach(String sinkName, Consumer consumer) {
+    return attach(sinkName, consumer, System::nanoTime);
+  }
+
+  /** {@link #attach(String, Consumer)} with the fence's clock (tests advance it). */
+  public SinkEngine attach(String sinkName, Consumer consumer, LongSupplier nanoClock) {
+    assignments = new Assignments(sinkName, target, consumer, this::forget, nanoClock);
+    return this;
+  }
+
+  /** How long a fenced task waits for Kafka to move its partitions (retry.max.duration.ms). */
+  public SinkEngine fenceWait(Duration wait) {
+    attached().fenceWait(wait);
+    return this;
+  }
+
+  /** Fails a barrier that waits longer than {@code maxWait} without one of its chunks arriving. */
+  public SinkEngine maxBarrierWait(Duration maxWait) {
+    buffer.maxBarrierWait(maxWait.toNanos());
+    return this;
+  }
+
+  /** Rolls back a stream whose next record has not come for {@code maxIdle} (released locks). */
+  public SinkEngine maxStreamIdle(Duration maxIdle) {
+    buffer.maxStreamIdle(maxIdle.toNanos());
     return this;
   }
 
   /**
-   * Progress lives in the target: every assigned partition is claimed there for this task (fencing
-   * an earlier owner) and resumes at the position recorded there.
+   * Pauses a lane while more than {@code maxBytes} of it are staged behind a waiting barrier,
+   * looking at the staged bytes every {@code checkEvery}.
+   */
+  public SinkEngine maxStagedPerLane(long maxBytes, Duration checkEvery) {
+    buffer.maxStagedPerLane(maxBytes, checkEvery.toNanos());
+    return this;
+  }
+
+  /**
+   * How long a transaction set aside past its flow's staging bound holds its partitions' offsets
+   * while its barrier may still come: staging.retention.ms.
+   */
+  public SinkEngine stagingRetention(Duration retention) {
+    buffer.stagingRetention(retention.toNanos());
+    return this;
+  }
+
+  /** How long lane chunks may wait in memory for their barrier, and how many bytes of them. */
+  public SinkEngine holdLanes(Duration hold, long maxBytes) {
+    buffer.holdLanes(hold.toNanos(), maxBytes);
+    return this;
+  }
+
+  /** The retry policy of streamed transactions that fail transiently. */
+  public SinkEngine retryPolicy(Backoff.Policy policy) {
+    streams.retryPolicy(policy);
+    return this;
+  }
+
+  /**
+   * What wakes a waiting barrier when other tasks stage its chunks (none: the recheck interval).
+   */
+  public SinkEngine wakeOn(StagingSignal signal) {
+    waits.wakeOn(signal);
+    return this;
+  }
+
+  /** The clock and the sleeper (tests pass their own). */
+  public SinkEngine time(Ticker ticker, Sleeper sleeper) {
+    this.ticker = Objects.requireNonNull(ticker, "ticker");
+    streams.time(ticker, sleeper);
+    return this;
+  }
+
+  /**
+   * Assigned partitions: claimed in the target for this task, each resumes at its progress.
+   * Detached (a test driving {@link #accept} alone), what was held for them is forgotten.
    */
   public void open(Collection<TopicPartitionKey> assigned) {
-    Collection<TopicPartitionKey> partitions = assigned;
-    if (!fenced.isEmpty()) {
-      // a rebalance: the fenced partitions still assigned (a cooperative assignor keeps them
-      // without opening
-      // them again) are claimed back with the new ones and read again from the target's progress
-      Set<TopicPartitionKey> all = new LinkedHashSet<>(fenced);
-      all.retainAll(new LinkedHashSet<>(consumer.assignment()));
-      all.addAll(assigned);
-      partitions = List.copyOf(all);
-      fenced.clear();
+    if (assignments == null) {
+      forget(assigned);
+    } else {
+      assignments.open(assigned);
     }
-    List<TopicPartitionKey> paused = partitions.stream().filter(fencePaused::remove).toList();
-    if (!paused.isEmpty()) {
-      LOG.info(
-          "Sink {}: Kafka assigned {} to this task again after another task claimed them; it claims them"
-              + " back and resumes",
-          sinkName,
-          paused);
-      resume(paused);
+  }
+
+  /** Revoked partitions: what was queued for them is read again by their next owner. */
+  public void close(Collection<TopicPartitionKey> revoked) {
+    if (assignments == null) {
+      forget(revoked);
+    } else {
+      assignments.close(revoked);
     }
-    // the target is told every partition this task holds now (a fence is judged against them all)
-    Set<TopicPartitionKey> all = new LinkedHashSet<>(consumer.assignment());
-    all.addAll(partitions);
-    Map<TopicPartitionKey, Long> positions = target.claim(List.copyOf(all));
-    for (TopicPartitionKey tp : partitions) {
-      Long next = positions.get(tp);
-      if (next != null) {
-        consumer.seek(tp, next);
-        expectedFirst.put(tp, next);
-        LOG.info(
-            "Sink {} resumes {} at offset {} (its progress recorded in the target)",
-            sinkName,
-            tp,
-            next);
-      } else {
-        // not the consumer group's committed offset: a target restored from a backup, or a new
-        // target
-        // fed from an existing group, would skip what it never applied
-        consumer.seek(tp, 0);
-        expectedFirst.remove(tp);
-        LOG.info(
-            "Sink {} has no progress recorded for {}: it starts from the partition's earliest record",
-            sinkName,
-            tp);
-      }
-    }
-    pipeline.open(partitions);
-    resume(flow.assigned(partitions)); // nothing is queued for them any more
   }
 
   /**
-   * Revoked partitions: what was queued for them is read again by their next owner from the
-   * target's progress.
-   */
-  public void close(Collection<TopicPartitionKey> partitions) {
-    partitions.forEach(expectedFirst::remove);
-    if (!fenced.isEmpty() && fenced.removeAll(partitions) && fenced.isEmpty()) {
-      LOG.info(
-          "Sink {}: Kafka revoked the partitions another task had claimed from this one", sinkName);
-    }
-    flow.revoked(partitions);
-    pipeline.close(partitions);
-  }
-
-  /**
-   * The next records, in order per partition (none: look at waiting barriers again). Throws what
-   * stops apply ({@link ApplyPipeline#accept}); what precedes its cause is applied first.
+   * The next records from Connect, in order per partition (none: look at waiting barriers again),
+   * and what follows from them for the consumer (seeks, pauses, a call soon). Throws what stops
+   * apply ({@link #accept}); what precedes its cause is applied first.
    */
   public void put(List<Input> inputs) {
-    if (!fenced.isEmpty()) {
-      waitFenced();
+    Assignments a = attached();
+    if (a.holdFenced()) {
       return; // fetched before the pause: nothing of it is taken (nor its offsets committed)
     }
-    if (!expectedFirst.isEmpty()) {
-      checkNoGap(inputs);
-    }
+    a.checkNoGap(inputs);
     try {
       if (inputs.isEmpty()) {
-        pipeline.poll();
+        poll();
       } else {
-        pipeline.accept(inputs);
+        accept(inputs);
       }
     } catch (TargetProgressLost e) {
-      readAgainFromTarget(e);
+      a.readAgain(e, buffer.firstOffsets());
       return; // what this batch held is delivered again
     } catch (ApplyException e) {
-      if (e.reason().action() != io.trellara.connect.common.retry.FailureAction.FENCE) {
+      if (e.reason().action() != FailureAction.FENCE) {
         throw e;
       }
-      fenced(e);
+      a.fenced(e);
       return;
     }
-    pipeline.takeRewinds().forEach(consumer::seek);
-    FlowControl.Pauses d = flow.after(pipeline.backlogged(), pipeline.waiting());
-    if (!d.pause().isEmpty()) {
-      consumer.pause(d.pause());
-    }
-    resume(d.resume());
-    if (d.recheckSoon()) {
-      consumer.callAgainWithin(pipeline.recheckWithinMillis());
-    }
-  }
-
-  /**
-   * The first record of a partition sought to its recorded progress must be there: a later one
-   * means the records between are gone from the topic, and the target would miss them without
-   * anyone noticing. One offset is allowed for the commit marker of a transactional producer
-   * (Connect's exactly-once source support writes one after each transaction), which takes an
-   * offset the consumer never delivers.
-   */
-  private void checkNoGap(List<Input> inputs) {
-    for (Input in : inputs) {
-      Long expected = expectedFirst.remove(in.partition());
-      if (expected != null && in.offset() > expected + 1) {
-        expectedFirst.put(
-            in.partition(), expected); // fails again, should the task be restarted as it is
-        throw new ApplyException(
-            ApplyException.Reason.PROGRESS_GAP,
-            null,
-            in.partition() + "@" + in.offset(),
-            "sink "
-                + sinkName
-                + " resumes "
-                + in.partition()
-                + " at offset "
-                + expected
-                + " (its progress"
-                + " in the target), but the first record Kafka delivered is at offset "
-                + in.offset()
-                + ": records "
-                + expected
-                + ".."
-                + (in.offset() - 1)
-                + " are no longer in the topic"
-                + " (retention or deleted records removed them before this sink applied them, or the"
-                + " topic was re-created), so the target would miss them. Nothing after the gap is"
-                + " applied. To accept the loss (the target is re-seeded, or the topic re-created),"
-                + " delete this partition's progress row: DELETE FROM trellara_sink.progress WHERE"
-                + " sink_name = '"
-                + sinkName
-                + "' AND topic = '"
-                + in.partition().topic()
-                + "' AND kafka_partition = "
-                + in.partition().partition());
-      }
-      if (expectedFirst.isEmpty()) {
-        return;
-      }
-    }
+    a.afterBatch(takeRewinds(), backlogged(), waiting(), recheckWithinMillis());
   }
 
   /**
@@ -269,108 +236,151 @@ public final class SinkEngine implements AutoCloseable {
    */
   public Map<TopicPartitionKey, Long> committable() {
     try {
-      return target.durable(pipeline.durablePositions());
+      return target.durable(durablePositions());
     } catch (TargetProgressLost e) {
-      readAgainFromTarget(e);
+      attached().readAgain(e, buffer.firstOffsets());
     } catch (ApplyException e) {
       LOG.warn(
-          "Sink {} commits no Kafka offsets this time: the target's WAL flush position cannot be read: {}",
-          sinkName,
+          "Sink commits no Kafka offsets this time: the target's WAL flush position cannot be"
+              + " read: {}",
           e.getMessage());
     }
     return Map.of();
   }
 
+  private Assignments attached() {
+    return Objects.requireNonNull(assignments, "the engine is not attached to a consumer");
+  }
+
   /**
-   * The target may have lost its last (asynchronous) commits and their progress: everything held in
-   * memory is dropped and every assigned partition is read again from the progress the target
-   * records (or, where it records none, from the first record taken since the partition was
-   * assigned).
+   * Takes the next records (in order per partition) and runs what they lead to. Throws {@link
+   * Input.RejectedException}, {@link ProtocolViolationException} or {@link ApplyException} when
+   * apply must stop; what precedes the cause is applied (or staged) first.
    */
-  private void readAgainFromTarget(TargetProgressLost lost) {
-    LOG.warn("Sink {}: {}", sinkName, lost.getMessage());
-    List<TopicPartitionKey> assigned = List.copyOf(consumer.assignment());
-    Map<TopicPartitionKey, Long> recorded = target.claim(assigned);
-    Map<TopicPartitionKey, Long> firstTaken = pipeline.firstOffsets();
-    List<TopicPartitionKey> partitions = List.copyOf(consumer.assignment());
-    flow.revoked(partitions);
-    pipeline.close(partitions);
-    pipeline.open(partitions);
-    for (TopicPartitionKey k : partitions) {
-      Long next = recorded.getOrDefault(k, firstTaken.get(k));
-      if (next != null) {
-        consumer.seek(k, next);
-        expectedFirst.put(k, next);
-        LOG.info("Sink {} reads {} again from offset {}", sinkName, k, next);
+  public void accept(List<Input> inputs) {
+    waits.beforeBatch();
+    buffer.offer(inputs);
+    run();
+    waits.afterRun();
+  }
+
+  /**
+   * Looks at waiting barriers again (Connect calls {@code put} with an empty batch now and then).
+   * While a barrier waits and staging wakes this task, it first waits up to {@link
+   * StagingWaits#MAX_AWAIT_MILLIS} for another task's staging.
+   */
+  public void poll() {
+    waits.beforePoll();
+    buffer.poll();
+    run();
+    waits.afterRun();
+  }
+
+  private void run() {
+    try {
+      for (Decision d = buffer.next(ticker.nanos()); d != null; d = buffer.next(ticker.nanos())) {
+        execute(d);
+        if (!d.isQuestion()) {
+          buffer.completed();
+        }
       }
+    } catch (RuntimeException e) {
+      buffer.abandonBatch();
+      throw e;
     }
-    resume(flow.assigned(partitions));
+  }
+
+  private void execute(Decision d) {
+    if (d instanceof Decision.Stage s) {
+      Set<FlowKey> setAside = target.stage(s.chunks(), s.positions());
+      if (!setAside.isEmpty()) {
+        buffer.setAside(setAside, ticker.nanos());
+      }
+    } else if (d instanceof Decision.ApplyEnvelopes a) {
+      listener.envelopesApplied(a.batch(), target.apply(a.batch()));
+    } else if (d instanceof Decision.CheckBarriers c) {
+      buffer.answer(target.look(c.looks()), ticker.nanos());
+    } else if (d instanceof Decision.ApplyBarrier b) {
+      listener.barrierApplied(
+          b.manifest(), target.applyBarrier(b.manifest(), b.positions(), b.held()));
+    } else if (d instanceof Decision.CheckApplied c) {
+      boolean applied =
+          target.look(List.of(BarrierLook.applied(c.key()))).get(0).verdict().kind()
+              == BarrierState.Kind.ALREADY_APPLIED;
+      buffer.answer(applied, ticker.nanos());
+    } else if (d instanceof Decision.MeasureStaging) {
+      buffer.answer(target.stagedBehindOldest(), ticker.nanos());
+    } else if (d instanceof Decision.CommitStream c) {
+      BarrierResult r = streams.commit(c);
+      if (r != null) {
+        listener.barrierApplied(c.manifest(), r);
+      }
+    } else if (streams.run(d)) {
+      return; // another step of a stream
+    } else if (d instanceof Decision.Fail f) {
+      throw f.error();
+    } else {
+      throw new IllegalStateException("unknown decision " + d);
+    }
+  }
+
+  /** Offsets the consumer must deliver again from; the task seeks there. Cleared by the call. */
+  public Map<TopicPartitionKey, Long> takeRewinds() {
+    return buffer.takeRewinds();
+  }
+
+  /** Per partition: the offset up to which every record is durable in the target. */
+  public Map<TopicPartitionKey, Long> durablePositions() {
+    return buffer.durablePositions();
+  }
+
+  /** Partitions that should not deliver more records for now. */
+  public Set<TopicPartitionKey> backlogged() {
+    return buffer.backlogged();
   }
 
   /**
-   * Another task owns what this task was applying (its commit was refused and rolled back): Kafka
-   * has, or will at this consumer's next poll, assigned the partitions elsewhere. Everything held
-   * for them is dropped and they are paused until Kafka assigns them again ({@link #open}, which
-   * claims them back); Kafka offsets for them stay where the target's progress is.
+   * How soon {@link #poll()} should run again while {@link #waiting()}, in milliseconds: at once
+   * when staging wakes this task (the poll itself waits for the signal), else the recheck.
    */
-  private void fenced(ApplyException e) {
-    LOG.warn(
-        "Sink {}: {}. This task drops what it holds and pauses its partitions until Kafka assigns them"
-            + " again (at most {} s, retry.max.duration.ms)",
-        sinkName,
-        e.getMessage(),
-        fenceWait.toSeconds());
-    fenceCause = e;
-    fencedSinceNanos = nanoClock.getAsLong();
-    List<TopicPartitionKey> partitions = List.copyOf(consumer.assignment());
-    fenced.addAll(partitions);
-    flow.revoked(partitions);
-    pipeline.close(partitions);
-    pipeline.open(partitions);
-    partitions.forEach(expectedFirst::remove);
-    if (!partitions.isEmpty()) {
-      consumer.pause(partitions);
-      fencePaused.addAll(partitions);
-    }
-    consumer.callAgainWithin(FENCED_RECHECK_MILLIS);
+  public long recheckWithinMillis() {
+    return waits.listening() ? 1 : buffer.recheckWithinMillis(ticker.nanos());
   }
 
-  /**
-   * Fenced and still assigned: a rebalance normally follows within a poll. If none comes within the
-   * retry time, two deployments share this sink's name and target, and the task stops, naming the
-   * other owner.
-   */
-  private void waitFenced() {
-    long waitedMillis = (nanoClock.getAsLong() - fencedSinceNanos) / 1_000_000L;
-    if (waitedMillis > fenceWait.toMillis()) {
-      throw new ApplyException(
-          ApplyException.Reason.FENCED,
-          null,
-          fenceCause.eventKey(),
-          null,
-          "still fenced "
-              + waitedMillis
-              + " ms after another task claimed this task's partitions, and Kafka has not"
-              + " assigned them elsewhere: does a second deployment of sink "
-              + sinkName
-              + " (another Connect"
-              + " cluster, the same name) write this target? The claim: "
-              + fenceCause.getMessage(),
-          fenceCause);
-    }
-    consumer.callAgainWithin(FENCED_RECHECK_MILLIS);
+  /** True when a barrier waits for chunks: {@link #poll()} soon. */
+  public boolean waiting() {
+    return buffer.waiting();
   }
 
-  private static final long FENCED_RECHECK_MILLIS = 1_000;
+  /** Drops what is held for these partitions: they are read again from the target's progress. */
+  private void forget(Collection<TopicPartitionKey> tps) {
+    buffer.forget(tps);
+    tps.forEach(streams::forget);
+  }
 
-  private void resume(List<TopicPartitionKey> partitions) {
-    if (!partitions.isEmpty()) {
-      consumer.resume(partitions);
-    }
+  public long orphanManifestsDiscarded() {
+    return buffer.orphanManifestsDiscarded();
+  }
+
+  public long transactionsWaitingAtBarrier() {
+    return buffer.transactionsWaitingAtBarrier();
+  }
+
+  public long waitingLanes() {
+    return buffer.waitingLanes();
+  }
+
+  public long queuedBytes() {
+    return buffer.queuedBytes();
+  }
+
+  public String boundaryMode() {
+    return buffer.boundaryMode();
   }
 
   @Override
   public void close() {
-    pipeline.close();
+    forget(new ArrayList<>(buffer.known()));
+    waits.close();
   }
 }

@@ -31,7 +31,7 @@
  *
  * <h2>Chunked and partitioned transactions</h2>
  *
- * {@link io.trellara.sink.engine.ApplyPipeline} is what a sink task runs: chunks are verified and
+ * {@link io.trellara.sink.engine.SinkEngine} is what a sink task runs: chunks are verified and
  * staged in {@code trellara_sink.staged_chunks} by whichever task receives them (lane watermarks
  * and progress in the same target transaction); envelopes, manifests and commit markers queue per
  * partition in arrival order; a manifest bound to its marker is a barrier, applied in order once

@@ -57,13 +57,13 @@ class BarrierLookTest {
   }
 
   /** The task holding the strict partition, polled at a long interval unless woken. */
-  private ApplyPipeline strictTask() {
-    return new ApplyPipeline(target, null, 10_000, 64 << 20, 60_000);
+  private SinkEngine strictTask() {
+    return new SinkEngine(target, null, 10_000, 64 << 20, 60_000);
   }
 
   /** The task holding the lanes: stages their chunks. */
-  private ApplyPipeline laneTask() {
-    return new ApplyPipeline(target, null, 10_000, 64 << 20, 0);
+  private SinkEngine laneTask() {
+    return new SinkEngine(target, null, 10_000, 64 << 20, 0);
   }
 
   @Test
@@ -85,7 +85,7 @@ class BarrierLookTest {
             tx(0x9000)
                 .update(ACCOUNTS, null, key("id", "integer", "1"), val("balance", "numeric", "2"))
                 .build()));
-    ApplyPipeline strict = strictTask();
+    SinkEngine strict = strictTask();
     strict.accept(feed.inputs(closings));
     assertThat(strict.waiting()).isTrue();
     assertThat(target.commits()).isEmpty();
@@ -113,7 +113,7 @@ class BarrierLookTest {
     List<Input> all = feed.inputs(b.chunkMessages());
     List<Input> here = all.stream().filter(in -> in.partition().partition() == 0).toList();
     List<Input> there = all.stream().filter(in -> in.partition().partition() != 0).toList();
-    ApplyPipeline strict = strictTask().wakeOn(signal(true));
+    SinkEngine strict = strictTask().wakeOn(signal(true));
     List<Input> mine = new ArrayList<>(here);
     mine.addAll(feed.inputs(b.closing()));
     strict.accept(mine);
@@ -133,7 +133,7 @@ class BarrierLookTest {
   void aDamagedStagedChunkReadBackStopsApplyNamingTheRuleWithNothingApplied() {
     Barriers b = lanes(opens(0x100, 1, 9));
     Feed feed = new Feed();
-    ApplyPipeline strict = strictTask().wakeOn(signal(true));
+    SinkEngine strict = strictTask().wakeOn(signal(true));
     strict.accept(feed.inputs(b.closing()));
     laneTask().accept(feed.inputs(b.chunkMessages()));
     target.damageStaged();
@@ -148,7 +148,7 @@ class BarrierLookTest {
     Barriers b = lanes(opens(0x100, 1, 9));
     Feed feed = new Feed();
     Signal signal = signal(false);
-    ApplyPipeline strict = strictTask().wakeOn(signal);
+    SinkEngine strict = strictTask().wakeOn(signal);
     strict.accept(feed.inputs(b.closing()));
     assertThat(strict.recheckWithinMillis()).as("Connect calls put at once").isEqualTo(1);
     strict.poll(); // the one look owed to the listening's start: still waiting
@@ -166,7 +166,7 @@ class BarrierLookTest {
 
   @Test
   void withoutASignalAWaitingBarrierIsPolledFastAtFirst() {
-    ApplyPipeline strict = new ApplyPipeline(target, null); // StagingSignal.NONE
+    SinkEngine strict = new SinkEngine(target, null); // StagingSignal.NONE
     strict.accept(new Feed().inputs(lanes(opens(0x100, 1, 9)).closing()));
     assertThat(strict.recheckWithinMillis())
         .isEqualTo(io.trellara.sink.buffer.SinkBuffer.FAST_RECHECK_MILLIS);

@@ -38,8 +38,8 @@ class SetAsideTest {
 
   private final InMemoryTarget target = new InMemoryTarget();
   private final AtomicLong now = new AtomicLong(1);
-  private final ApplyPipeline pipeline =
-      new ApplyPipeline(target, null, 1000, 64 << 20, 0)
+  private final SinkEngine pipeline =
+      new SinkEngine(target, null, 1000, 64 << 20, 0)
           .holdLanes(Duration.ZERO, 0) // stage every lane chunk, as a task without the strict one
           .stagingRetention(Duration.ofSeconds(10))
           .time(now::get, millis -> now.addAndGet(millis * 1_000_000L));

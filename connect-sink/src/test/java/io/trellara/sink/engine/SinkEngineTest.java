@@ -75,8 +75,7 @@ class SinkEngineTest {
       new java.util.concurrent.atomic.AtomicLong();
 
   private final SinkEngine engine =
-      new SinkEngine(
-          "fake", target, new ApplyPipeline(target, null, 2, 64 << 20, 0), consumer, clock::get);
+      new SinkEngine(target, null, 2, 64 << 20, 0).attach("fake", consumer, clock::get);
 
   private static TransactionEnvelope opens(long lsn, int id) {
     return tx(lsn)
@@ -117,8 +116,7 @@ class SinkEngineTest {
             2,
             e -> Integer.parseInt(((ChangeRecord) e).getAfter().getColumns(0).getText()) % 3);
     Feed feed = new Feed();
-    ApplyPipeline lanes =
-        new ApplyPipeline(target, null, 2, 64 << 20, 0); // another task holds the lanes
+    SinkEngine lanes = new SinkEngine(target, null, 2, 64 << 20, 0); // another task holds the lanes
     engine.put(
         feed.inputs(
             concat(b.closing(), List.of(envelope(opens(0x200, 2)), envelope(opens(0x300, 3))))));
@@ -147,7 +145,7 @@ class SinkEngineTest {
                 2,
                 e -> Integer.parseInt(((ChangeRecord) e).getAfter().getColumns(0).getText()) % 3)
             .withNonMinimalVarintChunk(0);
-    ApplyPipeline lanes = new ApplyPipeline(target, null, 2, 64 << 20, 0); // another task's lanes
+    SinkEngine lanes = new SinkEngine(target, null, 2, 64 << 20, 0); // another task's lanes
     List<Input> received =
         new Feed()
             .inputs(b.chunkMessages()).stream()
@@ -168,7 +166,7 @@ class SinkEngineTest {
             received.get(0).partition(), 0, received.get(0).message(), received.get(0).where());
     org.assertj.core.api.Assertions.assertThatThrownBy(
             () ->
-                new ApplyPipeline(new InMemoryTarget(), null, 2, 64 << 20, 0)
+                new SinkEngine(new InMemoryTarget(), null, 2, 64 << 20, 0)
                     .accept(List.of(decodedOnly)))
         .hasMessageContaining("CHECKSUM_MISMATCH"); // what a re-encoding would have staged
   }

@@ -14,7 +14,7 @@ import io.trellara.protocol.v1.RelationId;
 import io.trellara.protocol.v1.TransactionEnvelope;
 import io.trellara.protocol.validation.ProtocolViolationException;
 import io.trellara.sink.buffer.Input;
-import io.trellara.sink.engine.ApplyPipeline;
+import io.trellara.sink.engine.SinkEngine;
 import io.trellara.sink.port.BarrierResult;
 import io.trellara.sink.port.TopicPartitionKey;
 import io.trellara.sink.postgres.checkpoint.CheckpointStore;
@@ -40,8 +40,8 @@ class BarrierApplyTest {
   static final TopicPartitionKey STRICT = new TopicPartitionKey(Feed.STRICT, 0);
 
   private final List<BarrierResult> barriers = new ArrayList<>();
-  private final ApplyPipeline.Listener listener =
-      new ApplyPipeline.Listener() {
+  private final SinkEngine.Listener listener =
+      new SinkEngine.Listener() {
         @Override
         public void barrierApplied(
             io.trellara.protocol.v1.TransactionManifest m, BarrierResult result) {
@@ -61,13 +61,13 @@ class BarrierApplyTest {
     return new TransactionApplier(pg.connections(), RelationMapper.identity(), options.build());
   }
 
-  private ApplyPipeline pipeline(TransactionApplier a) {
-    return new ApplyPipeline(
+  private SinkEngine pipeline(TransactionApplier a) {
+    return new SinkEngine(
         a, listener, 1000, 64 << 20, 0); // look at a waiting barrier on every call
   }
 
   /** A pipeline that stages every lane chunk, as a task holding no strict partition does. */
-  private ApplyPipeline staging(TransactionApplier a) {
+  private SinkEngine staging(TransactionApplier a) {
     return pipeline(a).holdLanes(java.time.Duration.ZERO, 0);
   }
 
@@ -115,7 +115,7 @@ class BarrierApplyTest {
     assertThat(b.chunks()).hasSize(4);
     Feed feed = new Feed();
     try (TransactionApplier a = applier(ApplyOptions.builder("s1"));
-        ApplyPipeline p = pipeline(a)) {
+        SinkEngine p = pipeline(a)) {
       p.accept(feed.inputs(b.chunkMessages().subList(0, 2)));
       p.accept(feed.inputs(concat(b.chunkMessages().subList(2, 4), b.closing().subList(0, 1))));
       // written in the open target transaction, not staged, not visible
@@ -197,7 +197,7 @@ class BarrierApplyTest {
     assertThat(b.manifest().getPartitionsList()).filteredOn(p -> p.getId() == 1).hasSize(4);
     Feed feed = new Feed();
     try (TransactionApplier a = applier(ApplyOptions.builder("s1").ddlPolicy(DdlPolicy.REPLAY));
-        ApplyPipeline p = staging(a)) {
+        SinkEngine p = staging(a)) {
       // the barrier first, then the lanes in reverse: it waits until the last lane is staged
       p.accept(feed.inputs(b.closing()));
       assertThat(p.waiting()).isTrue();
@@ -252,9 +252,9 @@ class BarrierApplyTest {
     Barriers b = Barriers.partitioned(e, 3, 2, event -> lane(event));
     Feed feed = new Feed();
     try (TransactionApplier strictApplier = applier(ApplyOptions.builder("s1"));
-        ApplyPipeline strictTask = pipeline(strictApplier);
+        SinkEngine strictTask = pipeline(strictApplier);
         TransactionApplier laneApplier = applier(ApplyOptions.builder("s1"));
-        ApplyPipeline laneTask = pipeline(laneApplier)) {
+        SinkEngine laneTask = pipeline(laneApplier)) {
       strictTask.accept(feed.inputs(b.closing()));
       assertThat(strictTask.waiting()).isTrue();
       assertThat(strictTask.transactionsWaitingAtBarrier()).isEqualTo(1);
@@ -302,13 +302,13 @@ class BarrierApplyTest {
         });
     Feed feed = new Feed();
     try (TransactionApplier strictApplier = applier(ApplyOptions.builder("s1"));
-        ApplyPipeline strictTask =
-            new ApplyPipeline(strictApplier, listener, 1000, 64 << 20, 60_000)
+        SinkEngine strictTask =
+            new SinkEngine(strictApplier, listener, 1000, 64 << 20, 60_000)
                 .wakeOn(
                     new io.trellara.sink.postgres.session.StagingWakeups(
                         pg.connections(), "s1", strictApplier.metrics().stagingWakeups));
         TransactionApplier laneApplier = applier(ApplyOptions.builder("s1"));
-        ApplyPipeline laneTask = staging(laneApplier)) {
+        SinkEngine laneTask = staging(laneApplier)) {
       strictTask.accept(feed.inputs(closings));
       assertThat(strictTask.transactionsWaitingAtBarrier()).isPositive();
       assertThat(strictTask.recheckWithinMillis()).as("listening: put again at once").isEqualTo(1);
@@ -335,9 +335,9 @@ class BarrierApplyTest {
     Barriers b = Barriers.partitioned(opens(0x300, 1, 9, "100"), 3, 2, event -> lane(event));
     Feed feed = new Feed();
     try (TransactionApplier strictApplier = applier(ApplyOptions.builder("s1"));
-        ApplyPipeline strictTask = pipeline(strictApplier);
+        SinkEngine strictTask = pipeline(strictApplier);
         TransactionApplier laneApplier = applier(ApplyOptions.builder("s1"));
-        ApplyPipeline laneTask = staging(laneApplier)) {
+        SinkEngine laneTask = staging(laneApplier)) {
       strictTask.accept(feed.inputs(b.closing()));
       laneTask.accept(feed.inputs(b.chunkMessages()));
       pg.exec(
@@ -361,8 +361,8 @@ class BarrierApplyTest {
     List<Input> log = feed.inputs(b.all()); // what Kafka holds
     try (TransactionApplier strictApplier = applier(ApplyOptions.builder("s1"));
         TransactionApplier laneApplier = applier(ApplyOptions.builder("s1"))) {
-      ApplyPipeline strictTask = pipeline(strictApplier);
-      ApplyPipeline laneTask = pipeline(laneApplier);
+      SinkEngine strictTask = pipeline(strictApplier);
+      SinkEngine laneTask = pipeline(laneApplier);
       strictTask.accept(log.stream().filter(i -> i.partition().equals(STRICT)).toList());
       laneTask.accept(
           log.stream()
@@ -379,7 +379,7 @@ class BarrierApplyTest {
         .containsEntry(new TopicPartitionKey(Feed.LANES, 1), 2L);
     assertThat(pg.count("trellara_sink.staged_chunks")).isEqualTo(4);
     try (TransactionApplier a = applier(ApplyOptions.builder("s1"));
-        ApplyPipeline restarted = pipeline(a)) {
+        SinkEngine restarted = pipeline(a)) {
       restarted.accept(
           log.stream()
               .filter(i -> i.offset() >= progress.getOrDefault(i.partition(), 0L))
@@ -407,7 +407,7 @@ class BarrierApplyTest {
     List<Input> closing = feed.inputs(t1.closing());
     List<Input> lanes = feed.inputs(concat(t1.chunkMessages(), t3.chunkMessages()));
     try (TransactionApplier laneApplier = applier(ApplyOptions.builder("s1"));
-        ApplyPipeline laneTask = pipeline(laneApplier)) {
+        SinkEngine laneTask = pipeline(laneApplier)) {
       boolean[] fired = new boolean[1];
       ConnectionFactory hooked =
           () ->
@@ -422,7 +422,7 @@ class BarrierApplyTest {
       try (TransactionApplier strictApplier =
               new TransactionApplier(
                   hooked, RelationMapper.identity(), ApplyOptions.builder("s1").build());
-          ApplyPipeline strictTask = pipeline(strictApplier)) {
+          SinkEngine strictTask = pipeline(strictApplier)) {
         strictTask.accept(closing);
         assertThat(fired[0]).isTrue();
         assertThat(strictTask.waiting()).isFalse();
@@ -480,7 +480,7 @@ class BarrierApplyTest {
     byte[] second = io.trellara.protocol.codec.TrellaraCodec.encode(sets(0x500, 1, "6")).bytes();
     Feed feed = new Feed();
     try (TransactionApplier a = applier(ApplyOptions.builder("s1"));
-        ApplyPipeline p = pipeline(a)) {
+        SinkEngine p = pipeline(a)) {
       p.accept(feed.inputs(concat(first.closing(), List.of(Feed.envelope(second, "second")))));
       assertThat(accounts()).containsExactly(List.of("1", "0"));
       assertThat(p.durablePositions()).containsEntry(STRICT, 0L);
@@ -500,7 +500,7 @@ class BarrierApplyTest {
     Barriers t2 = Barriers.partitioned(opens(0x200, 6, 12, "2"), 3, 2, BarrierApplyTest::lane);
     Feed feed = new Feed();
     try (TransactionApplier a = applier(ApplyOptions.builder("s1"));
-        ApplyPipeline p = pipeline(a)) {
+        SinkEngine p = pipeline(a)) {
       p.accept(feed.inputs(concat(t1.all(), t2.all())));
       assertThat(pg.count("app.accounts")).isEqualTo(12);
       long staged = a.metrics().chunksStaged();
@@ -512,7 +512,7 @@ class BarrierApplyTest {
     }
     // a restarted task reading everything again
     try (TransactionApplier a = applier(ApplyOptions.builder("s1"));
-        ApplyPipeline p = pipeline(a)) {
+        SinkEngine p = pipeline(a)) {
       p.accept(new Feed().inputs(concat(t1.all(), t2.all())));
       assertThat(a.metrics().duplicatesSkipped()).isEqualTo(2);
       assertThat(a.metrics().transactionsApplied()).isZero();
@@ -532,7 +532,7 @@ class BarrierApplyTest {
     Barriers again = Barriers.strictChunked(e, 3);
     Feed feed = new Feed();
     try (TransactionApplier a = applier(ApplyOptions.builder("s1"));
-        ApplyPipeline p = pipeline(a)) {
+        SinkEngine p = pipeline(a)) {
       p.accept(
           feed.inputs(
               concat(before.chunkMessages().subList(0, 3), before.closing().subList(0, 1))));
@@ -552,7 +552,7 @@ class BarrierApplyTest {
     Barriers b = Barriers.partitioned(opens(0x300, 1, 9, "100"), 3, 2, BarrierApplyTest::lane);
     Feed feed = new Feed();
     try (TransactionApplier a = applier(ApplyOptions.builder("s1"));
-        ApplyPipeline p = pipeline(a)) {
+        SinkEngine p = pipeline(a)) {
       p.accept(feed.inputs(b.all()));
       assertThat(a.metrics().chunksStaged()).isZero();
       assertThat(p.boundaryMode()).isEqualTo("partitioned_scale_mode");
@@ -584,12 +584,12 @@ class BarrierApplyTest {
             .toList();
     List<Input> republished = feed.inputs(b.all());
     try (TransactionApplier laneApplier = applier(ApplyOptions.builder("s1"));
-        ApplyPipeline laneTask = staging(laneApplier)) {
+        SinkEngine laneTask = staging(laneApplier)) {
       laneTask.accept(partial);
     }
     assertThat(pg.count("trellara_sink.staged_chunks")).isEqualTo(4);
     try (TransactionApplier a = applier(ApplyOptions.builder("s1"));
-        ApplyPipeline owner = pipeline(a)) {
+        SinkEngine owner = pipeline(a)) {
       owner.accept(republished);
       assertThat(a.metrics().chunksStaged()).isZero();
       assertThat(owner.boundaryMode()).isEqualTo("partitioned_scale_mode");
@@ -612,7 +612,7 @@ class BarrierApplyTest {
             opens(0x200, rows + 1, 2 * rows, "2"), 3, 2_500, BarrierApplyTest::lane);
     Feed feed = new Feed();
     try (TransactionApplier a = applier(ApplyOptions.builder("s1"));
-        ApplyPipeline p = staging(a)) {
+        SinkEngine p = staging(a)) {
       // chunks in one batch, the closing pair in the next: the staged path (a whole barrier in one
       // batch
       // takes the in-memory path, see below)
@@ -643,7 +643,7 @@ class BarrierApplyTest {
     Barriers second = Barriers.strictChunked(opens(0x200, 8, 9, "2"), 2);
     Feed feed = new Feed();
     try (TransactionApplier a = applier(ApplyOptions.builder("s1").groupMaxTransactions(10));
-        ApplyPipeline p = pipeline(a)) {
+        SinkEngine p = pipeline(a)) {
       p.accept(feed.inputs(concat(first.all(), second.all())));
       assertThat(a.metrics().chunksStaged()).isZero();
       assertThat(a.metrics().targetCommits()).isEqualTo(1);

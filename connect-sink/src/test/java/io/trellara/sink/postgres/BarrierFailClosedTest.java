@@ -16,7 +16,7 @@ import io.trellara.protocol.v1.TransactionEnvelope;
 import io.trellara.protocol.validation.ProtocolRule;
 import io.trellara.protocol.validation.ProtocolViolationException;
 import io.trellara.sink.buffer.Input;
-import io.trellara.sink.engine.ApplyPipeline;
+import io.trellara.sink.engine.SinkEngine;
 import io.trellara.sink.postgres.schema.RelationMapper;
 import io.trellara.sink.postgres.settings.ApplyOptions;
 import java.util.List;
@@ -84,7 +84,7 @@ class BarrierFailClosedTest {
     try (TransactionApplier a =
             new TransactionApplier(
                 pg.connections(), RelationMapper.identity(), ApplyOptions.builder("s1").build());
-        ApplyPipeline p = new ApplyPipeline(a, null, 1000, 64 << 20, 0)) {
+        SinkEngine p = new SinkEngine(a, null, 1000, 64 << 20, 0)) {
       if (oneByOne) {
         Feed.oneByOne(p, feed.inputs(t1.all()));
       } else {
@@ -300,7 +300,7 @@ class BarrierFailClosedTest {
     try (TransactionApplier a =
             new TransactionApplier(
                 pg.connections(), RelationMapper.identity(), ApplyOptions.builder("s1").build());
-        ApplyPipeline p = new ApplyPipeline(a, null, 1000, 64 << 20, 0)) {
+        SinkEngine p = new SinkEngine(a, null, 1000, 64 << 20, 0)) {
       p.accept(feed.inputs(t1.all()));
       p.accept(
           feed.inputs(
@@ -328,8 +328,8 @@ class BarrierFailClosedTest {
     try (TransactionApplier a =
             new TransactionApplier(
                 pg.connections(), RelationMapper.identity(), ApplyOptions.builder("s1").build());
-        ApplyPipeline p =
-            new ApplyPipeline(a, null, 1000, 64 << 20, 0)
+        SinkEngine p =
+            new SinkEngine(a, null, 1000, 64 << 20, 0)
                 .maxBarrierWait(java.time.Duration.ofMillis(300))) {
       p.accept(feed.inputs(t1.all()));
       p.accept(feed.inputs(b.allWithout(0)));

@@ -2,7 +2,7 @@ package io.trellara.sink.postgres;
 
 import io.trellara.protocol.MessageKind;
 import io.trellara.sink.buffer.Input;
-import io.trellara.sink.engine.ApplyPipeline;
+import io.trellara.sink.engine.SinkEngine;
 import io.trellara.sink.port.TopicPartitionKey;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -10,10 +10,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Drives an {@link ApplyPipeline} as a sink task would: crafted messages become raw inputs
- * (verified by the pipeline, as with ByteArrayConverter) on the strict topic ({@code strict-0}) or
- * a lane of the partitioned topic ({@code lanes-<lane>}), with offsets counted per partition like
- * Kafka's.
+ * Drives an {@link SinkEngine} as a sink task would: crafted messages become raw inputs (verified
+ * by the pipeline, as with ByteArrayConverter) on the strict topic ({@code strict-0}) or a lane of
+ * the partitioned topic ({@code lanes-<lane>}), with offsets counted per partition like Kafka's.
  */
 public final class Feed {
   public static final String STRICT = "strict";
@@ -46,7 +45,7 @@ public final class Feed {
    * honours the pipeline's rewinds as Kafka does after {@code context.offset}: delivery goes on
    * from the record asked for.
    */
-  public static void oneByOne(ApplyPipeline p, List<Input> inputs) {
+  public static void oneByOne(SinkEngine p, List<Input> inputs) {
     deliver(p, inputs, 1, i -> {});
   }
 
@@ -55,20 +54,17 @@ public final class Feed {
    * moment).
    */
   public static void oneByOne(
-      ApplyPipeline p, List<Input> inputs, java.util.function.IntConsumer afterDelivery) {
+      SinkEngine p, List<Input> inputs, java.util.function.IntConsumer afterDelivery) {
     deliver(p, inputs, 1, afterDelivery);
   }
 
   /** Delivers {@code inputs} in one batch, and what a rewind asks for again in the next. */
-  public static void batched(ApplyPipeline p, List<Input> inputs) {
+  public static void batched(SinkEngine p, List<Input> inputs) {
     deliver(p, inputs, Integer.MAX_VALUE, i -> {});
   }
 
   private static void deliver(
-      ApplyPipeline p,
-      List<Input> inputs,
-      int batch,
-      java.util.function.IntConsumer afterDelivery) {
+      SinkEngine p, List<Input> inputs, int batch, java.util.function.IntConsumer afterDelivery) {
     int i = 0;
     for (int delivered = 0; i < inputs.size(); delivered++) {
       if (delivered > 20 * inputs.size() + 100) {

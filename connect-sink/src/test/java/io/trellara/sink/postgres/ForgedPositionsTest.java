@@ -256,8 +256,8 @@ class ForgedPositionsTest {
     Barriers realBarrier = Barriers.strictChunked(real.build(), 2);
     Barriers forgedBarrier = Barriers.strictChunked(forged.build(), 2);
     try (TransactionApplier a = applier();
-        io.trellara.sink.engine.ApplyPipeline p =
-            new io.trellara.sink.engine.ApplyPipeline(a, null, 1000, 64 << 20, 0)) {
+        io.trellara.sink.engine.SinkEngine p =
+            new io.trellara.sink.engine.SinkEngine(a, null, 1000, 64 << 20, 0)) {
       Feed feed = new Feed();
       Feed.oneByOne(p, feed.inputs(realBarrier.all()));
       assertThat(pg.count("app.accounts")).isEqualTo(14);
@@ -267,8 +267,8 @@ class ForgedPositionsTest {
           .hasMessageContaining("[event pg-test:0/100:256]");
     }
     try (TransactionApplier a = applier();
-        io.trellara.sink.engine.ApplyPipeline p =
-            new io.trellara.sink.engine.ApplyPipeline(a, null, 1000, 64 << 20, 0)) {
+        io.trellara.sink.engine.SinkEngine p =
+            new io.trellara.sink.engine.SinkEngine(a, null, 1000, 64 << 20, 0)) {
       Feed.oneByOne(p, new Feed().inputs(realBarrier.all()));
       assertThat(a.metrics().duplicatesSkipped()).isEqualTo(1);
     }

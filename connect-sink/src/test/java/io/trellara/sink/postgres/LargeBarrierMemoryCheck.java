@@ -23,7 +23,7 @@ import io.trellara.protocol.v1.TransactionCommitMarker;
 import io.trellara.protocol.v1.TransactionManifest;
 import io.trellara.protocol.validation.BarrierVerifier;
 import io.trellara.sink.buffer.Input;
-import io.trellara.sink.engine.ApplyPipeline;
+import io.trellara.sink.engine.SinkEngine;
 import io.trellara.sink.port.TopicPartitionKey;
 import io.trellara.sink.postgres.checkpoint.CheckpointStore;
 import io.trellara.sink.postgres.schema.RelationMapper;
@@ -41,7 +41,7 @@ import java.util.List;
 /**
  * Not a test: the sink's memory bound, checked by hand. Streams one transaction of N rows (default
  * 5,000,000) as strict chunked chunks and then as partitioned chunks over 6 lanes into an {@link
- * ApplyPipeline} (in consumer- sized batches, as a task receives them), then applies each barrier,
+ * SinkEngine} (in consumer- sized batches, as a task receives them), then applies each barrier,
  * with nothing of the transaction held in this harness. Run at the heap the issue names: {@code
  * java -Xmx256m -cp target/test-classes:target/classes:$(cat target/cp.txt)
  * io.trellara.sink.postgres.LargeBarrierMemoryCheck [rows] [eventsPerChunk]}.
@@ -125,7 +125,7 @@ public final class LargeBarrierMemoryCheck {
     try (TransactionApplier a =
             new TransactionApplier(
                 f, RelationMapper.identity(), ApplyOptions.builder("big").build());
-        ApplyPipeline p = new ApplyPipeline(a, null)) {
+        SinkEngine p = new SinkEngine(a, null)) {
       Feed feed = new Feed();
       List<Input> batch = new ArrayList<>();
       int[] sequence = new int[lanes];

@@ -10,7 +10,7 @@ import io.trellara.protocol.MessageKind;
 import io.trellara.protocol.codec.TrellaraCodec;
 import io.trellara.protocol.v1.RelationId;
 import io.trellara.sink.buffer.Input;
-import io.trellara.sink.engine.ApplyPipeline;
+import io.trellara.sink.engine.SinkEngine;
 import io.trellara.sink.port.TopicPartitionKey;
 import io.trellara.sink.postgres.schema.RelationMapper;
 import io.trellara.sink.postgres.settings.ApplyOptions;
@@ -65,9 +65,8 @@ class LoneChunkZeroTest {
                 pg.connections(),
                 RelationMapper.builder().allow(List.of("app.*")).build(),
                 ApplyOptions.builder("s").stallTimeout(BOUND).build());
-        ApplyPipeline p =
-            new ApplyPipeline(a, null, 1000, 64 << 20, 0)
-                .maxStreamIdle(a.options().stallTimeout())) {
+        SinkEngine p =
+            new SinkEngine(a, null, 1000, 64 << 20, 0).maxStreamIdle(a.options().stallTimeout())) {
       p.accept(chunk0);
       assertThat(lockMode())
           .as("chunk 0 opened a target transaction")

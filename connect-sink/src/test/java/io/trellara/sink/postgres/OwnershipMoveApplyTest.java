@@ -14,7 +14,7 @@ import io.trellara.protocol.v1.ChangeRecord;
 import io.trellara.protocol.v1.Operation;
 import io.trellara.protocol.v1.RelationId;
 import io.trellara.protocol.v1.TransactionEnvelope;
-import io.trellara.sink.engine.ApplyPipeline;
+import io.trellara.sink.engine.SinkEngine;
 import io.trellara.sink.port.ApplyException;
 import io.trellara.sink.port.SourceTransaction;
 import io.trellara.sink.postgres.schema.RelationMapper;
@@ -159,8 +159,8 @@ class OwnershipMoveApplyTest {
                     : 0);
     Feed feed = new Feed();
     try (TransactionApplier a = applier(ApplyOptions.builder("s1"));
-        ApplyPipeline p =
-            new ApplyPipeline(a, new ApplyPipeline.Listener() {}, 1000, 64 << 20, 0)
+        SinkEngine p =
+            new SinkEngine(a, new SinkEngine.Listener() {}, 1000, 64 << 20, 0)
                 .holdLanes(Duration.ZERO, 0)) {
       p.accept(feed.inputs(b.chunkMessages()));
       assertThat(pg.rows("SELECT id FROM app.docs")).containsExactly(List.of("1"));

@@ -8,7 +8,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.trellara.protocol.v1.RelationId;
-import io.trellara.sink.engine.ApplyPipeline;
 import io.trellara.sink.engine.SinkEngine;
 import io.trellara.sink.port.ApplyException;
 import io.trellara.sink.port.ApplyResult;
@@ -131,32 +130,31 @@ class PartitionOwnershipTest {
     try (TransactionApplier zombie = task(0);
         TransactionApplier newcomer = task(1)) {
       SinkEngine engine =
-          new SinkEngine(
-              "s",
-              zombie,
-              new ApplyPipeline(zombie, null),
-              new SinkEngine.Consumer() {
-                @Override
-                public void seek(TopicPartitionKey partition, long offset) {}
+          new SinkEngine(zombie, null)
+              .attach(
+                  "s",
+                  new SinkEngine.Consumer() {
+                    @Override
+                    public void seek(TopicPartitionKey partition, long offset) {}
 
-                @Override
-                public void pause(List<TopicPartitionKey> partitions) {
-                  paused.addAll(partitions);
-                }
+                    @Override
+                    public void pause(List<TopicPartitionKey> partitions) {
+                      paused.addAll(partitions);
+                    }
 
-                @Override
-                public void resume(List<TopicPartitionKey> partitions) {
-                  paused.removeAll(partitions);
-                }
+                    @Override
+                    public void resume(List<TopicPartitionKey> partitions) {
+                      paused.removeAll(partitions);
+                    }
 
-                @Override
-                public void callAgainWithin(long millis) {}
+                    @Override
+                    public void callAgainWithin(long millis) {}
 
-                @Override
-                public java.util.Collection<TopicPartitionKey> assignment() {
-                  return List.of(strict);
-                }
-              });
+                    @Override
+                    public java.util.Collection<TopicPartitionKey> assignment() {
+                      return List.of(strict);
+                    }
+                  });
       engine.open(List.of(strict));
       newcomer.claim(List.of(strict)); // and applies the zombie's next transaction before it does
       newcomer.apply(

@@ -9,7 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.trellara.protocol.Snapshots;
 import io.trellara.protocol.v1.RelationId;
 import io.trellara.protocol.v1.TransactionEnvelope;
-import io.trellara.sink.engine.ApplyPipeline;
+import io.trellara.sink.engine.SinkEngine;
 import io.trellara.sink.port.ApplyException;
 import io.trellara.sink.postgres.schema.RelationMapper;
 import io.trellara.sink.postgres.settings.ApplyOptions;
@@ -48,8 +48,8 @@ class SnapshotPerTableTest {
         ApplyOptions.builder("s1").snapshotApply(mode).build());
   }
 
-  private static ApplyPipeline pipeline(TransactionApplier a) {
-    return new ApplyPipeline(a, null, 1000, 64 << 20, 0);
+  private static SinkEngine pipeline(TransactionApplier a) {
+    return new SinkEngine(a, null, 1000, 64 << 20, 0);
   }
 
   private static Barriers snapshot(List<String> tableOrder) {
@@ -80,7 +80,7 @@ class SnapshotPerTableTest {
     Barriers b = snapshot(TABLES);
     List<Map<String, Long>> seen = new ArrayList<>();
     try (TransactionApplier a = applier(SnapshotApplyMode.PER_TABLE);
-        ApplyPipeline p = pipeline(a)) {
+        SinkEngine p = pipeline(a)) {
       Feed.oneByOne(p, new Feed().inputs(b.all()), delivered -> seen.add(counts()));
       assertThat(a.metrics().barriersApplied()).isEqualTo(1);
     }
@@ -106,7 +106,7 @@ class SnapshotPerTableTest {
   void aSinkStoppedMidSnapshotResumesAfterTheLastTableItCommitted() {
     Barriers b = snapshot(TABLES);
     try (TransactionApplier a = applier(SnapshotApplyMode.PER_TABLE);
-        ApplyPipeline p = pipeline(a)) {
+        SinkEngine p = pipeline(a)) {
       Feed.oneByOne(
           p, new Feed().inputs(b.chunkMessages().subList(0, 4))); // a and b committed, c open
     } // closed mid-snapshot: c's open transaction rolls back
@@ -117,7 +117,7 @@ class SnapshotPerTableTest {
     assertThat(pg.count("trellara_sink.snapshot_tables")).isEqualTo(2);
 
     try (TransactionApplier a = applier(SnapshotApplyMode.PER_TABLE);
-        ApplyPipeline p = pipeline(a)) {
+        SinkEngine p = pipeline(a)) {
       Feed.oneByOne(p, new Feed().inputs(b.all())); // delivered again from its first chunk
       assertThat(a.metrics().rowsInserted())
           .as("rows written after the restart: table c only")
@@ -135,7 +135,7 @@ class SnapshotPerTableTest {
     Barriers b = snapshot(TABLES);
     List<Long> visible = new ArrayList<>();
     try (TransactionApplier a = applier(SnapshotApplyMode.ATOMIC);
-        ApplyPipeline p = pipeline(a)) {
+        SinkEngine p = pipeline(a)) {
       Feed.oneByOne(
           p,
           new Feed().inputs(b.all()),
@@ -148,7 +148,7 @@ class SnapshotPerTableTest {
   void aTableThatBeginsAgainAfterItWasCommittedIsRefused() {
     Barriers b = snapshot(List.of("a", "b", "a"));
     try (TransactionApplier a = applier(SnapshotApplyMode.PER_TABLE);
-        ApplyPipeline p = pipeline(a)) {
+        SinkEngine p = pipeline(a)) {
       assertThatThrownBy(() -> Feed.oneByOne(p, new Feed().inputs(b.all())))
           .isInstanceOfSatisfying(
               ApplyException.class,

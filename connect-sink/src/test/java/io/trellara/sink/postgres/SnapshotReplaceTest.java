@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import io.trellara.protocol.Snapshots;
 import io.trellara.protocol.v1.RelationId;
 import io.trellara.sink.buffer.Input;
-import io.trellara.sink.engine.ApplyPipeline;
+import io.trellara.sink.engine.SinkEngine;
 import io.trellara.sink.postgres.schema.RelationMapper;
 import io.trellara.sink.postgres.settings.ApplyOptions;
 import io.trellara.sink.postgres.settings.SnapshotApplyMode;
@@ -83,7 +83,7 @@ class SnapshotReplaceTest {
       List<Input> first = feed.inputs(snapshot(0x500, "old").all());
       List<Input> second = feed.inputs(snapshot(0x900, "new").all());
       try (TransactionApplier a = applier(mode);
-          ApplyPipeline p = new ApplyPipeline(a, null, 1000, 64 << 20, 0)) {
+          SinkEngine p = new SinkEngine(a, null, 1000, 64 << 20, 0)) {
         assertTimeoutPreemptively(
             Duration.ofSeconds(60),
             () -> {
@@ -111,7 +111,7 @@ class SnapshotReplaceTest {
     List<Input> first = feed.inputs(snapshot(0x500, "old").all());
     List<Input> second = feed.inputs(snapshot(0x900, "new").all());
     try (TransactionApplier a = applier(SnapshotApplyMode.ATOMIC);
-        ApplyPipeline p = new ApplyPipeline(a, null, 1000, 64 << 20, 0);
+        SinkEngine p = new SinkEngine(a, null, 1000, 64 << 20, 0);
         Connection committed = pg.connections().open();
         Connection repeatable = pg.connections().open()) {
       Feed.oneByOne(p, first);

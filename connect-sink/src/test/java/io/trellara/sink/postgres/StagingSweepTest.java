@@ -9,7 +9,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.trellara.protocol.v1.RelationId;
 import io.trellara.sink.buffer.Input;
-import io.trellara.sink.engine.ApplyPipeline;
+import io.trellara.sink.engine.SinkEngine;
 import io.trellara.sink.port.ApplyException;
 import io.trellara.sink.port.FlowKey;
 import io.trellara.sink.port.TopicPartitionKey;
@@ -79,8 +79,8 @@ class StagingSweepTest {
   }
 
   /** Stages every lane chunk, as a task holding no strict partition does. */
-  private static ApplyPipeline staging(TransactionApplier a) {
-    return new ApplyPipeline(a, null, 1000, 64 << 20, 0).holdLanes(Duration.ZERO, 0);
+  private static SinkEngine staging(TransactionApplier a) {
+    return new SinkEngine(a, null, 1000, 64 << 20, 0).holdLanes(Duration.ZERO, 0);
   }
 
   private static long staged(String dataset) {
@@ -99,7 +99,7 @@ class StagingSweepTest {
     List<Input> inputs = new ArrayList<>(feed.inputs(junk(0x100, 29)));
     inputs.addAll(real(feed, 0x1000, 1));
     try (TransactionApplier a = applier(bounds);
-        ApplyPipeline p = staging(a)) {
+        SinkEngine p = staging(a)) {
       Feed.oneByOne(p, inputs);
       assertThat(pg.rows("SELECT id, balance FROM app.accounts"))
           .containsExactly(List.of("1", "real"));
@@ -156,7 +156,7 @@ class StagingSweepTest {
     inputs.addAll(real(feed, 0x2000, 2));
     inputs.addAll(real(feed, 0x3000, 3));
     try (TransactionApplier a = applier(bounds);
-        ApplyPipeline p = staging(a)) {
+        SinkEngine p = staging(a)) {
       Feed.oneByOne(p, inputs); // no STAGING_FLOW_FULL: the task goes on
 
       assertThat(pg.rows("SELECT id, balance FROM app.accounts ORDER BY id"))
@@ -193,7 +193,7 @@ class StagingSweepTest {
     inputs.addAll(real(feed, 0x2000, 2));
     String key = FlowKey.of(big.manifest()).eventKey();
     try (TransactionApplier a = applier(FlowBounds.DEFAULT.staging(Duration.ofHours(6), 20_000));
-        ApplyPipeline p = staging(a)) {
+        SinkEngine p = staging(a)) {
       Throwable t = catchThrowable(() -> Feed.oneByOne(p, inputs));
       assertThat(t).isInstanceOf(ApplyException.class);
       assertThat(((ApplyException) t).reason())
@@ -217,7 +217,7 @@ class StagingSweepTest {
     List<Input> again =
         inputs.stream().filter(in -> in.offset() >= Math.max(0, progress(in.partition()))).toList();
     try (TransactionApplier a = applier(FlowBounds.DEFAULT.staging(Duration.ofHours(6), 1L << 20));
-        ApplyPipeline p = staging(a)) {
+        SinkEngine p = staging(a)) {
       Feed.oneByOne(p, again);
     }
     assertThat(pg.count("app.accounts")).as("applied whole, and the one after it").isEqualTo(22);

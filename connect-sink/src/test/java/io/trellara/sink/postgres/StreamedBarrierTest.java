@@ -11,7 +11,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.trellara.protocol.v1.ChangeRecord;
 import io.trellara.protocol.v1.ManifestBoundaryMode;
 import io.trellara.protocol.v1.TransactionEnvelope;
-import io.trellara.sink.engine.ApplyPipeline;
+import io.trellara.sink.engine.SinkEngine;
 import io.trellara.sink.port.TopicPartitionKey;
 import io.trellara.sink.postgres.schema.RelationMapper;
 import io.trellara.sink.postgres.settings.ApplyOptions;
@@ -43,15 +43,15 @@ class StreamedBarrierTest {
         pg.connections(), RelationMapper.identity(), ApplyOptions.builder("s1").build());
   }
 
-  private static ApplyPipeline pipeline(TransactionApplier a) {
-    ApplyPipeline.Listener retriesCounted =
-        new ApplyPipeline.Listener() {
+  private static SinkEngine pipeline(TransactionApplier a) {
+    SinkEngine.Listener retriesCounted =
+        new SinkEngine.Listener() {
           @Override
           public void streamRetried() {
             a.metrics().countRetry();
           }
         };
-    return new ApplyPipeline(a, retriesCounted, 1000, 64 << 20, 0);
+    return new SinkEngine(a, retriesCounted, 1000, 64 << 20, 0);
   }
 
   /** 20 new accounts in 10 chunks of two, then the manifest and the marker. */
@@ -66,7 +66,7 @@ class StreamedBarrierTest {
     Feed feed = new Feed();
     List<Long> visibleWhileOpen = new ArrayList<>();
     try (TransactionApplier a = applier();
-        ApplyPipeline p = pipeline(a)) {
+        SinkEngine p = pipeline(a)) {
       Feed.oneByOne(
           p,
           feed.inputs(b.all()),
@@ -106,7 +106,7 @@ class StreamedBarrierTest {
     try {
       Barriers b = Barriers.strictChunked(opens(0x100, 1, 25_000, "1"), 5_000);
       try (TransactionApplier a = applier();
-          ApplyPipeline p = pipeline(a)) {
+          SinkEngine p = pipeline(a)) {
         Feed.oneByOne(p, new Feed().inputs(b.all()), delivered -> outlastTheTimeouts());
         assertThat(a.metrics().retries()).isZero();
       }
@@ -142,7 +142,7 @@ class StreamedBarrierTest {
   void aPartitionRevokedMidTransactionRollsBackAndItsNextOwnerAppliesItOnce() {
     Barriers b = twenty();
     try (TransactionApplier a = applier();
-        ApplyPipeline p = pipeline(a)) {
+        SinkEngine p = pipeline(a)) {
       Feed.oneByOne(p, new Feed().inputs(b.chunkMessages().subList(0, 6)));
       assertThat(
               pg.one(
@@ -158,7 +158,7 @@ class StreamedBarrierTest {
       assertThat(pg.count("app.accounts")).isZero();
     }
     try (TransactionApplier a = applier();
-        ApplyPipeline p = pipeline(a)) { // the next owner, from offset 0
+        SinkEngine p = pipeline(a)) { // the next owner, from offset 0
       p.open(List.of(STRICT));
       Feed.oneByOne(p, new Feed().inputs(b.all()));
     }
@@ -172,7 +172,7 @@ class StreamedBarrierTest {
     Barriers again =
         Barriers.strictChunked(opens(0x100, 1, 20, "100"), 3); // chunked otherwise this time
     try (TransactionApplier a = applier();
-        ApplyPipeline p = pipeline(a)) {
+        SinkEngine p = pipeline(a)) {
       Feed.oneByOne(p, new Feed().inputs(concat(b.chunkMessages().subList(0, 7), again.all())));
       assertThat(a.metrics().barriersApplied()).isEqualTo(1);
     }
@@ -189,7 +189,7 @@ class StreamedBarrierTest {
             .build();
     Barriers next = Barriers.strictChunked(later, 2);
     try (TransactionApplier a = applier();
-        ApplyPipeline p = pipeline(a)) {
+        SinkEngine p = pipeline(a)) {
       Feed feed = new Feed();
       Feed.oneByOne(p, feed.inputs(b.all()));
       Feed.oneByOne(p, feed.inputs(concat(b.all(), next.all()))); // redelivered, then something new
@@ -228,7 +228,7 @@ class StreamedBarrierTest {
                 new Barriers.ChunkSpec(0, 0, List.of(c1, c3), List.of()),
                 new Barriers.ChunkSpec(1, 0, List.of(c2, c4), List.of())));
     try (TransactionApplier a = applier();
-        ApplyPipeline p = pipeline(a)) {
+        SinkEngine p = pipeline(a)) {
       Feed.oneByOne(p, new Feed().inputs(b.all()));
       assertThat(a.metrics().chunksStaged()).isEqualTo(2);
       assertThat(a.metrics().barriersApplied()).isEqualTo(1);

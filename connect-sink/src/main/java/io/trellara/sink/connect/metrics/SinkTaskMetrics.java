@@ -6,7 +6,7 @@ import io.trellara.protocol.BoundaryVocabulary;
 import io.trellara.protocol.TransactionBoundaryKey;
 import io.trellara.protocol.v1.TransactionEnvelope;
 import io.trellara.protocol.v1.TransactionManifest;
-import io.trellara.sink.engine.ApplyPipeline;
+import io.trellara.sink.engine.SinkEngine;
 import io.trellara.sink.port.ApplyResult;
 import io.trellara.sink.port.BarrierResult;
 import io.trellara.sink.port.SourceTransaction;
@@ -25,14 +25,14 @@ import org.slf4j.LoggerFactory;
  * and a ticker thread feeding the rate window once a second.
  */
 public final class SinkTaskMetrics
-    implements SinkTaskMetricsMXBean, AutoCloseable, ApplyPipeline.Listener {
+    implements SinkTaskMetricsMXBean, AutoCloseable, SinkEngine.Listener {
   public static final String TYPE = "sink-task";
   static final int RATE_WINDOW_SECONDS = 60;
   static final int LATENCY_WINDOW = 1024;
   private static final Logger LOG = LoggerFactory.getLogger(SinkTaskMetrics.class);
 
   private final ApplyMetrics apply;
-  private volatile ApplyPipeline pipeline;
+  private volatile SinkEngine engine;
   private final ObjectName name;
   private final RateWindow appliedRate = new RateWindow(RATE_WINDOW_SECONDS);
   private final LatencyWindow latency = new LatencyWindow(LATENCY_WINDOW);
@@ -110,9 +110,9 @@ public final class SinkTaskMetrics
     return stallBoundSeconds;
   }
 
-  /** The pipeline whose barrier gauges this bean reports. */
-  public SinkTaskMetrics pipeline(ApplyPipeline p) {
-    this.pipeline = p;
+  /** The engine whose barrier gauges this bean reports. */
+  public SinkTaskMetrics engine(SinkEngine p) {
+    this.engine = p;
     return this;
   }
 
@@ -204,7 +204,7 @@ public final class SinkTaskMetrics
 
   @Override
   public String getBoundaryMode() {
-    ApplyPipeline p = pipeline;
+    SinkEngine p = engine;
     return p == null ? BoundaryVocabulary.STRICT : p.boundaryMode();
   }
 
@@ -275,19 +275,19 @@ public final class SinkTaskMetrics
 
   @Override
   public long getTransactionsWaitingAtBarrier() {
-    ApplyPipeline p = pipeline;
+    SinkEngine p = engine;
     return p == null ? 0 : p.transactionsWaitingAtBarrier();
   }
 
   @Override
   public long getBufferedLanes() {
-    ApplyPipeline p = pipeline;
+    SinkEngine p = engine;
     return p == null ? 0 : p.waitingLanes();
   }
 
   @Override
   public long getBufferedBytes() {
-    ApplyPipeline p = pipeline;
+    SinkEngine p = engine;
     return p == null ? 0 : p.queuedBytes();
   }
 

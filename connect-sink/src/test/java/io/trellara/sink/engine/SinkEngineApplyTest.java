@@ -39,7 +39,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * record per batch). No database: these run in milliseconds; the same paths against PostgreSQL are
  * BarrierApplyTest, BarrierFailClosedTest and StreamedBarrierTest.
  */
-class ApplyPipelineTest {
+class SinkEngineApplyTest {
   private static final TopicPartitionKey STRICT = new TopicPartitionKey(Feed.STRICT, 0);
   private static final io.trellara.protocol.v1.RelationId ACCOUNTS = Tx.rel("app", "accounts");
 
@@ -64,10 +64,10 @@ class ApplyPipelineTest {
 
   private final InMemoryTarget target = new InMemoryTarget();
   private final List<BarrierResult> barriers = new ArrayList<>();
-  private final ApplyPipeline pipeline =
-      new ApplyPipeline(
+  private final SinkEngine pipeline =
+      new SinkEngine(
               target,
-              new ApplyPipeline.Listener() {
+              new SinkEngine.Listener() {
                 @Override
                 public void barrierApplied(
                     io.trellara.protocol.v1.TransactionManifest m, BarrierResult r) {
@@ -172,8 +172,8 @@ class ApplyPipelineTest {
   @Test
   void aStreamWhoseNextChunkDoesNotComeWithinTheBoundIsRolledBackAndAppliedTheStagedWay() {
     java.util.concurrent.atomic.AtomicLong now = new java.util.concurrent.atomic.AtomicLong();
-    ApplyPipeline p =
-        new ApplyPipeline(target, null, 3, 64 << 20, 0)
+    SinkEngine p =
+        new SinkEngine(target, null, 3, 64 << 20, 0)
             .time(now::get, target::pause)
             .maxStreamIdle(java.time.Duration.ofSeconds(10));
     Barriers b = strict(opens(0x100, 1, 9, "1"));
@@ -195,8 +195,8 @@ class ApplyPipelineTest {
 
   @Test
   void aTransientFailurePersistingBeyondTheRetryTimeStopsThePartitionAtTheFirstChunk() {
-    ApplyPipeline p =
-        new ApplyPipeline(
+    SinkEngine p =
+        new SinkEngine(
                 new InMemoryTarget() {
                   @Override
                   public TargetStream openStream(io.trellara.protocol.v1.PartitionChunk first) {
@@ -236,8 +236,7 @@ class ApplyPipelineTest {
   @Test
   void aPartitionedBarrierWaitsForLanesAnotherTaskStagesAndAppliesOnce() {
     Barriers b = lanes(opens(0x100, 1, 9, "1"));
-    ApplyPipeline other =
-        new ApplyPipeline(target, null, 3, 64 << 20, 0); // the task holding the lanes
+    SinkEngine other = new SinkEngine(target, null, 3, 64 << 20, 0); // the task holding the lanes
     Feed feed = new Feed();
     pipeline.accept(feed.inputs(concat(b.closing(), List.of(envelope(sets(0x200, 1, "2"))))));
     assertThat(pipeline.waiting()).isTrue();
@@ -297,7 +296,7 @@ class ApplyPipelineTest {
   @Test
   void aBarrierWithSomeLanesHereReadsThemFromMemoryAndTheOthersFromStaging() {
     Barriers b = lanes(opens(0x100, 1, 9, "1"));
-    ApplyPipeline other = new ApplyPipeline(target, null, 3, 64 << 20, 0); // holds lanes 1 and 2
+    SinkEngine other = new SinkEngine(target, null, 3, 64 << 20, 0); // holds lanes 1 and 2
     Feed feed = new Feed();
     List<Input> chunks = feed.inputs(b.chunkMessages());
     List<Input> here = chunks.stream().filter(in -> in.partition().partition() == 0).toList();
@@ -360,8 +359,8 @@ class ApplyPipelineTest {
     pipeline.close(List.of(STRICT));
     pipeline.poll();
     assertThat(target.stagedChunks()).isEqualTo(b.chunks().size());
-    ApplyPipeline next =
-        new ApplyPipeline(target, null, 3, 64 << 20, 0); // the strict partition's new owner
+    SinkEngine next =
+        new SinkEngine(target, null, 3, 64 << 20, 0); // the strict partition's new owner
     next.accept(feed.inputs(b.closing()));
     assertThat(target.committedLsns()).containsExactly("0/50", "0/100");
   }
@@ -376,8 +375,7 @@ class ApplyPipelineTest {
     TopicPartitionKey lane0 = new TopicPartitionKey(Feed.LANES, 0);
     pipeline.close(List.of(lane0));
     assertThat(pipeline.durablePositions()).doesNotContainKey(lane0);
-    ApplyPipeline next =
-        new ApplyPipeline(target, null, 3, 64 << 20, 0); // lane 0's new owner stages it
+    SinkEngine next = new SinkEngine(target, null, 3, 64 << 20, 0); // lane 0's new owner stages it
     next.accept(inputs.stream().filter(in -> in.partition().equals(lane0)).toList());
     pipeline.accept(feed.inputs(b.closing()));
     assertThat(target.committedLsns()).containsExactly("0/50", "0/100");
@@ -388,9 +386,8 @@ class ApplyPipelineTest {
   void aLaneWithTooMuchStagedBehindAWaitingBarrierPausesAndALaneItStillNeedsDoesNot() {
     Barriers t1 = lanes(opens(0x100, 1, 9, "1"));
     Barriers t2 = lanes(opens(0x200, 11, 19, "2"));
-    ApplyPipeline laneTask =
-        new ApplyPipeline(target, null, 3, 64 << 20, 0)
-            .maxStagedPerLane(1, java.time.Duration.ZERO);
+    SinkEngine laneTask =
+        new SinkEngine(target, null, 3, 64 << 20, 0).maxStagedPerLane(1, java.time.Duration.ZERO);
     Feed feed = new Feed();
     // T1's chunks on lane 0 have not come yet; lanes 1 and 2 brought T1's and then T2's
     List<Input> chunks = feed.inputs(concat(t1.chunkMessages(), t2.chunkMessages()));
@@ -410,7 +407,7 @@ class ApplyPipelineTest {
 
   @Test
   void aBarrierThatJustBeganWaitingIsLookedAtAgainSoonerThanOneThatHasWaitedASecond() {
-    ApplyPipeline p = new ApplyPipeline(target, null); // the default recheck interval
+    SinkEngine p = new SinkEngine(target, null); // the default recheck interval
     Barriers b = lanes(opens(0x100, 1, 9, "1"));
     p.accept(new Feed().inputs(b.closing()));
     assertThat(p.waiting()).isTrue();
@@ -431,7 +428,7 @@ class ApplyPipelineTest {
     pipeline.accept(new Feed().inputs(b.closing()));
     pipeline.close(List.of(STRICT));
     assertThat(pipeline.durablePositions()).doesNotContainKey(STRICT);
-    ApplyPipeline next = new ApplyPipeline(target, null, 3, 64 << 20, 0);
+    SinkEngine next = new SinkEngine(target, null, 3, 64 << 20, 0);
     next.accept(new Feed().inputs(concat(b.chunkMessages(), b.closing())));
     assertThat(target.committedLsns()).containsExactly("0/100");
   }
@@ -581,7 +578,7 @@ class ApplyPipelineTest {
       String name, List<Barriers.Published> bad, ProtocolRule rule) {
     for (boolean oneByOne : new boolean[] {false, true}) {
       InMemoryTarget t = new InMemoryTarget();
-      ApplyPipeline p = new ApplyPipeline(t, null, 1000, 64 << 20, 0);
+      SinkEngine p = new SinkEngine(t, null, 1000, 64 << 20, 0);
       Feed feed = new Feed();
       Barriers t1 = strict(opens(0x100, 1, 3, "100"));
       Feed.batched(p, feed.inputs(t1.all()));
