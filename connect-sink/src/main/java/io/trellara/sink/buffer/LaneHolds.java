@@ -11,10 +11,12 @@ import io.trellara.sink.port.StagedChunk;
 import io.trellara.sink.port.TopicPartitionKey;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Partitioned lane chunks held in memory by the task that holds the strict partition their barrier
@@ -144,9 +146,66 @@ final class LaneHolds {
     return false;
   }
 
-  /** True when held chunks waited too long, or hold too many bytes: they go to staging. */
+  /**
+   * True when held chunks hold too many bytes, or one waited too long for a barrier that is not
+   * queued here: they go to staging. A chunk whose barrier is queued here (its manifest waiting for
+   * the marker, or the barrier waiting for its turn or for other tasks' lanes) is not overdue:
+   * staging it would add a staged row, a read-back and a sweep to its transaction and give its
+   * barrier nothing, since held chunks are read from memory whenever it is ready. Without that rule
+   * a task more than the hold time behind staged everything it held and fell further behind.
+   */
   boolean overdue(Iterable<PartitionState> partitions, long now) {
-    return count > 0 && (bytes > maxBytes || now - oldest(partitions) > holdNanos);
+    if (count == 0) {
+      return false;
+    }
+    if (bytes > maxBytes) {
+      return true;
+    }
+    if (now - oldest(partitions) <= holdNanos) {
+      return false;
+    }
+    Set<Tx> queued = queuedBarriers(partitions);
+    for (PartitionState ps : partitions) {
+      for (Held h : ps.held) {
+        if (now - h.heldAt <= holdNanos) {
+          break; // a lane's chunks are held in arrival order
+        }
+        if (!queued.contains(Tx.of(h))) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /** The transactions whose barrier (or manifest) waits in a queue here, verifiable in memory. */
+  private static Set<Tx> queuedBarriers(Iterable<PartitionState> partitions) {
+    Set<Tx> out = new HashSet<>();
+    for (PartitionState ps : partitions) {
+      for (Items.Item i : ps.queue) {
+        if (i instanceof Items.BarrierItem b && !b.notInMemory) {
+          out.add(Tx.of(b.manifest));
+        }
+      }
+      if (ps.pendingManifest != null) {
+        out.add(Tx.of(ps.pendingManifest.manifest()));
+      }
+    }
+    return out;
+  }
+
+  /** A transaction of a flow, as its chunks and its manifest name it. */
+  private record Tx(FlowKey.Flow flow, String commitLsn, String transactionId) {
+    static Tx of(Held h) {
+      return new Tx(h.flow, h.chunk.getCommitLsn(), h.chunk.getTransactionId());
+    }
+
+    static Tx of(TransactionManifest m) {
+      return new Tx(
+          new FlowKey.Flow(m.getSourceId(), m.getDatasetId()),
+          m.getSourceCommitLsn(),
+          m.getTransactionId());
+    }
   }
 
   /**
