@@ -38,6 +38,13 @@ final class PacedLatency {
 
   static final long LOOK_MICROS = 200;
 
+  /**
+   * Transactions a second committed meanwhile by a second client ({@code
+   * -Dbench.latency.background}, default none): the measured ones then see a pipeline under that
+   * load, each a single-row insert like them, evenly paced.
+   */
+  private static final int BACKGROUND = Integer.getInteger("bench.latency.background", 0);
+
   /** One leg's figures in milliseconds, and its idle CPU in CPU-milliseconds per second. */
   record Result(
       String mode,
@@ -76,6 +83,7 @@ final class PacedLatency {
       Thread.sleep(1000); // the probe's consumer is fetching
       List<Double> ms = new ArrayList<>(transactions);
       List<Long> commits = new ArrayList<>(transactions);
+      Background background = BACKGROUND > 0 ? Background.start(leg, BACKGROUND) : null;
       long next = System.nanoTime();
       for (int i = 0; i < transactions; i++) {
         LockSupport.parkNanos(next - System.nanoTime());
@@ -85,6 +93,7 @@ final class PacedLatency {
         commits.add(committed);
         ms.add((look(leg, target, id) - committed) / 1e6);
       }
+      String load = background == null ? "" : background.stop();
       if (kafka != null) {
         Thread.sleep(500);
         kafka.close();
@@ -105,7 +114,7 @@ final class PacedLatency {
       System.out.printf(
           Locale.ROOT,
           "[%s] latency: %d single-row transactions %d ms apart, COMMIT → visible"
-              + " p50 %.1f ms, p95 %.1f ms, p99 %.1f ms, max %.1f ms (load average %s)%n",
+              + " p50 %.1f ms, p95 %.1f ms, p99 %.1f ms, max %.1f ms%s (load average %s)%n",
           leg.mode(),
           n,
           TimeUnit.NANOSECONDS.toMillis(paceNanos),
@@ -113,6 +122,7 @@ final class PacedLatency {
           r.p95(),
           r.p99(),
           r.max(),
+          load,
           loadAverage());
       return r;
     }
@@ -157,6 +167,61 @@ final class PacedLatency {
         ms.get(n * 95 / 100),
         ms.get(n * 99 / 100),
         ms.get(n - 1));
+  }
+
+  /** The second client: single-row transactions at a fixed rate until stopped. */
+  private static final class Background implements Runnable {
+    private final Connection source;
+    private final long paceNanos;
+    private final Thread thread;
+    private volatile boolean stop;
+    private long committed;
+    private long startNanos;
+    private long endNanos;
+    private Exception failure;
+
+    private Background(Connection source, int perSecond) {
+      this.source = source;
+      this.paceNanos = 1_000_000_000L / perSecond;
+      this.thread = new Thread(this, "latency-background");
+    }
+
+    static Background start(Leg leg, int perSecond) throws Exception {
+      Background b = new Background(leg.source().connect(), perSecond);
+      b.thread.start();
+      return b;
+    }
+
+    @Override
+    public void run() {
+      startNanos = System.nanoTime();
+      long next = startNanos;
+      try (Statement st = source.createStatement()) {
+        while (!stop) {
+          LockSupport.parkNanos(next - System.nanoTime());
+          next += paceNanos;
+          st.execute("INSERT INTO transfer (src, dst, amount) VALUES (2, 1, 0)");
+          committed++;
+        }
+      } catch (Exception e) {
+        failure = e;
+      }
+      endNanos = System.nanoTime();
+    }
+
+    /** Stops it; what it achieved, for the report. */
+    String stop() throws Exception {
+      stop = true;
+      thread.join(TimeUnit.SECONDS.toMillis(30));
+      source.close();
+      if (failure != null) {
+        throw new IllegalStateException("the background client failed", failure);
+      }
+      return String.format(
+          Locale.ROOT,
+          " under %,.0f background tx/s",
+          committed / ((endNanos - startNanos) / 1e9));
+    }
   }
 
   private static long insert(Connection source) throws Exception {

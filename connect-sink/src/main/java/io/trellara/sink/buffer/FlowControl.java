@@ -1,11 +1,15 @@
 package io.trellara.sink.buffer;
 
+import io.trellara.protocol.Lsn;
+import io.trellara.sink.port.FlowKey;
 import io.trellara.sink.port.TopicPartitionKey;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -26,6 +30,48 @@ public final class FlowControl {
 
   /** Paused when they were revoked: resumed if they come back (their queue is gone). */
   private final Set<TopicPartitionKey> pausedWhenRevoked = new HashSet<>();
+
+  /**
+   * Lanes whose chunks are held here and that ran ahead of every barrier queued behind a paused
+   * partition carrying them: no barrier queued there needs more of such a lane (a lane carries its
+   * chunks in commit order), and what the lane would deliver meanwhile would only wait past the
+   * hold time and be staged, a staged row, a read-back and a sweep for every transaction of a task
+   * already behind. They resume with that partition.
+   */
+  static Set<TopicPartitionKey> lanesAhead(
+      Iterable<PartitionState> partitions, Set<TopicPartitionKey> paused) {
+    Map<FlowKey.Flow, Lsn> newestQueued = new HashMap<>();
+    for (PartitionState ps : partitions) {
+      if (ps.carriesBoundaries() && paused.contains(ps.tp)) {
+        Items.BarrierItem last = null;
+        for (Items.Item i : ps.queue) {
+          if (i instanceof Items.BarrierItem b) {
+            last = b; // queued in commit order
+          }
+        }
+        if (last != null) {
+          newestQueued.merge(
+              new FlowKey.Flow(last.manifest.getSourceId(), last.manifest.getDatasetId()),
+              Lsn.parse(last.manifest.getSourceCommitLsn()),
+              (a, b) -> a.compareTo(b) >= 0 ? a : b);
+        }
+      }
+    }
+    if (newestQueued.isEmpty()) {
+      return Set.of();
+    }
+    Set<TopicPartitionKey> out = new HashSet<>();
+    for (PartitionState ps : partitions) {
+      LaneHolds.Held newest = ps.held.peekLast();
+      if (newest != null) {
+        Lsn barrier = newestQueued.get(newest.flow);
+        if (barrier != null && newest.commit.compareTo(barrier) > 0) {
+          out.add(ps.tp);
+        }
+      }
+    }
+    return out;
+  }
 
   /** After a {@code put}: pause what is backlogged, resume what no longer is. */
   public Pauses after(Set<TopicPartitionKey> backlogged, boolean waiting) {

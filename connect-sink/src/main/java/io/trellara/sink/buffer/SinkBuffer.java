@@ -318,7 +318,8 @@ public final class SinkBuffer {
 
   /**
    * Partitions that should not deliver more records for now: a long queue behind a barrier, a
-   * poison, or a lane with too much staged behind a waiting barrier.
+   * poison, a lane with too much staged behind a waiting barrier, or a held lane that ran ahead of
+   * every barrier queued behind such a pause.
    */
   public Set<TopicPartitionKey> backlogged() {
     Set<TopicPartitionKey> out = new HashSet<>(state.staging.full());
@@ -329,6 +330,7 @@ public final class SinkBuffer {
         out.add(ps.tp);
       }
     }
+    out.addAll(FlowControl.lanesAhead(partitions.values(), out));
     return out;
   }
 

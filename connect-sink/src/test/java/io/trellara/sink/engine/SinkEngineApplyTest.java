@@ -345,6 +345,33 @@ class SinkEngineApplyTest {
     assertThat(target.stagedChunks()).isZero();
   }
 
+  /**
+   * The strict partition paused behind waiting barriers: a lane held here that delivered chunks
+   * past every queued barrier pauses too (nothing queued needs more of it), instead of running on
+   * and having all it holds staged once the hold time passes.
+   */
+  @Test
+  void aHeldLaneThatRanAheadOfEveryBarrierQueuedBehindAPausedStrictPartitionPausesToo() {
+    Feed feed = new Feed();
+    TopicPartitionKey lane0 = new TopicPartitionKey(Feed.LANES, 0);
+    for (int i = 1; i <= 4; i++) { // lanes 1 and 2 never come: every barrier waits
+      Barriers b = lanes(opens(0x100L * i, 3 * i, 3 * i + 2, "1"));
+      pipeline.accept(
+          feed.inputs(concat(b.chunkMessages(), b.closing())).stream()
+              .filter(
+                  in -> !in.partition().topic().equals(Feed.LANES) || in.partition().equals(lane0))
+              .toList());
+    }
+    assertThat(pipeline.backlogged()).containsExactly(STRICT); // lane 0 is not past barrier 0/400
+    Barriers fifth = lanes(opens(0x500, 15, 17, "1"));
+    pipeline.accept(
+        feed.inputs(fifth.chunkMessages()).stream()
+            .filter(in -> in.partition().equals(lane0))
+            .toList());
+    assertThat(pipeline.backlogged()).containsExactlyInAnyOrder(STRICT, lane0);
+    assertThat(target.stagedChunks()).isZero();
+  }
+
   @Test
   void heldLaneChunksWaitingLongerThanTheHoldTimeAreStagedAndTheirBarrierGoesTheStagedWay() {
     pipeline.holdLanes(java.time.Duration.ofMillis(20), 64 << 20);
