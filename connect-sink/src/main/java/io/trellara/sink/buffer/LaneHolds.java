@@ -147,12 +147,11 @@ final class LaneHolds {
   }
 
   /**
-   * True when held chunks hold too many bytes, or one waited too long for a barrier that is not
-   * queued here: they go to staging. A chunk whose barrier is queued here (its manifest waiting for
-   * the marker, or the barrier waiting for its turn or for other tasks' lanes) is not overdue:
-   * staging it would add a staged row, a read-back and a sweep to its transaction and give its
-   * barrier nothing, since held chunks are read from memory whenever it is ready. Without that rule
-   * a task more than the hold time behind staged everything it held and fell further behind.
+   * True when held chunks hold too many bytes, or one waited too long while no barrier of its flow
+   * is queued here (its barrier is late, or another task's): they go to staging. While barriers of
+   * its flow queue here (this task is behind), its own barrier comes here too, in commit order, and
+   * applies it from memory: staging it would only add a staged row, a read-back and a sweep to
+   * every transaction of a task already behind, which then fell further behind.
    */
   boolean overdue(Iterable<PartitionState> partitions, long now) {
     if (count == 0) {
@@ -164,13 +163,13 @@ final class LaneHolds {
     if (now - oldest(partitions) <= holdNanos) {
       return false;
     }
-    Set<Tx> queued = queuedBarriers(partitions);
+    Set<FlowKey.Flow> queued = flowsQueued(partitions);
     for (PartitionState ps : partitions) {
       for (Held h : ps.held) {
         if (now - h.heldAt <= holdNanos) {
           break; // a lane's chunks are held in arrival order
         }
-        if (!queued.contains(Tx.of(h))) {
+        if (!queued.contains(h.flow)) {
           return true;
         }
       }
@@ -178,34 +177,21 @@ final class LaneHolds {
     return false;
   }
 
-  /** The transactions whose barrier (or manifest) waits in a queue here, verifiable in memory. */
-  private static Set<Tx> queuedBarriers(Iterable<PartitionState> partitions) {
-    Set<Tx> out = new HashSet<>();
+  /** The flows with a barrier (or a manifest waiting for its marker) queued here. */
+  private static Set<FlowKey.Flow> flowsQueued(Iterable<PartitionState> partitions) {
+    Set<FlowKey.Flow> out = new HashSet<>();
     for (PartitionState ps : partitions) {
-      for (Items.Item i : ps.queue) {
-        if (i instanceof Items.BarrierItem b && !b.notInMemory) {
-          out.add(Tx.of(b.manifest));
-        }
-      }
       if (ps.pendingManifest != null) {
-        out.add(Tx.of(ps.pendingManifest.manifest()));
+        TransactionManifest m = ps.pendingManifest.manifest();
+        out.add(new FlowKey.Flow(m.getSourceId(), m.getDatasetId()));
+      }
+      for (Items.Item i : ps.queue) {
+        if (i instanceof Items.BarrierItem b) {
+          out.add(new FlowKey.Flow(b.manifest.getSourceId(), b.manifest.getDatasetId()));
+        }
       }
     }
     return out;
-  }
-
-  /** A transaction of a flow, as its chunks and its manifest name it. */
-  private record Tx(FlowKey.Flow flow, String commitLsn, String transactionId) {
-    static Tx of(Held h) {
-      return new Tx(h.flow, h.chunk.getCommitLsn(), h.chunk.getTransactionId());
-    }
-
-    static Tx of(TransactionManifest m) {
-      return new Tx(
-          new FlowKey.Flow(m.getSourceId(), m.getDatasetId()),
-          m.getSourceCommitLsn(),
-          m.getTransactionId());
-    }
   }
 
   /**

@@ -369,6 +369,11 @@ class SinkEngineApplyTest {
             .filter(in -> in.partition().equals(lane0))
             .toList());
     assertThat(pipeline.backlogged()).containsExactlyInAnyOrder(STRICT, lane0);
+    pipeline.holdLanes(java.time.Duration.ofMillis(20), 64 << 20);
+    long heldSince = System.nanoTime();
+    while (System.nanoTime() - heldSince < 100_000_000L) { // its barrier comes here, after these
+      pipeline.poll();
+    }
     assertThat(target.stagedChunks()).isZero();
   }
 
