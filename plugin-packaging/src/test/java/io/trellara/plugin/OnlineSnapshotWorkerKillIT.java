@@ -88,10 +88,11 @@ class OnlineSnapshotWorkerKillIT {
         readerThread.start();
 
         source.execute("INSERT INTO signals VALUES ('reload-item-1', 'snapshot', 'public.item')");
+        // the sink's session in an open transaction whose last statement touched item: the load
         String writing =
             "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
                 + " AND backend_xid IS NOT NULL AND state IN ('active', 'idle in transaction')"
-                + " AND pid <> pg_backend_pid()";
+                + " AND query ILIKE '%item%' AND pid <> pg_backend_pid()";
         await("the sink writing the online snapshot into an open target transaction")
             .atMost(WAIT)
             .pollInterval(Duration.ofMillis(5))
