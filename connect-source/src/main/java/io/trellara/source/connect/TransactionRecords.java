@@ -21,9 +21,11 @@ import org.apache.kafka.connect.source.SourceRecord;
  * partitioned topic, keyed by the transaction boundary key. Only the closing record (envelope or
  * commit marker) moves the source offset, and it repeats that offset in its headers ({@link
  * OffsetHeaders}); the records before it carry the previous transaction's offset (at first, the
- * position the task resumed from), a snapshot's records {@code snapshot=running}, so a restart
- * never resumes past a transaction Kafka does not wholly hold. No record carries a null offset.
- * Used by the task's poll thread only.
+ * position the task resumed from), the initial snapshot's records {@code snapshot=running}, and the
+ * records held by an online snapshot ({@link Outbound#held()}) the position from before its signal,
+ * stamped in their headers too, so a restart never resumes past a transaction Kafka does not wholly
+ * hold nor past a signal whose snapshot is not published. No record carries a null offset. Used by
+ * the task's poll thread only.
  */
 final class TransactionRecords {
   static final String HEADER_COUNTS = "trellara.counts";
