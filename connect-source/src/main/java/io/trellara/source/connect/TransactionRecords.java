@@ -21,9 +21,11 @@ import org.apache.kafka.connect.source.SourceRecord;
  * partitioned topic, keyed by the transaction boundary key. Only the closing record (envelope or
  * commit marker) moves the source offset, and it repeats that offset in its headers ({@link
  * OffsetHeaders}); the records before it carry the previous transaction's offset (at first, the
- * position the task resumed from), a snapshot's records {@code snapshot=running}, so a restart
- * never resumes past a transaction Kafka does not wholly hold. No record carries a null offset.
- * Used by the task's poll thread only.
+ * position the task resumed from), the initial snapshot's records {@code snapshot=running}, and the
+ * records held by an online snapshot ({@link Outbound#held()}) the position from before its signal,
+ * stamped in their headers too, so a restart never resumes past a transaction Kafka does not wholly
+ * hold nor past a signal whose snapshot is not published. No record carries a null offset. Used by
+ * the task's poll thread only.
  */
 final class TransactionRecords {
   static final String HEADER_COUNTS = "trellara.counts";
@@ -37,6 +39,9 @@ final class TransactionRecords {
   private final ServerIdentity server;
   private Supplier<ServerIdentity> newestServer = () -> null;
   private Map<String, Object> lastOffset;
+  private SourcePosition lastPosition;
+  private Map<String, Object> heldOffset;
+  private SourcePosition heldPosition;
   private String runningSnapshotLsn;
   private Map<String, Object> runningOffset;
   private RecordSigning signing = RecordSigning.OFF;
@@ -60,6 +65,16 @@ final class TransactionRecords {
     this.partitionedTopic = partitionedTopic;
     this.server = server;
     this.lastOffset = resumedFrom.toMap();
+    this.lastPosition = resumedFrom instanceof StoredOffset.At at ? at.position() : null;
+  }
+
+  /**
+   * The WAL position Kafka's acknowledgement of {@code o} releases: its end LSN, but none (1, below
+   * any position) for a held record, so the slot is not confirmed past an online snapshot's signal
+   * before the snapshot is published.
+   */
+  static long acknowledgedLsn(Outbound o) {
+    return o.held() && o.closesTransaction() ? 1 : o.endLsn();
   }
 
   /** The records of a started source, to its topics. */
@@ -154,7 +169,20 @@ final class TransactionRecords {
     headers.addString(HEADER_COUNTS, o.counts().render());
     headers.addString(HEADER_BOUNDARY, o.boundaryMode());
     Map<String, ?> offset;
-    if (o.closesTransaction()) {
+    if (o.held()) {
+      // an online snapshot is in progress: the position from before its signal, so that a restart
+      // reads the signal again; its stamp also tells the topic's tail to resume there
+      if (heldOffset == null) {
+        heldOffset = lastOffset;
+        heldPosition = lastPosition;
+      }
+      offset = heldOffset;
+      if (heldPosition != null) {
+        OffsetHeaders.write(sourceId, slot, heldPosition, headers::addString);
+      }
+    } else if (o.closesTransaction()) {
+      heldOffset = null;
+      heldPosition = null;
       ServerIdentity newest = newestServer.get();
       ServerIdentity at = newest == null ? server : newest;
       SourcePosition p =
@@ -165,6 +193,7 @@ final class TransactionRecords {
               at.systemId(),
               at.timeline());
       lastOffset = withDataset(new StoredOffset.At(p).toMap());
+      lastPosition = p;
       offset = lastOffset;
       OffsetHeaders.write(sourceId, slot, p, headers::addString);
     } else if (Snapshots.isSnapshot(o.key().transactionId())) {

@@ -108,7 +108,7 @@ public class TrellaraSourceTask extends SourceTask {
       TransactionRecord r = records.record(o);
       batch.add(r);
       kafkaTransactions.returned(o, r);
-      acks.sent(o.sequence(), o.endLsn(), r.key().toString(), r.topic());
+      acks.sent(o.sequence(), TransactionRecords.acknowledgedLsn(o), r.key().toString(), r.topic());
       if (o.closesTransaction()) {
         metrics.published(o.commitTimestampMs());
       }

@@ -20,6 +20,9 @@ import io.trellara.protocol.v1.TransactionEnvelope;
  * @param counts the events this record carries (closing records: the whole transaction's)
  * @param endLsn end of the commit record on the closing record; 0 on the others
  * @param bytes encoded size (estimated for envelopes), for the publisher queue's byte bound
+ * @param held published while an online snapshot is in progress (from its signal to its commit
+ *     marker): the record carries the position from before the signal as its offset and
+ *     acknowledges no WAL, so a task killed meanwhile resumes before the signal and takes it again
  */
 public record Outbound(
     Destination destination,
@@ -32,7 +35,8 @@ public record Outbound(
     EventCounts counts,
     long sequence,
     long endLsn,
-    int bytes) {
+    int bytes,
+    boolean held) {
 
   public enum Destination {
     STRICT,
@@ -56,7 +60,8 @@ public record Outbound(
         new EventCounts(e.getChangesCount(), e.getDdlEventsCount()),
         sequence,
         endLsn,
-        e.getSerializedSize());
+        e.getSerializedSize(),
+        false);
   }
 
   static Outbound encoded(
@@ -80,7 +85,8 @@ public record Outbound(
         counts,
         sequence,
         endLsn,
-        m.bytes().length);
+        m.bytes().length,
+        false);
   }
 
   /** The same record under another transaction sequence (the engine numbers across pipelines). */
@@ -96,6 +102,26 @@ public record Outbound(
         counts,
         newSequence,
         endLsn,
-        bytes);
+        bytes,
+        held);
+  }
+
+  /** The same record, held: published while an online snapshot is in progress. */
+  public Outbound asHeld() {
+    return held
+        ? this
+        : new Outbound(
+            destination,
+            partition,
+            kind,
+            value,
+            key,
+            boundaryMode,
+            commitTimestampMs,
+            counts,
+            sequence,
+            endLsn,
+            bytes,
+            true);
   }
 }

@@ -145,6 +145,7 @@ final class OnlineSnapshots implements AutoCloseable {
       return;
     }
     pending = new Pending(s, exported);
+    sequencer.hold();
     LOG.info(
         "Signal {} (committed at {}): snapshot of {} at consistent point {}; published before the"
             + " first transaction committing from there on",
@@ -309,6 +310,7 @@ final class OnlineSnapshots implements AutoCloseable {
   private void cancel() {
     Pending p = pending;
     pending = null;
+    sequencer.release();
     try {
       p.exported().close();
     } catch (SQLException e) {

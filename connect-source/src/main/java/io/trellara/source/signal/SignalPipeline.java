@@ -98,14 +98,16 @@ public final class SignalPipeline implements TransactionPipeline {
       inner.accept(withoutSignalTable(t), truncateWire(withoutSignalTable(t)), walStart);
       return;
     } else if (message instanceof Commit c) {
+      // signals are taken before their transaction is handed on, so that its records are held
+      // too (a restart must resume before it to read the signal again)
       snapshots.beforeCommit(c.commitLsn());
-      inner.accept(message, raw, walStart);
       act(0, c.commitLsn());
+      inner.accept(message, raw, walStart);
       return;
     } else if (message instanceof StreamCommit c) {
       snapshots.beforeCommit(c.commitLsn());
-      inner.accept(message, raw, walStart);
       act(c.xid(), c.commitLsn());
+      inner.accept(message, raw, walStart);
       return;
     }
     inner.accept(message, raw, walStart);

@@ -55,7 +55,8 @@ class KafkaTransactionBoundariesTest {
         new EventCounts(1, 0),
         seq,
         endLsn,
-        0);
+        0,
+        false);
   }
 
   /** Returns the records to the boundaries as poll() does; the record key names the record. */

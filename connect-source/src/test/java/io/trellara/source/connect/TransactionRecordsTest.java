@@ -35,7 +35,8 @@ class TransactionRecordsTest {
         new EventCounts(1, 0),
         1,
         end,
-        10);
+        10,
+        false);
   }
 
   static TransactionRecords records(StoredOffset resumedFrom) {
@@ -179,7 +180,8 @@ class TransactionRecordsTest {
             new EventCounts(1, 0),
             1,
             0,
-            10);
+            10,
+            false);
     SourceRecord r = records.record(o);
     var signed = (io.trellara.protocol.auth.SignedMessage) r.value();
     assertThat(signed.message()).isSameAs(chunk);
@@ -190,5 +192,39 @@ class TransactionRecordsTest {
             false);
     assertThat(verifier.verify("lanes", 4, chunk.bytes(), signed.authHeader())).isEqualTo("k2");
     assertThat(records(new StoredOffset.None()).record(o).value()).isSameAs(chunk); // off
+  }
+
+  @Test
+  void recordsHeldByAnOnlineSnapshotCarryThePositionBeforeItsSignalUntilItsMarker() {
+    TransactionRecords records = records(new StoredOffset.None());
+    records.record(
+        record(MessageKind.ENVELOPE, "770", "0/1000000", 0x1000048, Outbound.Destination.STRICT));
+    // the signal was taken: a streamed transaction before the consistent point, then the
+    // snapshot's chunk, are held at the position before the signal
+    Outbound between =
+        record(MessageKind.ENVELOPE, "771", "0/2000000", 0x2000048, Outbound.Destination.STRICT)
+            .asHeld();
+    SourceRecord streamed = records.record(between);
+    SourceRecord chunk =
+        records.record(
+            record(MessageKind.CHUNK, "snapshot", "0/3000000", 0, Outbound.Destination.STRICT)
+                .asHeld());
+    assertThat(offset(streamed)).containsEntry("end_lsn", 0x1000048L).doesNotContainKey("snapshot");
+    assertThat(offset(chunk)).containsEntry("end_lsn", 0x1000048L).doesNotContainKey("snapshot");
+    assertThat(headers(chunk)).containsEntry(OffsetHeaders.END_LSN, "0/1000048");
+    assertThat(TransactionRecords.acknowledgedLsn(between)).isEqualTo(1);
+    SourceRecord marker =
+        records.record(
+            record(
+                MessageKind.COMMIT_MARKER,
+                "snapshot",
+                "0/3000000",
+                0x3000000,
+                Outbound.Destination.STRICT));
+    assertThat(offset(marker)).containsEntry("end_lsn", 0x3000000L);
+    SourceRecord next =
+        records.record(
+            record(MessageKind.CHUNK, "772", "0/4000000", 0, Outbound.Destination.STRICT));
+    assertThat(offset(next)).containsEntry("end_lsn", 0x3000000L);
   }
 }

@@ -25,7 +25,8 @@ class OutboundQueueTest {
         new EventCounts(1, 0),
         1,
         endLsn,
-        bytes);
+        bytes,
+        false);
   }
 
   @Test
