@@ -36,8 +36,9 @@ import java.util.StringJoiner;
  * <p>Latency mode, {@code -Dexec.args="latency 500 strict 30 20"}: {@link PacedLatency} with native
  * replication and the named legs at the defaults users get (no producer, consumer or apply
  * overrides): the number of single-row transactions, the legs, the seconds of idle measured before
- * them (0: none) and the milliseconds between commits. {@code -Dbench.latency.background=R} adds a second client committing R single-row transactions a second meanwhile. {@code -Dbench.latency.warmup=N} runs N
- * unmeasured transactions at the same pace first in every leg.
+ * them (0: none) and the milliseconds between commits. {@code -Dbench.latency.background=R} adds a
+ * second client committing R single-row transactions a second meanwhile. {@code
+ * -Dbench.latency.warmup=N} runs N unmeasured transactions at the same pace first in every leg.
  *
  * <p>{@code -Dbench.warmup.leg=strict} (any boundary mode) runs one leg of that mode first and
  * discards its figures: the first leg of a run otherwise pays the broker's and the worker's JIT,

@@ -218,9 +218,7 @@ final class PacedLatency {
         throw new IllegalStateException("the background client failed", failure);
       }
       return String.format(
-          Locale.ROOT,
-          " under %,.0f background tx/s",
-          committed / ((endNanos - startNanos) / 1e9));
+          Locale.ROOT, " under %,.0f background tx/s", committed / ((endNanos - startNanos) / 1e9));
     }
   }
 
