@@ -51,7 +51,7 @@ public final class FlowControl {
         }
         if (last != null) {
           newestQueued.merge(
-              new FlowKey.Flow(last.manifest.getSourceId(), last.manifest.getDatasetId()),
+              FlowKey.Flow.of(last.manifest),
               Lsn.parse(last.manifest.getSourceCommitLsn()),
               (a, b) -> a.compareTo(b) >= 0 ? a : b);
         }

@@ -182,12 +182,11 @@ final class LaneHolds {
     Set<FlowKey.Flow> out = new HashSet<>();
     for (PartitionState ps : partitions) {
       if (ps.pendingManifest != null) {
-        TransactionManifest m = ps.pendingManifest.manifest();
-        out.add(new FlowKey.Flow(m.getSourceId(), m.getDatasetId()));
+        out.add(FlowKey.Flow.of(ps.pendingManifest.manifest()));
       }
       for (Items.Item i : ps.queue) {
         if (i instanceof Items.BarrierItem b) {
-          out.add(new FlowKey.Flow(b.manifest.getSourceId(), b.manifest.getDatasetId()));
+          out.add(FlowKey.Flow.of(b.manifest));
         }
       }
     }
@@ -287,7 +286,7 @@ final class LaneHolds {
    */
   boolean movedPast(
       TransactionManifest m, List<ManifestPartition> absent, Iterable<PartitionState> lanes) {
-    FlowKey.Flow flow = new FlowKey.Flow(m.getSourceId(), m.getDatasetId());
+    FlowKey.Flow flow = FlowKey.Flow.of(m);
     Lsn commit = Lsn.parse(m.getSourceCommitLsn());
     for (PartitionState ps : lanes) {
       for (Held h : ps.held) {

@@ -75,6 +75,11 @@ public record FlowKey(String datasetId, TransactionBoundaryKey transaction) {
 
   /** One flow of one source. */
   public record Flow(String sourceId, String datasetId) {
+    /** The flow a manifest's transaction belongs to. */
+    public static Flow of(TransactionManifest m) {
+      return new Flow(m.getSourceId(), m.getDatasetId());
+    }
+
     // written out: the generated ones go through a method handle per call, which showed in profiles
     // of the
     // lane buffer's lookups
