@@ -18,6 +18,7 @@ import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
 /**
  * The admin side of a test broker, through one Admin client made on first use and shared until
@@ -57,6 +58,33 @@ public final class BrokerAdmin implements AutoCloseable {
   public void createTopic(String topic, int partitions, Map<String, String> configs) {
     NewTopic newTopic = new NewTopic(topic, partitions, (short) 1).configs(configs);
     get(client().createTopics(List.of(newTopic)).all(), "create topic " + topic);
+    awaitDescribed(topic);
+  }
+
+  /**
+   * The create returns once the controller has the topic; the broker serving metadata learns of it
+   * a moment later, and a describe meanwhile fails with UnknownTopicOrPartition (seen once in a
+   * full build). Waits, at most {@link #TIMEOUT}, until the topic can be described.
+   */
+  private void awaitDescribed(String topic) {
+    long deadline = System.nanoTime() + TIMEOUT.toNanos();
+    while (true) {
+      try {
+        describeTopic(topic);
+        return;
+      } catch (IllegalStateException e) {
+        if (!(e.getCause() instanceof UnknownTopicOrPartitionException)
+            || System.nanoTime() > deadline) {
+          throw e;
+        }
+      }
+      try {
+        Thread.sleep(20); // between looks at the metadata, bounded by the deadline above
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted: describe topic " + topic, e);
+      }
+    }
   }
 
   public void deleteTopic(String topic) {
