@@ -28,6 +28,9 @@ public final class ApplyMetrics {
   public final AtomicLong chunksStaged = new AtomicLong();
   public final AtomicLong stagedBytes = new AtomicLong();
 
+  /** Vacuums of the staging table this applier ran ({@link StagingVacuum}). */
+  public final AtomicLong stagingVacuums = new AtomicLong();
+
   /** Transactions set aside: their chunks would have taken their flow past its staging bound. */
   public final AtomicLong transactionsSetAside = new AtomicLong();
 
@@ -106,6 +109,11 @@ public final class ApplyMetrics {
    */
   public long chunksStaged() {
     return chunksStaged.get();
+  }
+
+  /** Vacuums of trellara_sink.staged_chunks this applier ran between its transactions. */
+  public long stagingVacuums() {
+    return stagingVacuums.get();
   }
 
   /** Transactions set aside, not staged: their flow was past staging.flow.max.bytes. */

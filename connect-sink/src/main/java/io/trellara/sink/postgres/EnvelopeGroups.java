@@ -217,8 +217,10 @@ final class EnvelopeGroups {
             List.copyOf(sweeps.values()),
             applier.options().synchronousCommitOff());
     if (claim.swept() > 0) {
-      LOG.info(
-          "Sink {} swept {} staged chunk(s) of an earlier publication of transactions up to {}",
+      // the usual case: the staged chunks these barriers were read back from (a look); chunks
+      // of an earlier, partial publication go too
+      LOG.debug(
+          "Sink {} swept {} staged chunk(s) of transactions up to {}",
           applier.options().sinkName(),
           claim.swept(),
           LogText.escape(group.get(group.size() - 1).key().display()));
@@ -249,6 +251,7 @@ final class EnvelopeGroups {
         toApply,
         () -> {
           applier.publish(writer, applied.size(), duplicates.size());
+          applier.stagedChunksDeleted(claim.swept());
           applier
               .metrics()
               .barriersApplied

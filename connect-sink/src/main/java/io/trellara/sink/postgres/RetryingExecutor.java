@@ -174,6 +174,39 @@ public final class RetryingExecutor implements AutoCloseable {
     }
   }
 
+  /** Work outside a transaction on the open session ({@link #maintain}). */
+  @FunctionalInterface
+  public interface Maintenance<T> {
+    T run(TargetSession session) throws SQLException;
+  }
+
+  /**
+   * Runs housekeeping between units on the session already open (none is opened for it; empty when
+   * there is none), bounded by the same watchdog stage as a unit, never retried: a failure is
+   * thrown to the caller, and a session it broke is discarded, so the next unit opens a fresh one.
+   */
+  public <T> java.util.Optional<T> maintain(String what, Maintenance<T> work) throws SQLException {
+    if (session == null || session.state() != TargetSession.State.IDLE) {
+      return java.util.Optional.empty();
+    }
+    Stage stage = watch.stage();
+    try {
+      if (stage != null) {
+        stage.waiting(what);
+      }
+      return java.util.Optional.ofNullable(work.run(session));
+    } catch (SQLException | RuntimeException e) {
+      if (session != null && session.isClosed()) {
+        discardOrRollback(true);
+      }
+      throw e;
+    } finally {
+      if (stage != null) {
+        stage.idle();
+      }
+    }
+  }
+
   private boolean policyCommitsAsynchronously;
 
   /** Whether the units' commits are asynchronous ({@code synchronous_commit=off}). */

@@ -224,7 +224,7 @@ final class StagedBarriers {
                   List.of(AppliedTransaction.of(m, merge.changes(), merge.ddlEvents())),
                   positions,
                   applier.options().synchronousCommitOff());
-              StagingStore.sweep(s, applier.options().sinkName(), m);
+              int swept = StagingStore.sweep(s, applier.options().sinkName(), m);
               return new RetryingExecutor.Done<>(
                   new BarrierResult(
                       key,
@@ -237,6 +237,7 @@ final class StagedBarriers {
                   Set.of(flowKey),
                   () -> {
                     applier.publish(writer, 1, 0);
+                    applier.stagedChunksDeleted(swept);
                     applier.metrics().barriersApplied.incrementAndGet();
                   });
             });

@@ -82,6 +82,7 @@ public final class TransactionApplier implements Target, AutoCloseable {
   private final StagedBarriers barriers;
   private final BarrierLooks looks;
   private final Ownership ownership;
+  private StagingVacuum stagingVacuum;
 
   public TransactionApplier(
       ConnectionFactory connections, RelationMapper mapper, ApplyOptions options) {
@@ -128,6 +129,8 @@ public final class TransactionApplier implements Target, AutoCloseable {
     this.barriers = new StagedBarriers(this, executor);
     this.looks = new BarrierLooks(this, executor);
     this.ownership = new Ownership(this, executor, asyncCommits);
+    this.stagingVacuum =
+        new StagingVacuum(options.sinkName(), StagingVacuum.AFTER_CHUNKS, nanoClock);
   }
 
   /** The stages this applier's watchdog bounds (for JMX); empty when unbounded. */
@@ -285,7 +288,9 @@ public final class TransactionApplier implements Target, AutoCloseable {
    */
   @Override
   public ApplyResult apply(List<SourceTransaction> transactions) {
-    return fencedOr(() -> envelopes.apply(transactions));
+    ApplyResult r = fencedOr(() -> envelopes.apply(transactions));
+    vacuumStaging();
+    return r;
   }
 
   /**
@@ -305,7 +310,28 @@ public final class TransactionApplier implements Target, AutoCloseable {
   @Override
   public BarrierResult applyBarrier(
       TransactionManifest m, Map<TopicPartitionKey, Long> positions, List<PartitionChunk> held) {
-    return fencedOr(() -> barriers.apply(m, positions, held));
+    BarrierResult r = fencedOr(() -> barriers.apply(m, positions, held));
+    vacuumStaging();
+    return r;
+  }
+
+  /**
+   * Counts staged chunks a committed transaction of this applier deleted ({@link StagingVacuum}).
+   */
+  void stagedChunksDeleted(long chunks) {
+    stagingVacuum.deleted(chunks);
+  }
+
+  /** Vacuums the staging table between two target transactions when it is due. */
+  private void vacuumStaging() {
+    if (stagingVacuum.runIfDue(executor)) {
+      metrics.stagingVacuums.incrementAndGet();
+    }
+  }
+
+  /** For tests: vacuum after {@code chunks} deleted staged chunks instead of the default. */
+  void vacuumStagingAfter(long chunks) {
+    stagingVacuum = new StagingVacuum(options.sinkName(), chunks, System::nanoTime);
   }
 
   @Override

@@ -307,6 +307,11 @@ public final class SinkTaskMetrics
   }
 
   @Override
+  public long getStagingVacuums() {
+    return apply.stagingVacuums();
+  }
+
+  @Override
   public long getTransactionsSetAside() {
     return apply.transactionsSetAside();
   }

@@ -80,6 +80,12 @@ public interface SinkTaskMetricsMXBean {
   long getStagedBytes();
 
   /**
+   * Vacuums of trellara_sink.staged_chunks this task ran: after its applies deleted 1,000 staged
+   * chunks, at most once a second, so cross-task barriers do not read through dead rows.
+   */
+  long getStagingVacuums();
+
+  /**
    * Transactions set aside rather than staged: their chunks would have taken their flow past
    * staging.flow.max.bytes (junk of an invented flow, or a real flow that needs a larger bound).
    */

@@ -8,6 +8,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
 import org.postgresql.PGConnection;
@@ -149,6 +150,30 @@ public final class TargetSession implements AutoCloseable {
     try (Statement s = connection.createStatement()) {
       s.execute(sql);
     }
+  }
+
+  /**
+   * Runs one statement of the sink's own outside any transaction (auto-commit on for it alone), as
+   * {@code VACUUM} must run; returns the server's warnings (a {@code VACUUM} the role may not run
+   * is a warning, not an error). The session must be idle: nothing open that this would commit.
+   */
+  public List<String> executeOutsideTransaction(String sql) throws SQLException {
+    requireOpen();
+    if (state != State.IDLE) {
+      throw new IllegalStateException("a statement outside a transaction needs an idle session");
+    }
+    context.kind(sql.substring(0, Math.min(sql.length(), 16)));
+    List<String> warnings = new java.util.ArrayList<>();
+    connection.setAutoCommit(true);
+    try (Statement s = connection.createStatement()) {
+      s.execute(sql);
+      for (java.sql.SQLWarning w = s.getWarnings(); w != null; w = w.getNextWarning()) {
+        warnings.add(w.getMessage());
+      }
+    } finally {
+      connection.setAutoCommit(false);
+    }
+    return warnings;
   }
 
   /** What a query's rows become. */
