@@ -62,6 +62,11 @@ final class AddedTables {
   private final Map<Long, Long> streamedDrops = new HashMap<>();
 
   private long commitOfBegun = -1;
+
+  /** Changes dropped for the snapshot waiting at {@link #droppedFor} (logged once it is gone). */
+  private long dropped;
+
+  private long droppedFor = -1;
   private long streamTop;
 
   private record Received(long top, long xid, Signal signal) {}
@@ -101,6 +106,15 @@ final class AddedTables {
       return null;
     }
     long point = pending.pendingPoint();
+    if (dropped > 0 && point != droppedFor) {
+      LOG.info(
+          "Tables added to capture: {} of their changes, in transactions committed before the"
+              + " consistent point {} of their snapshot, were not published (the snapshot holds"
+              + " them)",
+          dropped,
+          Lsn.format(droppedFor));
+      dropped = 0;
+    }
     if (point < 0) {
       return m;
     }
@@ -162,10 +176,14 @@ final class AddedTables {
     if (table == null || !pending.pendingAdded(table)) {
       return false;
     }
-    if (xid == 0) {
-      return commitOfBegun >= 0 && commitOfBegun < point;
+    if (xid == 0 && (commitOfBegun < 0 || commitOfBegun >= point)) {
+      return false;
     }
-    streamedDrops.putIfAbsent(streamTop, point);
+    if (xid != 0) {
+      streamedDrops.putIfAbsent(streamTop, point);
+    }
+    dropped++;
+    droppedFor = point;
     return true;
   }
 
