@@ -66,9 +66,7 @@ class AddedTableIT {
       long putAt = System.nanoTime();
       STACK.rest().putConnectorConfig(source, config);
       await().atMost(WAIT).until(() -> published(src, scope, "fresh"));
-      await()
-          .atMost(WAIT)
-          .until(() -> dst.queryLong("SELECT count(*) FROM fresh") >= FRESH_ROWS);
+      await().atMost(WAIT).until(() -> dst.queryLong("SELECT count(*) FROM fresh") >= FRESH_ROWS);
       long loadedMs = (System.nanoTime() - putAt) / 1_000_000;
       Thread.sleep(500); // the stream goes on, for fresh too
       int freshCommitted = fresh.stop();
@@ -161,9 +159,7 @@ class AddedTableIT {
       }
       Thread.sleep(300);
       STACK.rest().resume(source);
-      await()
-          .atMost(WAIT)
-          .until(() -> dst.queryLong("SELECT count(*) FROM fresh") >= FRESH_ROWS);
+      await().atMost(WAIT).until(() -> dst.queryLong("SELECT count(*) FROM fresh") >= FRESH_ROWS);
       int freshCommitted = fresh.stop();
       transfers.stop();
       transfers.batch(20);
@@ -182,8 +178,8 @@ class AddedTableIT {
   }
 
   /**
-   * 0 when a read of the target sees the bank whole, and fresh empty or whole (never partly
-   * loaded, never a change of it ahead of its load).
+   * 0 when a read of the target sees the bank whole, and fresh empty or whole (never partly loaded,
+   * never a change of it ahead of its load).
    */
   static final String CHECK =
       "SELECT CASE WHEN (SELECT max(total) FROM moved) = (SELECT sum(amount) FROM ledger)"
@@ -200,9 +196,7 @@ class AddedTableIT {
     schema(src, dst, SnapshotIT.SCHEMA);
     schema(src, dst, "CREATE TABLE fresh (id bigserial PRIMARY KEY, v bigint NOT NULL)");
     src.execute(
-        "INSERT INTO account SELECT g, 1000 FROM generate_series(1, "
-            + SnapshotIT.ACCOUNTS
-            + ") g",
+        "INSERT INTO account SELECT g, 1000 FROM generate_series(1, " + SnapshotIT.ACCOUNTS + ") g",
         "INSERT INTO moved VALUES (1, 0)",
         "INSERT INTO ledger (from_id, to_id, amount, note) SELECT g % 100 + 1, g % 100 + 1,"
             + " 1 + g % 50, 'n' || g FROM generate_series(1, 5000) g",
