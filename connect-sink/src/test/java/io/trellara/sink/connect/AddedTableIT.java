@@ -93,7 +93,10 @@ class AddedTableIT {
               + " transfers, %d changes of fresh meanwhile%n",
           FRESH_ROWS, loadedMs, reader.reads(), committed, freshCommitted);
 
-      // removed: its capture stops, the target keeps its rows, the others go on
+      // removed: its capture stops, the target keeps its rows, the others go on; a table an
+      // administrator added to the publication by hand stays in it
+      schema(src, dst, "CREATE TABLE beat (id int PRIMARY KEY)");
+      src.execute("ALTER PUBLICATION \"" + scope.publicationName() + "\" ADD TABLE beat");
       List<List<Object>> kept = rows(dst, "fresh", "id");
       config.put("table.include.list", TABLES);
       STACK.rest().putConnectorConfig(source, config);
@@ -105,6 +108,7 @@ class AddedTableIT {
       awaitEqual(src, dst, "account", "id");
       awaitEqual(src, dst, "ledger", "id");
       assertThat(rows(dst, "fresh", "id")).as("the target keeps its rows").isEqualTo(kept);
+      assertThat(published(src, scope, "beat")).as("added by hand: not the connector's").isTrue();
       assertThat(snapshotsApplied(dst)).isEqualTo(2);
       assertThat(STACK.rest().status(source).isFailed()).isFalse();
       assertThat(STACK.rest().status(sink).isFailed()).isFalse();

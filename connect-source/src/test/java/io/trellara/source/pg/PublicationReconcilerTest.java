@@ -52,4 +52,43 @@ class PublicationReconcilerTest {
                 "id-1", List.of(new String[] {"public", "fresh"}, new String[] {"s", "we\"ird"})))
         .isEqualTo("added-tables id-1\n\"public\".\"fresh\"\n\"s\".\"we\"\"ird\"");
   }
+
+  @Test
+  void onlyTablesOfTheRecordedListAreDroppedAndNoneWithoutARecord() {
+    List<String[]> published =
+        List.of(
+            new String[] {"public", "a"},
+            new String[] {"public", "b"},
+            new String[] {"public", "heartbeat"});
+    List<String[]> recorded = List.of(new String[] {"public", "a"}, new String[] {"public", "b"});
+    PublicationReconciler.Plan plan =
+        PublicationReconciler.plan(List.of("public.a"), published, recorded);
+    assertThat(names(plan.removed()))
+        .as("b left the list; the heartbeat table was added by hand and stays")
+        .containsExactly("public.b");
+    assertThat(PublicationReconciler.plan(List.of("public.a"), published, null).empty())
+        .as("no record (a publication of an older version, or made by hand): nothing dropped")
+        .isTrue();
+  }
+
+  @Test
+  void theRecordRoundTripsAnyNameAndAnythingElseIsNoRecord() {
+    String record =
+        PublicationReconciler.PublicationRecord.format(
+            PublicationReconciler.COMMENT_MARK, List.of("public.a", "a", "S.we\"ird.x"));
+    assertThat(record)
+        .isEqualTo(
+            PublicationReconciler.COMMENT_MARK + "\n\"public\".\"a\"\n\"S\".\"we\"\"ird.x\"");
+    assertThat(names(PublicationReconciler.PublicationRecord.parse(record)))
+        .containsExactly("public.a", "S.we\"ird.x");
+    assertThat(PublicationReconciler.PublicationRecord.parse(null)).isNull();
+    assertThat(PublicationReconciler.PublicationRecord.parse("the orders feed")).isNull();
+    assertThat(
+            PublicationReconciler.PublicationRecord.parse(
+                PublicationReconciler.COMMENT_MARK + "\n\"public\".a"))
+        .as("a line that is not two quoted names: no record")
+        .isNull();
+    assertThat(PublicationReconciler.PublicationRecord.literal("it's a \\ b"))
+        .isEqualTo("E'it''s a \\\\ b'");
+  }
 }
