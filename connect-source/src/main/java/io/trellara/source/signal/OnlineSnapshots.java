@@ -126,10 +126,24 @@ final class OnlineSnapshots implements AutoCloseable, AddedTables.Pending {
       AddedSnapshots.joined(s, pending.signal(), pending.exported().consistentPoint());
       return;
     }
-    prepare(s, LogText.escape(s.id()), commitLsn);
-    if (pending != null) {
-      pending = new Pending(s, pending.exported(), AddedSnapshots.names(java.util.Set.of(), s));
+    String problem = check(s);
+    if (problem != null && problem.contains(" is not in publication ")) {
+      // left the publication again since (a later start): nothing to load
+      refuse(LogText.escape(s.id()), s, problem);
+      return;
     }
+    prepare(s, LogText.escape(s.id()), commitLsn);
+    if (pending == null) {
+      // fail closed: ignored, the table would stream without its rows; the signal's transaction
+      // is not handed on yet, so the restarted task reads the message again
+      throw new IllegalStateException(
+          "the online snapshot of the tables added to capture ("
+              + LogText.escape(describe(s))
+              + ") could not be started"
+              + (problem == null ? " (see the WARN before)" : ": " + LogText.escape(problem))
+              + "; restart the task: it reads their signal again");
+    }
+    pending = new Pending(s, pending.exported(), AddedSnapshots.names(java.util.Set.of(), s));
   }
 
   @Override
