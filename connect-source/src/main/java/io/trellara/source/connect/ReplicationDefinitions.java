@@ -58,8 +58,10 @@ final class ReplicationDefinitions {
         Importance.MEDIUM,
         "'filtered': create the publication for the tables of "
             + TABLE_INCLUDE_LIST
-            + " when it does not"
-            + " exist. 'disabled': the publication must exist (created by an administrator).",
+            + " when it does not exist, and at each task start add the tables the list gained"
+            + " (snapshotted online, ordered with the stream, while the others stream on) and"
+            + " drop those it lost (their capture stops; the target keeps their rows)."
+            + " 'disabled': the publication must exist (created by an administrator).",
         GROUP_REPLICATION,
         ++o,
         Width.SHORT,

@@ -159,6 +159,13 @@ public final class SourcePreflight {
                     + "."));
       }
       tables.addAll(s.tables());
+    } else if (s.autocreatePublication()) {
+      // tables the include list gained are added to the publication at the start: check them too
+      for (String t : s.tables()) {
+        if (!tables.contains(t) && !tables.contains("public." + t)) {
+          tables.add(t);
+        }
+      }
     }
     return tables;
   }

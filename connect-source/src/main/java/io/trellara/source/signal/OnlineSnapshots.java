@@ -48,7 +48,7 @@ import org.slf4j.LoggerFactory;
  * snapshot that is waiting for P; {@code pause-snapshot} and {@code resume-snapshot} are refused
  * with the reason, since a snapshot read in one pass has nothing to pause.
  */
-final class OnlineSnapshots implements AutoCloseable {
+final class OnlineSnapshots implements AutoCloseable, AddedTables.Pending {
   private static final Logger LOG = LoggerFactory.getLogger(OnlineSnapshots.class);
 
   /** The prefix of the watermark message written after a snapshot's slot is created. */
@@ -62,7 +62,11 @@ final class OnlineSnapshots implements AutoCloseable {
   private final java.util.function.BooleanSupplier running;
   private Pending pending;
 
-  private record Pending(Signal signal, ExportedSnapshot exported) {}
+  /**
+   * {@code added}: the tables (schema.table) loaded as tables added to capture ({@link
+   * AddedTables}).
+   */
+  private record Pending(Signal signal, ExportedSnapshot exported, java.util.Set<String> added) {}
 
   OnlineSnapshots(
       SourceSettings settings, Sequencer sequencer, java.util.function.BooleanSupplier running) {
@@ -83,7 +87,9 @@ final class OnlineSnapshots implements AutoCloseable {
     switch (s.action()) {
       case SNAPSHOT -> prepare(s, id, commitLsn);
       case STOP_SNAPSHOT -> {
-        if (pending == null) {
+        if (pending != null && !pending.added().isEmpty()) {
+          refuse(id, s, AddedSnapshots.UNSTOPPABLE);
+        } else if (pending == null) {
           refuse(
               id,
               s,
@@ -106,6 +112,48 @@ final class OnlineSnapshots implements AutoCloseable {
               "an online snapshot is read in one pass and cannot be paused or resumed (that needs"
                   + " the chunked, resumable reads of issue 30, requirement 3, not built)");
     }
+  }
+
+  /**
+   * Tables that joined the publication in the transaction committed at {@code commitLsn}: loaded by
+   * the snapshot waiting for its point, which is after that commit (else it would have been
+   * published before it), or by a new one ({@link AddedSnapshots}).
+   */
+  void added(Signal s, long commitLsn) {
+    if (pending != null) {
+      Signal merged = AddedSnapshots.merged(pending.signal(), s);
+      pending = new Pending(merged, pending.exported(), AddedSnapshots.names(pending.added(), s));
+      AddedSnapshots.joined(s, pending.signal(), pending.exported().consistentPoint());
+      return;
+    }
+    String problem = check(s);
+    if (problem != null && problem.contains(" is not in publication ")) {
+      // left the publication again since (a later start): nothing to load
+      refuse(LogText.escape(s.id()), s, problem);
+      return;
+    }
+    prepare(s, LogText.escape(s.id()), commitLsn);
+    if (pending == null) {
+      // fail closed: ignored, the table would stream without its rows; the signal's transaction
+      // is not handed on yet, so the restarted task reads the message again
+      throw new IllegalStateException(
+          "the online snapshot of the tables added to capture ("
+              + LogText.escape(describe(s))
+              + ") could not be started"
+              + (problem == null ? " (see the WARN before)" : ": " + LogText.escape(problem))
+              + "; restart the task: it reads their signal again");
+    }
+    pending = new Pending(s, pending.exported(), AddedSnapshots.names(java.util.Set.of(), s));
+  }
+
+  @Override
+  public long pendingPoint() {
+    return pending == null ? -1 : pending.exported().consistentPoint();
+  }
+
+  @Override
+  public boolean pendingAdded(String display) {
+    return pending != null && pending.added().contains(display);
   }
 
   /** Publishes the pending snapshot before a transaction committing at or after its point. */
@@ -144,7 +192,7 @@ final class OnlineSnapshots implements AutoCloseable {
       refuse(id, s, "the temporary slot for its snapshot could not be created: " + e.getMessage());
       return;
     }
-    pending = new Pending(s, exported);
+    pending = new Pending(s, exported, java.util.Set.of());
     sequencer.hold();
     LOG.info(
         "Signal {} (committed at {}): snapshot of {} at consistent point {}; published before the"

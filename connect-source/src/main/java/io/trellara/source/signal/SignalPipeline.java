@@ -43,6 +43,7 @@ public final class SignalPipeline implements TransactionPipeline {
   private final TransactionPipeline inner;
   private final Signal.TableRequest table;
   private final OnlineSnapshots snapshots;
+  private final AddedTables added;
   private final List<Received> received = new ArrayList<>();
   private long signalOid = -1;
   private int idColumn = -1;
@@ -58,11 +59,13 @@ public final class SignalPipeline implements TransactionPipeline {
       Signal.TableRequest table,
       Function<Consumer<Outbound>, TransactionPipeline> inner,
       Consumer<Outbound> out,
-      BooleanSupplier running) {
+      BooleanSupplier running,
+      boolean signalMessagesTrusted) {
     Sequencer sequencer = new Sequencer(out);
     this.inner = inner.apply(sequencer.stream());
     this.table = table;
     this.snapshots = new OnlineSnapshots(settings, sequencer, running);
+    this.added = new AddedTables(signalMessagesTrusted);
   }
 
   /**
@@ -76,13 +79,35 @@ public final class SignalPipeline implements TransactionPipeline {
     if (signalTable == null) {
       return inner;
     }
-    return out -> new SignalPipeline(settings, signalTable, inner, out, () -> true);
+    return out -> new SignalPipeline(settings, signalTable, inner, out, () -> true, false);
+  }
+
+  /**
+   * {@code inner} with {@code signalTable} (may be null: none) taken out of its stream and the
+   * {@code trellara.signal} messages of tables added to capture carried out ({@link AddedTables});
+   * such a message is trusted only with {@code signalMessagesTrusted} (PUBLIC may not write logical
+   * messages), else logged and ignored.
+   */
+  public static Function<Consumer<Outbound>, TransactionPipeline> factory(
+      SourceSettings settings,
+      Signal.TableRequest signalTable,
+      boolean signalMessagesTrusted,
+      Function<Consumer<Outbound>, TransactionPipeline> inner) {
+    return out ->
+        new SignalPipeline(settings, signalTable, inner, out, () -> true, signalMessagesTrusted);
   }
 
   @Override
   public void accept(PgOutputMessage message, ByteBuffer raw, long walStart) {
     if (taken(message)) {
       return;
+    }
+    PgOutputMessage kept = added.filter(message, snapshots);
+    if (kept == null) {
+      return;
+    } else if (kept != message) {
+      message = kept;
+      raw = truncateWire((Truncate) kept);
     }
     if (message instanceof Begin) {
       received.removeIf(r -> r.top() == 0);
@@ -102,11 +127,14 @@ public final class SignalPipeline implements TransactionPipeline {
       // too (a restart must resume before it to read the signal again)
       snapshots.beforeCommit(c.commitLsn());
       act(0, c.commitLsn());
+      added.committed(0, c.commitLsn(), snapshots);
       inner.accept(message, raw, walStart);
       return;
     } else if (message instanceof StreamCommit c) {
+      added.beforeCommit(c.xid(), c.commitLsn());
       snapshots.beforeCommit(c.commitLsn());
       act(c.xid(), c.commitLsn());
+      added.committed(c.xid(), c.commitLsn(), snapshots);
       inner.accept(message, raw, walStart);
       return;
     }
@@ -116,6 +144,7 @@ public final class SignalPipeline implements TransactionPipeline {
   /** True when the message is the signal table's or a watermark: kept from the pipeline. */
   private boolean taken(PgOutputMessage message) {
     if (message instanceof Relation r
+        && table != null
         && r.namespace().equals(table.schema())
         && r.name().equals(table.table())) {
       described(r);
@@ -234,7 +263,7 @@ public final class SignalPipeline implements TransactionPipeline {
 
   @Override
   public boolean idle() {
-    return inner.idle() && snapshots.idle() && received.isEmpty();
+    return inner.idle() && snapshots.idle() && received.isEmpty() && added.idle();
   }
 
   @Override

@@ -4,6 +4,7 @@ import io.trellara.protocol.LogText;
 import io.trellara.protocol.Lsn;
 import io.trellara.source.kafka.TopicTail;
 import io.trellara.source.kafka.TopicTailReader;
+import io.trellara.source.pg.PublicationReconciler;
 import io.trellara.source.pg.PublishedTables;
 import io.trellara.source.pg.ServerIdentity;
 import io.trellara.source.pg.SourcePreflight;
@@ -90,6 +91,7 @@ public final class SourceStartup {
     ServerIdentity server = s.identifyServer();
     StartDecision decision = s.decide(server, offsets);
     s.prepareSlot(decision);
+    boolean signalMessagesTrusted = s.reconcilePublication(decision);
     SourceSettings captured = s.withPublishedTables();
     ExportedSnapshot exported = s.exportSnapshot(decision);
     CaptureEngine engine =
@@ -97,7 +99,10 @@ public final class SourceStartup {
             captured,
             decision.startLsn(),
             SignalPipeline.factory(
-                captured, options.signalTable(), StrictPipeline.factory(captured)),
+                captured,
+                options.signalTable(),
+                signalMessagesTrusted,
+                StrictPipeline.factory(captured)),
             decision.snapshot().plan(),
             exported);
     engine.start();
@@ -216,6 +221,42 @@ public final class SourceStartup {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new SourceStartException("Interrupted while dropping slot " + settings.slotName(), e);
+    }
+  }
+
+  /**
+   * {@code publication.autocreate.mode=filtered}: adds to the publication the tables {@code
+   * table.include.list} gained and drops those it lost ({@link PublicationReconciler}); the added
+   * tables are snapshotted online, ordered with the stream, unless an initial snapshot reads them
+   * anyway. Returns whether {@code trellara.signal} messages are trusted (PUBLIC may not write
+   * logical messages).
+   */
+  private boolean reconcilePublication(StartDecision d) {
+    try {
+      boolean initial = d.snapshot().plan().read();
+      PublicationReconciler.Plan plan =
+          PublicationReconciler.reconcile(
+              settings.database(), !initial, "table.include.list@" + System.currentTimeMillis());
+      if (!plan.empty()) {
+        LOG.info(
+            "Publication {} reconciled with table.include.list: {}; {}",
+            LogText.escape(settings.publicationName()),
+            LogText.escape(plan.describe()),
+            plan.added().isEmpty()
+                ? "removed tables are no longer captured (the target keeps their rows)"
+                : initial
+                    ? "the initial snapshot reads the added tables"
+                    : "the added tables are snapshotted online, ordered with the stream, while the"
+                        + " others stream on");
+      }
+      return PublicationReconciler.signalMessagesTrusted(settings.endpoint());
+    } catch (PublicationReconciler.UntrustedSignalException e) {
+      LOG.error(e.getMessage());
+      throw new SourceStartException(e.getMessage(), e);
+    } catch (SQLException e) {
+      throw failed(
+          "Cannot reconcile publication " + settings.publicationName() + " with table.include.list",
+          e);
     }
   }
 

@@ -1,6 +1,7 @@
 package io.trellara.source.signal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.trellara.source.capture.SyntheticStream;
 import io.trellara.source.capture.ddl.CapturedTables;
@@ -34,6 +35,7 @@ class SignalPipelineTest {
   @TempDir Path spill;
   private final List<PgOutputMessage> passed = new ArrayList<>();
   private TransactionPipeline pipeline;
+  private SourceSettings settings;
 
   @BeforeEach
   void pipeline() throws IOException {
@@ -41,7 +43,7 @@ class SignalPipelineTest {
     try (ServerSocket s = new ServerSocket(0)) {
       port = s.getLocalPort(); // closed again: connections to it are refused
     }
-    SourceSettings settings =
+    settings =
         new SourceSettings(
             new PgEndpoint("127.0.0.1", port, "db", "u", "", "disable", "", "", "", ""),
             "src",
@@ -158,5 +160,25 @@ class SignalPipelineTest {
     assertThat(SyntheticStream.wire(rest))
         .as("its bytes are pgoutput's")
         .isEqualTo(SignalPipeline.truncateWire(rest));
+  }
+
+  @Test
+  void anAddedTablesMessageIsNeverPublishedAndFailsClosedWhenItsSnapshotCannotStart() {
+    TransactionPipeline trusting =
+        SignalPipeline.factory(settings, null, true, Recording::new).apply(o -> {});
+    byte[] content = "added-tables t-1\npublic.t".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    PgOutputMessage message =
+        new PgOutputMessage.LogicalMessage(0, true, 0x900, "trellara.signal", content);
+    PgOutputMessage begin = SyntheticStream.begin(0x1000, 700);
+    trusting.accept(begin, SyntheticStream.wire(begin), 0);
+    trusting.accept(message, ByteBuffer.wrap(content), 0);
+    assertThat(passed).containsExactly(begin);
+    assertThat(trusting.idle()).as("the message waits for its commit").isFalse();
+    PgOutputMessage commit = SyntheticStream.commit(0x1000);
+    // the source is unreachable here: ignoring the message would stream the table without its rows
+    assertThatThrownBy(() -> trusting.accept(commit, SyntheticStream.wire(commit), 0))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("restart the task");
+    assertThat(passed).as("the signal's transaction is not handed on").containsExactly(begin);
   }
 }
