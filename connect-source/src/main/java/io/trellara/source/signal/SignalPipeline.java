@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,6 +50,12 @@ public final class SignalPipeline implements TransactionPipeline {
   private int typeColumn = -1;
   private int dataColumn = -1;
   private long streamTop;
+  private final KafkaSignalConsumer kafkaConsumer;
+  private final KafkaSignalInbox kafka;
+  private boolean inTransaction;
+  private boolean inStreamBlock;
+  private long lastCommitLsn;
+  private long handedOnEnd;
 
   /** A signal row and the (top-level, own) xid of the streamed transaction it came in (0: not). */
   private record Received(long top, long xid, String id, String type, String data) {}
@@ -56,14 +63,35 @@ public final class SignalPipeline implements TransactionPipeline {
   private SignalPipeline(
       SourceSettings settings,
       Signal.TableRequest table,
+      KafkaSignals kafkaSignals,
       Function<Consumer<Outbound>, TransactionPipeline> inner,
       Consumer<Outbound> out,
       BooleanSupplier running) {
-    Sequencer sequencer = new Sequencer(out);
+    Sequencer sequencer = new Sequencer(o -> handedOn(o, out));
     this.inner = inner.apply(sequencer.stream());
     this.table = table;
     this.snapshots = new OnlineSnapshots(settings, sequencer, running);
+    if (kafkaSignals == null) {
+      this.kafkaConsumer = null;
+      this.kafka = null;
+    } else {
+      KafkaSignalSettings k = kafkaSignals.settings();
+      this.kafkaConsumer = KafkaSignalConsumer.of(k).start();
+      this.kafka =
+          new KafkaSignalInbox(
+              k.topic(),
+              k.connector(),
+              kafkaConsumer::next,
+              kafkaConsumer::commit,
+              kafkaSignals.acknowledged());
+    }
   }
+
+  /**
+   * The signal topic's settings and the WAL position Kafka acknowledged every record up to (the
+   * engine's), by which a snapshot a Kafka signal caused is known to be published.
+   */
+  public record KafkaSignals(KafkaSignalSettings settings, LongSupplier acknowledged) {}
 
   /**
    * {@code inner} with {@code signalTable} taken out of its stream; {@code inner} itself when no
@@ -73,10 +101,45 @@ public final class SignalPipeline implements TransactionPipeline {
       SourceSettings settings,
       Signal.TableRequest signalTable,
       Function<Consumer<Outbound>, TransactionPipeline> inner) {
-    if (signalTable == null) {
+    return factory(settings, signalTable, null, inner);
+  }
+
+  /**
+   * {@code inner} with {@code signalTable} taken out of its stream and the signals of the Kafka
+   * topic carried out between its transactions; {@code inner} itself when neither is set.
+   */
+  public static Function<Consumer<Outbound>, TransactionPipeline> factory(
+      SourceSettings settings,
+      Signal.TableRequest signalTable,
+      KafkaSignals kafkaSignals,
+      Function<Consumer<Outbound>, TransactionPipeline> inner) {
+    if (signalTable == null && kafkaSignals == null) {
       return inner;
     }
-    return out -> new SignalPipeline(settings, signalTable, inner, out, () -> true);
+    return out -> new SignalPipeline(settings, signalTable, kafkaSignals, inner, out, () -> true);
+  }
+
+  private void handedOn(Outbound o, Consumer<Outbound> out) {
+    if (o.closesTransaction() && !o.held()) {
+      handedOnEnd = Math.max(handedOnEnd, o.endLsn());
+    }
+    out.accept(o);
+  }
+
+  /**
+   * Between transactions (outside a transaction and a streamed block): the Kafka topic's signals,
+   * as if committed at the last transaction handed on.
+   */
+  private void takeKafkaSignals() {
+    if (kafka != null && !inTransaction && !inStreamBlock) {
+      kafka.take(snapshots::signal, snapshots::idle, lastCommitLsn, handedOnEnd);
+    }
+  }
+
+  @Override
+  public void quiet() {
+    takeKafkaSignals();
+    inner.quiet();
   }
 
   @Override
@@ -85,9 +148,15 @@ public final class SignalPipeline implements TransactionPipeline {
       return;
     }
     if (message instanceof Begin) {
+      takeKafkaSignals();
+      inTransaction = true;
       received.removeIf(r -> r.top() == 0);
     } else if (message instanceof StreamStart s) {
+      takeKafkaSignals();
+      inStreamBlock = true;
       streamTop = s.xid();
+    } else if (message instanceof PgOutputMessage.StreamStop) {
+      inStreamBlock = false;
     } else if (message instanceof StreamAbort a) {
       received.removeIf(
           r ->
@@ -103,11 +172,14 @@ public final class SignalPipeline implements TransactionPipeline {
       snapshots.beforeCommit(c.commitLsn());
       act(0, c.commitLsn());
       inner.accept(message, raw, walStart);
+      inTransaction = false;
+      lastCommitLsn = c.commitLsn();
       return;
     } else if (message instanceof StreamCommit c) {
       snapshots.beforeCommit(c.commitLsn());
       act(c.xid(), c.commitLsn());
       inner.accept(message, raw, walStart);
+      lastCommitLsn = c.commitLsn();
       return;
     }
     inner.accept(message, raw, walStart);
@@ -116,6 +188,7 @@ public final class SignalPipeline implements TransactionPipeline {
   /** True when the message is the signal table's or a watermark: kept from the pipeline. */
   private boolean taken(PgOutputMessage message) {
     if (message instanceof Relation r
+        && table != null
         && r.namespace().equals(table.schema())
         && r.name().equals(table.table())) {
       described(r);
@@ -270,6 +343,9 @@ public final class SignalPipeline implements TransactionPipeline {
   @Override
   public void close() {
     try {
+      if (kafkaConsumer != null) {
+        kafkaConsumer.close();
+      }
       snapshots.close();
     } finally {
       inner.close();
