@@ -93,12 +93,12 @@ final class KafkaSignalInbox {
       Signal s = read(r);
       if (s != null) {
         LOG.info(
-            "Signal {} from topic {} (partition {}, offset {}) taken at {}",
+            "Signal {} from topic {} (partition {}, offset {}) taken after {}",
             LogText.escape(s.id()),
             LogText.escape(topic),
             r.partition(),
             r.offset(),
-            Lsn.format(lastCommitLsn));
+            lastCommitLsn == 0 ? "the stream's first transaction" : Lsn.format(lastCommitLsn));
         carrier.accept(s, lastCommitLsn);
       }
       if (s != null && wasIdle && !idle.getAsBoolean()) {
