@@ -17,7 +17,7 @@ import java.util.Map;
  * data.type} (incremental, blocking) is ignored. The result then goes through {@link SignalParser},
  * the one set of rules for every signal.
  */
-final class KafkaSignalValue {
+public final class KafkaSignalValue {
   /** A larger value is refused before it is parsed. */
   static final int MAX_VALUE_BYTES = 64 * 1024;
 
@@ -36,7 +36,7 @@ final class KafkaSignalValue {
     return parse(new String(value, StandardCharsets.UTF_8));
   }
 
-  static Signal parse(String json) throws MalformedSignalException {
+  public static Signal parse(String json) throws MalformedSignalException {
     if (!(SignalJson.parse(json) instanceof Map<?, ?> m)) {
       throw new MalformedSignalException("the value is not a JSON object");
     }
