@@ -64,6 +64,7 @@ public final class SignalPipeline implements TransactionPipeline {
       SourceSettings settings,
       Signal.TableRequest table,
       KafkaSignals kafkaSignals,
+      Function<KafkaSignalSettings, KafkaSignalConsumer> consumers,
       Function<Consumer<Outbound>, TransactionPipeline> inner,
       Consumer<Outbound> out,
       BooleanSupplier running) {
@@ -76,7 +77,7 @@ public final class SignalPipeline implements TransactionPipeline {
       this.kafka = null;
     } else {
       KafkaSignalSettings k = kafkaSignals.settings();
-      this.kafkaConsumer = KafkaSignalConsumer.of(k).start();
+      this.kafkaConsumer = consumers.apply(k).start();
       this.kafka =
           new KafkaSignalInbox(
               k.topic(),
@@ -113,10 +114,21 @@ public final class SignalPipeline implements TransactionPipeline {
       Signal.TableRequest signalTable,
       KafkaSignals kafkaSignals,
       Function<Consumer<Outbound>, TransactionPipeline> inner) {
+    return factory(settings, signalTable, kafkaSignals, KafkaSignalConsumer::of, inner);
+  }
+
+  /** With the signal topic's consumer made by {@code consumers} (a test's fake client). */
+  static Function<Consumer<Outbound>, TransactionPipeline> factory(
+      SourceSettings settings,
+      Signal.TableRequest signalTable,
+      KafkaSignals kafkaSignals,
+      Function<KafkaSignalSettings, KafkaSignalConsumer> consumers,
+      Function<Consumer<Outbound>, TransactionPipeline> inner) {
     if (signalTable == null && kafkaSignals == null) {
       return inner;
     }
-    return out -> new SignalPipeline(settings, signalTable, kafkaSignals, inner, out, () -> true);
+    return out ->
+        new SignalPipeline(settings, signalTable, kafkaSignals, consumers, inner, out, () -> true);
   }
 
   private void handedOn(Outbound o, Consumer<Outbound> out) {
