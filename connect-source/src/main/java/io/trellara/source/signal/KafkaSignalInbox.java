@@ -93,12 +93,13 @@ final class KafkaSignalInbox {
       Signal s = read(r);
       if (s != null) {
         LOG.info(
-            "Signal {} from topic {} (partition {}, offset {}) taken after {}",
+            "Signal {} from topic {} (partition {}, offset {}) taken between transactions (last"
+                + " commit {})",
             LogText.escape(s.id()),
             LogText.escape(topic),
             r.partition(),
             r.offset(),
-            lastCommitLsn == 0 ? "the stream's first transaction" : Lsn.format(lastCommitLsn));
+            lastCommitLsn == 0 ? "none yet" : Lsn.format(lastCommitLsn));
         carrier.accept(s, lastCommitLsn);
       }
       if (s != null && wasIdle && !idle.getAsBoolean()) {
