@@ -112,9 +112,11 @@ final class KafkaSignalConsumer implements AutoCloseable {
     Backoff backoff = new Backoff(RETRY, Ticker.SYSTEM);
     boolean assigned = false;
     try {
-      consumer = clients.get();
       while (running) {
         try {
+          if (consumer == null) {
+            consumer = clients.get(); // a client setting it refuses is retried (and logged) too
+          }
           if (!assigned) {
             assign();
             assigned = true;

@@ -87,6 +87,28 @@ class KafkaSignalConsumerTest {
   }
 
   @Test
+  void aClientItsSettingsRefuseIsRetriedNotFatal() {
+    mock.updateBeginningOffsets(Map.of(P0, 0L));
+    mock.updatePartitions("signals", List.of(partition0()));
+    java.util.concurrent.atomic.AtomicInteger attempts =
+        new java.util.concurrent.atomic.AtomicInteger();
+    try (KafkaSignalConsumer c =
+        new KafkaSignalConsumer(
+                "signals",
+                () -> {
+                  if (attempts.incrementAndGet() == 1) {
+                    throw new org.apache.kafka.common.config.ConfigException(
+                        "sasl.jaas.config", "x");
+                  }
+                  return mock;
+                })
+            .start()) {
+      await().atMost(Duration.ofSeconds(10)).until(() -> mock.assignment().contains(P0));
+      assertThat(attempts.get()).isEqualTo(2);
+    }
+  }
+
+  @Test
   void theConsumersOwnSettingsWinOverTheUsersAndSecuritySettingsPassThrough() {
     Map<String, Object> c =
         KafkaSignalConsumer.consumerConfig(
