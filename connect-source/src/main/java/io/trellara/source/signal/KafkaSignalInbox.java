@@ -131,6 +131,9 @@ final class KafkaSignalInbox {
   }
 
   private void release() {
+    if (taken.isEmpty()) {
+      return; // the usual case, at every transaction boundary: nothing to do, nothing allocated
+    }
     long ack = acknowledged.getAsLong();
     Map<Integer, Long> next = new HashMap<>();
     while (!taken.isEmpty()) {
