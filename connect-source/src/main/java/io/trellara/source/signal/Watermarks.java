@@ -15,10 +15,10 @@ import org.slf4j.LoggerFactory;
  * without it the snapshot is published before the first transaction committing at or after the
  * point. A read-only source cannot write it, and that is how one is recognised: the write fails
  * with {@code insufficient_privilege} (42501: no EXECUTE on {@code pg_logical_emit_message}) or
- * {@code read_only_sql_transaction} (25006: a hot standby, or {@code
- * default_transaction_read_only}). Asking first ({@code pg_is_in_recovery()}, {@code
- * has_function_privilege}) would miss the second and race a promotion; the write's own answer is
- * the one that counts.
+ * {@code read_only_sql_transaction} (25006: {@code default_transaction_read_only}); on a hot
+ * standby PostgreSQL 17 answers {@code internal_error} (XX000, "cannot make new WAL entries during
+ * recovery"), so after any other failure the source asks {@code pg_is_in_recovery()}. Asking only
+ * first would miss the read-only role and race a promotion: the write's own answer counts.
  */
 final class Watermarks {
   private static final Logger LOG = LoggerFactory.getLogger(Watermarks.class);
@@ -36,7 +36,7 @@ final class Watermarks {
       ps.setString(2, id);
       ps.execute();
     } catch (SQLException e) {
-      if (readOnly(e)) {
+      if (readOnly(e) || inRecovery(settings)) {
         LOG.info(
             "Signal {}: the source is read-only here ({}): no watermark is written; the snapshot at"
                 + " {} is published before the first transaction committing at or after it (on an"
@@ -52,6 +52,17 @@ final class Watermarks {
             LogText.escape(e.getMessage()),
             Lsn.format(consistentPoint));
       }
+    }
+  }
+
+  /** True when the source is a standby (asked after a failed write; false when it cannot say). */
+  private static boolean inRecovery(SourceSettings settings) {
+    try (Connection c = settings.endpoint().connect();
+        PreparedStatement ps = c.prepareStatement("SELECT pg_is_in_recovery()");
+        java.sql.ResultSet rs = ps.executeQuery()) {
+      return rs.next() && rs.getBoolean(1);
+    } catch (SQLException e) {
+      return false;
     }
   }
 
