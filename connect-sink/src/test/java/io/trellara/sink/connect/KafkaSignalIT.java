@@ -29,7 +29,8 @@ import org.junit.jupiter.api.Test;
  * stream; the sink replaces it in one target transaction. Records for another connector and
  * malformed ones change nothing. The signal consumer's offsets are committed once the snapshot is
  * published and acknowledged. A source role that cannot write (no signal table, no EXECUTE on
- * pg_logical_emit_message) snapshots too: the snapshot waits for the source's next commit.
+ * pg_logical_emit_message) snapshots too: the snapshot waits for the source's next commit, and a
+ * task restarted meanwhile reads the signal again.
  */
 @EitherPlatform
 class KafkaSignalIT {
@@ -192,6 +193,15 @@ class KafkaSignalIT {
           .atMost(Duration.ofSeconds(10))
           .until(() -> dst.queryLong("SELECT count(*) FROM item") == 2500);
       assertThat(committed(signals, source)).as("not settled while it waits").isZero();
+      // at least once: a task stopped meanwhile leaves the signal uncommitted; the new task reads
+      // it again and snapshots (the old task's waiting snapshot was cancelled with it)
+      STACK.rest().restartTask(source, 0);
+      STACK.rest().awaitRunning(source);
+      await()
+          .during(Duration.ofSeconds(2))
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> dst.queryLong("SELECT count(*) FROM item") == 2500);
+      assertThat(committed(signals, source)).isZero();
 
       src.execute("INSERT INTO other VALUES (1)");
       awaitEqual(src, dst, "item", "id");
