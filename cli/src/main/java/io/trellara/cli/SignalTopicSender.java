@@ -62,6 +62,7 @@ final class SignalTopicSender {
     c.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) SEND_TIMEOUT.toMillis());
     c.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) SEND_TIMEOUT.toMillis() / 2);
     c.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+    c.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "none"); // the CLI carries no codecs (pom.xml)
     c.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
     c.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
     return c;
