@@ -15,15 +15,17 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code trellara snapshot}: sends a signal to a source connector by inserting it into the
- * connector's {@code signal.table} (read from the connector's config through the Connect REST API),
- * so the signal is ordered with the stream. The source logs what it does with it.
+ * {@code trellara snapshot}: sends a signal to a source connector, through its {@code
+ * signal.kafka.topic} when its config (read through the Connect REST API) has one, else by
+ * inserting it into its {@code signal.table} (ordered with the stream); {@code --via} chooses. The
+ * source logs what it does with it.
  */
 @Command(
     name = "snapshot",
     description =
-        "Signal a source connector (through its signal.table) to re-snapshot tables, or to stop,"
-            + " pause or resume an online snapshot. The source's log says what it did.")
+        "Signal a source connector (through its signal.kafka.topic, or its signal.table) to"
+            + " re-snapshot tables, or to stop, pause or resume an online snapshot. The source's"
+            + " log says what it did.")
 final class SnapshotCommand implements Callable<Integer> {
 
   /** A schema-qualified name as signal.table takes it, to put into SQL as it is. */
@@ -47,11 +49,42 @@ final class SnapshotCommand implements Callable<Integer> {
 
   @Option(
       names = "--source-jdbc",
-      required = true,
       paramLabel = "URL",
       description =
-          "the source database (jdbc:postgresql://host:port/db), where the signal row is inserted")
+          "the source database (jdbc:postgresql://host:port/db), where the signal row is inserted"
+              + " (--via table)")
   String sourceJdbc;
+
+  /** How a signal travels. */
+  enum Via {
+    TABLE,
+    KAFKA
+  }
+
+  @Option(
+      names = "--via",
+      paramLabel = "table|kafka",
+      converter = ViaConverter.class,
+      description =
+          "kafka: a record on the connector's signal.kafka.topic; table: a row in its"
+              + " signal.table (default: kafka when the connector has signal.kafka.topic)")
+  Via via;
+
+  @Option(
+      names = "--kafka-bootstrap",
+      paramLabel = "HOST:PORT",
+      description =
+          "the signal topic's brokers (default: the connector's signal.kafka.bootstrap.servers,"
+              + " else its kafka.bootstrap.servers)")
+  String kafkaBootstrap;
+
+  @Option(
+      names = "--kafka-config",
+      paramLabel = "FILE",
+      description =
+          "a properties file of producer settings (security.protocol, sasl.*, ssl.*) for the"
+              + " signaller's principal")
+  java.nio.file.Path kafkaConfig;
 
   @Option(names = "--source-user", paramLabel = "USER", description = "a role with INSERT on it")
   String sourceUser;
@@ -101,13 +134,46 @@ final class SnapshotCommand implements Callable<Integer> {
   record SignalRow(String type, String data) {}
 
   @Override
-  public Integer call() throws SQLException {
+  public Integer call() throws SQLException, java.io.IOException {
     PrintWriter out = spec.commandLine().getOut();
     SignalRow row = row(action, where);
-    String table =
-        new ConnectRest(connectUrl).status(connector).config().getOrDefault("signal.table", "");
-    String target = signalTable(connector, table);
+    java.util.Map<String, String> config = new ConnectRest(connectUrl).status(connector).config();
     String signalId = id == null ? "cli-" + UUID.randomUUID() : id;
+    String topic = config.getOrDefault("signal.kafka.topic", "").strip();
+    if (via == Via.KAFKA || (via == null && !topic.isEmpty())) {
+      if (topic.isEmpty()) {
+        throw new IllegalArgumentException(
+            "connector " + connector + " has no signal.kafka.topic: set it to send signals so");
+      }
+      String brokers = kafkaBootstrap != null ? kafkaBootstrap : SignalTopicSender.brokers(config);
+      var stored =
+          SignalTopicSender.send(
+              SignalTopicSender.producerConfig(brokers, kafkaConfig),
+              topic,
+              connector,
+              SignalTopicSender.value(signalId, row));
+      out.println(
+          "signal "
+              + signalId
+              + " ("
+              + row.type()
+              + (row.data() == null ? "" : ": " + row.data().replace("\n", ", "))
+              + ") sent to topic "
+              + topic
+              + " (partition "
+              + stored.partition()
+              + ", offset "
+              + stored.offset()
+              + "); connector "
+              + connector
+              + " logs what it does with it");
+      return 0;
+    }
+    if (sourceJdbc == null) {
+      throw new IllegalArgumentException(
+          "--source-jdbc is needed to insert the signal into the connector's signal.table");
+    }
+    String target = signalTable(connector, config.getOrDefault("signal.table", ""));
     try (Connection c = StatusQueries.connect(sourceJdbc, sourceUser, sourcePassword);
         PreparedStatement ps =
             c.prepareStatement("INSERT INTO " + target + " (id, type, data) VALUES (?, ?, ?)")) {
@@ -153,6 +219,14 @@ final class SnapshotCommand implements Callable<Integer> {
     }
     String data = String.join("\n", a.tables.stream().map(String::strip).toList());
     return new SignalRow("snapshot", where == null ? data : data + " WHERE " + where.strip());
+  }
+
+  /** table or kafka, any case. */
+  static final class ViaConverter implements CommandLine.ITypeConverter<Via> {
+    @Override
+    public Via convert(String value) {
+      return Via.valueOf(value.strip().toUpperCase(java.util.Locale.ROOT));
+    }
   }
 
   /** The connector's signal.table as SQL, or why there is none. */

@@ -91,6 +91,7 @@ final class SourceConfigRules {
     errors.addAll(BrokerlessRules.errors(c, SourceSettingsMapper.requiredTopics(c)));
     identity(c, errors);
     authentication(c, errors);
+    errors.addAll(SignalDefinitions.errors(c));
     if (!c.getString(HEARTBEAT_ACTION_QUERY).isBlank() && c.getLong(HEARTBEAT_INTERVAL_MS) == 0) {
       errors.add(
           new String[] {

@@ -94,7 +94,8 @@ final class SourceSettingsMapper {
                 c.partitioned() ? c.getInt(PARTITION_COUNT) : 0,
                 Duration.ofMillis(c.getInt(TOPIC_CHECK_TIMEOUT_MS)),
                 TAIL_MAX_RECORDS_PER_PARTITION),
-        signalTable(c.getString(TrellaraSourceConfig.SIGNAL_TABLE)));
+        signalTable(c.getString(TrellaraSourceConfig.SIGNAL_TABLE)),
+        SignalDefinitions.settings(c, connector));
   }
 
   /** {@code signal.table} parsed (its validator has checked it), or null when empty. */

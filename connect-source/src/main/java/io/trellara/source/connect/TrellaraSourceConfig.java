@@ -63,6 +63,12 @@ public final class TrellaraSourceConfig extends AbstractConfig {
   public static final String SNAPSHOT_MAX_THREADS = "snapshot.max.threads";
   public static final String SNAPSHOT_KEY_RANGE_ROWS = "snapshot.key.range.rows";
   public static final String SIGNAL_TABLE = "signal.table";
+  public static final String SIGNAL_KAFKA_TOPIC = "signal.kafka.topic";
+  public static final String SIGNAL_KAFKA_BOOTSTRAP_SERVERS = "signal.kafka.bootstrap.servers";
+  public static final String SIGNAL_KAFKA_GROUP_ID = "signal.kafka.group.id";
+
+  /** Entries under this prefix go, without it, to the signal topic's consumer. */
+  public static final String SIGNAL_KAFKA_CONSUMER_PREFIX = "signal.kafka.consumer.";
 
   public static final String DATASET_MODE = "dataset.mode";
   public static final String MAX_ENVELOPE_BYTES = "dataset.strict.max_envelope_bytes";
@@ -132,6 +138,7 @@ public final class TrellaraSourceConfig extends AbstractConfig {
     ConnectionDefinitions.define(d);
     ReplicationDefinitions.define(d);
     FlowDefinitions.define(d);
+    SignalDefinitions.define(d);
     io.trellara.connect.common.auth.AuthDefinitions.define(d, true);
     return d;
   }

@@ -171,7 +171,10 @@ final class StreamSession {
         if (handover.broken() != null) {
           throw handover.broken(); // the hand-over finished; now reconnect
         }
-      } else if (!wal.waits()) {
+      } else {
+        pipeline.quiet();
+      }
+      if (buffer == null && !wal.waits()) {
         long pause = idle.pauseNanos(System.nanoTime());
         if (pause > 0) {
           LockSupport.parkNanos(pause);

@@ -15,6 +15,12 @@ public interface TransactionPipeline extends AutoCloseable {
   void accept(PgOutputMessage message, ByteBuffer raw, long walStart);
 
   /**
+   * A look at the stream found no message (capture thread): a moment to do work that waits for a
+   * quiet stream, perhaps inside a transaction whose next message has not arrived yet.
+   */
+  default void quiet() {}
+
+  /**
    * True when no transaction is in flight, so every WAL position received so far may be
    * acknowledged.
    */

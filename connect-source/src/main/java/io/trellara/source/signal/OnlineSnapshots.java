@@ -201,19 +201,7 @@ final class OnlineSnapshots implements AutoCloseable, AddedTables.Pending {
         Lsn.format(commitLsn),
         LogText.escape(describe(s)),
         Lsn.format(exported.consistentPoint()));
-    try (Connection c = settings.endpoint().connect();
-        PreparedStatement ps = c.prepareStatement("SELECT pg_logical_emit_message(false, ?, ?)")) {
-      ps.setString(1, WATERMARK_PREFIX);
-      ps.setString(2, s.id());
-      ps.execute();
-    } catch (SQLException e) {
-      // not needed for correctness: the next commit on the source publishes it as well
-      LOG.warn(
-          "Signal {}: the watermark message could not be written ({}); the snapshot is published"
-              + " before the next transaction committed on the source",
-          id,
-          LogText.escape(e.getMessage()));
-    }
+    Watermarks.write(settings, s.id(), exported.consistentPoint());
   }
 
   /**

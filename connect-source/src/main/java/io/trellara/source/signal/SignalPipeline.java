@@ -20,12 +20,12 @@ import io.trellara.source.replication.SourceSettings;
 import io.trellara.source.replication.TransactionPipeline;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,6 +50,12 @@ public final class SignalPipeline implements TransactionPipeline {
   private int typeColumn = -1;
   private int dataColumn = -1;
   private long streamTop;
+  private final KafkaSignalConsumer kafkaConsumer;
+  private final KafkaSignalInbox kafka;
+  private boolean inTransaction;
+  private boolean inStreamBlock;
+  private long lastCommitLsn;
+  private long handedOnEnd;
 
   /** A signal row and the (top-level, own) xid of the streamed transaction it came in (0: not). */
   private record Received(long top, long xid, String id, String type, String data) {}
@@ -57,16 +63,38 @@ public final class SignalPipeline implements TransactionPipeline {
   private SignalPipeline(
       SourceSettings settings,
       Signal.TableRequest table,
+      KafkaSignals kafkaSignals,
+      Function<KafkaSignalSettings, KafkaSignalConsumer> consumers,
       Function<Consumer<Outbound>, TransactionPipeline> inner,
       Consumer<Outbound> out,
       BooleanSupplier running,
       boolean signalMessagesTrusted) {
-    Sequencer sequencer = new Sequencer(out);
+    Sequencer sequencer = new Sequencer(o -> handedOn(o, out));
     this.inner = inner.apply(sequencer.stream());
     this.table = table;
     this.snapshots = new OnlineSnapshots(settings, sequencer, running);
     this.added = new AddedTables(signalMessagesTrusted);
+    if (kafkaSignals == null) {
+      this.kafkaConsumer = null;
+      this.kafka = null;
+    } else {
+      KafkaSignalSettings k = kafkaSignals.settings();
+      this.kafkaConsumer = consumers.apply(k).start();
+      this.kafka =
+          new KafkaSignalInbox(
+              k.topic(),
+              k.connector(),
+              kafkaConsumer::next,
+              kafkaConsumer::commit,
+              kafkaSignals.acknowledged());
+    }
   }
+
+  /**
+   * The signal topic's settings and the WAL position Kafka acknowledged every record up to (the
+   * engine's), by which a snapshot a Kafka signal caused is known to be published.
+   */
+  public record KafkaSignals(KafkaSignalSettings settings, LongSupplier acknowledged) {}
 
   /**
    * {@code inner} with {@code signalTable} taken out of its stream; {@code inner} itself when no
@@ -76,25 +104,82 @@ public final class SignalPipeline implements TransactionPipeline {
       SourceSettings settings,
       Signal.TableRequest signalTable,
       Function<Consumer<Outbound>, TransactionPipeline> inner) {
-    if (signalTable == null) {
-      return inner;
-    }
-    return out -> new SignalPipeline(settings, signalTable, inner, out, () -> true, false);
+    return factory(settings, signalTable, null, inner);
   }
 
   /**
-   * {@code inner} with {@code signalTable} (may be null: none) taken out of its stream and the
-   * {@code trellara.signal} messages of tables added to capture carried out ({@link AddedTables});
-   * such a message is trusted only with {@code signalMessagesTrusted} (PUBLIC may not write logical
-   * messages), else logged and ignored.
+   * {@code inner} with {@code signalTable} taken out of its stream and the signals of the Kafka
+   * topic carried out between its transactions; {@code inner} itself when neither is set.
    */
   public static Function<Consumer<Outbound>, TransactionPipeline> factory(
       SourceSettings settings,
       Signal.TableRequest signalTable,
+      KafkaSignals kafkaSignals,
+      Function<Consumer<Outbound>, TransactionPipeline> inner) {
+    return factory(settings, signalTable, kafkaSignals, KafkaSignalConsumer::of, inner);
+  }
+
+  /** With the signal topic's consumer made by {@code consumers} (a test's fake client). */
+  static Function<Consumer<Outbound>, TransactionPipeline> factory(
+      SourceSettings settings,
+      Signal.TableRequest signalTable,
+      KafkaSignals kafkaSignals,
+      Function<KafkaSignalSettings, KafkaSignalConsumer> consumers,
+      Function<Consumer<Outbound>, TransactionPipeline> inner) {
+    if (signalTable == null && kafkaSignals == null) {
+      return inner;
+    }
+    return out ->
+        new SignalPipeline(
+            settings, signalTable, kafkaSignals, consumers, inner, out, () -> true, false);
+  }
+
+  /**
+   * {@code inner} with {@code signalTable} (may be null: none) taken out of its stream, the signals
+   * of the Kafka topic (may be null: none) carried out between its transactions, and the {@code
+   * trellara.signal} messages of tables added to capture carried out ({@link AddedTables}); such a
+   * message is trusted only with {@code signalMessagesTrusted} (PUBLIC may not write logical
+   * messages), else logged and ignored. Always wraps {@code inner}, so such messages are taken out.
+   */
+  public static Function<Consumer<Outbound>, TransactionPipeline> factory(
+      SourceSettings settings,
+      Signal.TableRequest signalTable,
+      KafkaSignals kafkaSignals,
       boolean signalMessagesTrusted,
       Function<Consumer<Outbound>, TransactionPipeline> inner) {
     return out ->
-        new SignalPipeline(settings, signalTable, inner, out, () -> true, signalMessagesTrusted);
+        new SignalPipeline(
+            settings,
+            signalTable,
+            kafkaSignals,
+            KafkaSignalConsumer::of,
+            inner,
+            out,
+            () -> true,
+            signalMessagesTrusted);
+  }
+
+  private void handedOn(Outbound o, Consumer<Outbound> out) {
+    if (o.closesTransaction() && !o.held()) {
+      handedOnEnd = Math.max(handedOnEnd, o.endLsn());
+    }
+    out.accept(o);
+  }
+
+  /**
+   * Between transactions (outside a transaction and a streamed block): the Kafka topic's signals,
+   * as if committed at the last transaction handed on.
+   */
+  private void takeKafkaSignals() {
+    if (kafka != null && !inTransaction && !inStreamBlock) {
+      kafka.take(snapshots::signal, snapshots::idle, lastCommitLsn, handedOnEnd);
+    }
+  }
+
+  @Override
+  public void quiet() {
+    takeKafkaSignals();
+    inner.quiet();
   }
 
   @Override
@@ -107,20 +192,27 @@ public final class SignalPipeline implements TransactionPipeline {
       return;
     } else if (kept != message) {
       message = kept;
-      raw = truncateWire((Truncate) kept);
+      raw = Truncates.wire((Truncate) kept);
     }
     if (message instanceof Begin) {
+      takeKafkaSignals();
+      inTransaction = true;
       received.removeIf(r -> r.top() == 0);
     } else if (message instanceof StreamStart s) {
+      takeKafkaSignals();
+      inStreamBlock = true;
       streamTop = s.xid();
+    } else if (message instanceof PgOutputMessage.StreamStop) {
+      inStreamBlock = false;
     } else if (message instanceof StreamAbort a) {
       received.removeIf(
           r ->
               r.top() == a.xid()
                   && (a.subtransactionXid() == a.xid() || r.xid() == a.subtransactionXid()));
-    } else if (message instanceof Truncate t && truncates(t)) {
+    } else if (message instanceof Truncate t && Truncates.names(t, signalOid)) {
       // the signal table's truncate is housekeeping: the other tables' goes on without it
-      inner.accept(withoutSignalTable(t), truncateWire(withoutSignalTable(t)), walStart);
+      Truncate rest = Truncates.without(t, signalOid);
+      inner.accept(rest, Truncates.wire(rest), walStart);
       return;
     } else if (message instanceof Commit c) {
       // signals are taken before their transaction is handed on, so that its records are held
@@ -129,6 +221,8 @@ public final class SignalPipeline implements TransactionPipeline {
       act(0, c.commitLsn());
       added.committed(0, c.commitLsn(), snapshots);
       inner.accept(message, raw, walStart);
+      inTransaction = false;
+      lastCommitLsn = c.commitLsn();
       return;
     } else if (message instanceof StreamCommit c) {
       added.beforeCommit(c.xid(), c.commitLsn());
@@ -136,6 +230,7 @@ public final class SignalPipeline implements TransactionPipeline {
       act(c.xid(), c.commitLsn());
       added.committed(c.xid(), c.commitLsn(), snapshots);
       inner.accept(message, raw, walStart);
+      lastCommitLsn = c.commitLsn();
       return;
     }
     inner.accept(message, raw, walStart);
@@ -172,33 +267,6 @@ public final class SignalPipeline implements TransactionPipeline {
         || (message instanceof Truncate t
             && t.relationOids().length == 1
             && t.relationOids()[0] == signalOid);
-  }
-
-  private boolean truncates(Truncate t) {
-    return Arrays.stream(t.relationOids()).anyMatch(o -> o == signalOid);
-  }
-
-  private Truncate withoutSignalTable(Truncate t) {
-    return new Truncate(
-        t.streamXid(),
-        t.options(),
-        Arrays.stream(t.relationOids()).filter(o -> o != signalOid).toArray());
-  }
-
-  /** pgoutput's bytes of a Truncate (the pipeline spills a transaction's messages as bytes). */
-  static ByteBuffer truncateWire(Truncate t) {
-    long[] oids = t.relationOids();
-    ByteBuffer b = ByteBuffer.allocate(1 + (t.streamXid() != 0 ? 4 : 0) + 4 + 1 + 4 * oids.length);
-    b.put((byte) 'T');
-    if (t.streamXid() != 0) {
-      b.putInt((int) t.streamXid());
-    }
-    b.putInt(oids.length);
-    b.put((byte) t.options());
-    for (long oid : oids) {
-      b.putInt((int) oid);
-    }
-    return b.flip();
   }
 
   private void described(Relation r) {
@@ -299,6 +367,9 @@ public final class SignalPipeline implements TransactionPipeline {
   @Override
   public void close() {
     try {
+      if (kafkaConsumer != null) {
+        kafkaConsumer.close();
+      }
       snapshots.close();
     } finally {
       inner.close();

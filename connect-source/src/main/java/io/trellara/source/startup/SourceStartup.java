@@ -13,6 +13,7 @@ import io.trellara.source.pg.SourceSetup;
 import io.trellara.source.replication.CaptureEngine;
 import io.trellara.source.replication.SourceSettings;
 import io.trellara.source.replication.StrictPipeline;
+import io.trellara.source.signal.KafkaSignalSettings;
 import io.trellara.source.signal.Signal;
 import io.trellara.source.signal.SignalPipeline;
 import io.trellara.source.snapshot.ExportedSnapshot;
@@ -20,6 +21,7 @@ import io.trellara.source.snapshot.SnapshotMode;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,7 +47,8 @@ public final class SourceStartup {
       boolean acceptNewHistory,
       String connector,
       TopicTailReader.Settings tail,
-      Signal.TableRequest signalTable) {
+      Signal.TableRequest signalTable,
+      KafkaSignalSettings kafkaSignals) {
 
     /** Without a signal table. */
     public Options(
@@ -53,7 +56,17 @@ public final class SourceStartup {
         boolean acceptNewHistory,
         String connector,
         TopicTailReader.Settings tail) {
-      this(snapshotMode, acceptNewHistory, connector, tail, null);
+      this(snapshotMode, acceptNewHistory, connector, tail, null, null);
+    }
+
+    /** Without a signal topic. */
+    public Options(
+        SnapshotMode snapshotMode,
+        boolean acceptNewHistory,
+        String connector,
+        TopicTailReader.Settings tail,
+        Signal.TableRequest signalTable) {
+      this(snapshotMode, acceptNewHistory, connector, tail, signalTable, null);
     }
   }
 
@@ -94,6 +107,14 @@ public final class SourceStartup {
     boolean signalMessagesTrusted = s.reconcilePublication(decision);
     SourceSettings captured = s.withPublishedTables();
     ExportedSnapshot exported = s.exportSnapshot(decision);
+    // the signal topic's snapshots are settled by Kafka's acknowledgement, which the engine keeps;
+    // its pipelines (and so this supplier) are made only once the engine runs
+    AtomicReference<CaptureEngine> running = new AtomicReference<>();
+    SignalPipeline.KafkaSignals kafkaSignals =
+        options.kafkaSignals() == null
+            ? null
+            : new SignalPipeline.KafkaSignals(
+                options.kafkaSignals(), () -> running.get().acknowledgedLsn());
     CaptureEngine engine =
         new CaptureEngine(
             captured,
@@ -101,10 +122,12 @@ public final class SourceStartup {
             SignalPipeline.factory(
                 captured,
                 options.signalTable(),
+                kafkaSignals,
                 signalMessagesTrusted,
                 StrictPipeline.factory(captured)),
             decision.snapshot().plan(),
             exported);
+    running.set(engine);
     engine.start();
     LOG.info(
         "Source task of slot {} started at LSN {} ({} mode, {})",

@@ -159,13 +159,13 @@ class SignalPipelineTest {
     assertThat(rest.relationOids()).containsExactly(DATA_OID);
     assertThat(SyntheticStream.wire(rest))
         .as("its bytes are pgoutput's")
-        .isEqualTo(SignalPipeline.truncateWire(rest));
+        .isEqualTo(Truncates.wire(rest));
   }
 
   @Test
   void anAddedTablesMessageIsNeverPublishedAndFailsClosedWhenItsSnapshotCannotStart() {
     TransactionPipeline trusting =
-        SignalPipeline.factory(settings, null, true, Recording::new).apply(o -> {});
+        SignalPipeline.factory(settings, null, null, true, Recording::new).apply(o -> {});
     byte[] content = "added-tables t-1\npublic.t".getBytes(java.nio.charset.StandardCharsets.UTF_8);
     PgOutputMessage message =
         new PgOutputMessage.LogicalMessage(0, true, 0x900, "trellara.signal", content);
