@@ -8,8 +8,8 @@ import io.trellara.source.replication.Outbound;
 import io.trellara.source.replication.SourceSettings;
 import io.trellara.source.replication.StrictPipeline;
 import io.trellara.source.snapshot.ExportedSnapshot;
+import io.trellara.source.snapshot.OnlineSnapshotProgress;
 import io.trellara.source.snapshot.SnapshotEvents;
-import io.trellara.source.snapshot.SnapshotProgress;
 import io.trellara.source.snapshot.SnapshotReader;
 import io.trellara.source.snapshot.SnapshotTable;
 import java.sql.Connection;
@@ -60,12 +60,17 @@ final class OnlineSnapshots implements AutoCloseable {
   private final Sequencer sequencer;
   private final Function<Consumer<Outbound>, BarrierPipeline> pipelines;
   private final java.util.function.BooleanSupplier running;
+  private final OnlineSnapshotProgress progress;
   private Pending pending;
 
   private record Pending(Signal signal, ExportedSnapshot exported) {}
 
   OnlineSnapshots(
-      SourceSettings settings, Sequencer sequencer, java.util.function.BooleanSupplier running) {
+      SourceSettings settings,
+      Sequencer sequencer,
+      java.util.function.BooleanSupplier running,
+      OnlineSnapshotProgress progress) {
+    this.progress = progress;
     this.settings = settings;
     this.sequencer = sequencer;
     this.pipelines = StrictPipeline.snapshotFactory(settings);
@@ -96,7 +101,7 @@ final class OnlineSnapshots implements AutoCloseable {
               id,
               LogText.escape(pending.signal().id()),
               Lsn.format(pending.exported().consistentPoint()));
-          cancel();
+          cancel("stop-snapshot signal " + id);
         }
       }
       case PAUSE_SNAPSHOT, RESUME_SNAPSHOT ->
@@ -145,6 +150,8 @@ final class OnlineSnapshots implements AutoCloseable {
       return;
     }
     pending = new Pending(s, exported);
+    progress.queued(
+        id, s.tables().stream().map(t -> t.display()).toList(), exported.consistentPoint());
     sequencer.hold();
     LOG.info(
         "Signal {} (committed at {}): snapshot of {} at consistent point {}; published before the"
@@ -228,7 +235,7 @@ final class OnlineSnapshots implements AutoCloseable {
           new SnapshotReader(
                   settings.endpoint(),
                   settings.publicationName(),
-                  new SnapshotProgress(),
+                  progress.started(),
                   running,
                   1,
                   settings.snapshotReads().keyRangeRows(),
@@ -237,6 +244,7 @@ final class OnlineSnapshots implements AutoCloseable {
       long rows =
           reader.read(exported, new SnapshotEvents(settings.sourceId(), point, snapshot.events()));
       snapshot.commit();
+      progress.completed();
       LOG.info(
           "Signal {}: snapshot of {} at {} published: {} rows in {} ms",
           LogText.escape(p.signal().id()),
@@ -245,6 +253,7 @@ final class OnlineSnapshots implements AutoCloseable {
           rows,
           System.currentTimeMillis() - started);
     } catch (SQLException e) {
+      progress.failed(LogText.escape(e.getMessage()));
       throw new IllegalStateException(
           "the online snapshot of signal "
               + LogText.escape(p.signal().id())
@@ -253,6 +262,7 @@ final class OnlineSnapshots implements AutoCloseable {
               + "; the stream resumes before the signal and takes it again",
           e);
     } finally {
+      progress.failedIfUnfinished("the read ended before it was published (the task stopped?)");
       pending = null;
       sequencer.snapshotDone();
     }
@@ -298,7 +308,9 @@ final class OnlineSnapshots implements AutoCloseable {
     return base + SLOT_SUFFIX;
   }
 
-  private static void refuse(String id, Signal s, String reason) {
+  private void refuse(String id, Signal s, String reason) {
+    progress.refused(
+        id, s.action().wireName(), LogText.escape(describe(s)), LogText.escape(reason));
     LOG.warn(
         "Signal {} ({} {}) refused: {}",
         id,
@@ -307,7 +319,8 @@ final class OnlineSnapshots implements AutoCloseable {
         LogText.escape(reason));
   }
 
-  private void cancel() {
+  private void cancel(String why) {
+    progress.cancelled(why);
     Pending p = pending;
     pending = null;
     sequencer.release();
@@ -321,7 +334,7 @@ final class OnlineSnapshots implements AutoCloseable {
   @Override
   public void close() {
     if (pending != null) {
-      cancel();
+      cancel("the task stopped");
     }
   }
 }

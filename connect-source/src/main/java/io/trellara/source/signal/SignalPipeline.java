@@ -18,6 +18,7 @@ import io.trellara.source.pgoutput.TupleData;
 import io.trellara.source.replication.Outbound;
 import io.trellara.source.replication.SourceSettings;
 import io.trellara.source.replication.TransactionPipeline;
+import io.trellara.source.snapshot.OnlineSnapshotProgress;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -58,11 +59,12 @@ public final class SignalPipeline implements TransactionPipeline {
       Signal.TableRequest table,
       Function<Consumer<Outbound>, TransactionPipeline> inner,
       Consumer<Outbound> out,
-      BooleanSupplier running) {
+      BooleanSupplier running,
+      OnlineSnapshotProgress progress) {
     Sequencer sequencer = new Sequencer(out);
     this.inner = inner.apply(sequencer.stream());
     this.table = table;
-    this.snapshots = new OnlineSnapshots(settings, sequencer, running);
+    this.snapshots = new OnlineSnapshots(settings, sequencer, running, progress);
   }
 
   /**
@@ -73,10 +75,19 @@ public final class SignalPipeline implements TransactionPipeline {
       SourceSettings settings,
       Signal.TableRequest signalTable,
       Function<Consumer<Outbound>, TransactionPipeline> inner) {
+    return factory(settings, signalTable, inner, new OnlineSnapshotProgress());
+  }
+
+  /** The same, its online snapshots reporting to {@code progress} (JMX, trellara status). */
+  public static Function<Consumer<Outbound>, TransactionPipeline> factory(
+      SourceSettings settings,
+      Signal.TableRequest signalTable,
+      Function<Consumer<Outbound>, TransactionPipeline> inner,
+      OnlineSnapshotProgress progress) {
     if (signalTable == null) {
       return inner;
     }
-    return out -> new SignalPipeline(settings, signalTable, inner, out, () -> true);
+    return out -> new SignalPipeline(settings, signalTable, inner, out, () -> true, progress);
   }
 
   @Override

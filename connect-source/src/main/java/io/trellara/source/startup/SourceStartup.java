@@ -15,6 +15,7 @@ import io.trellara.source.replication.StrictPipeline;
 import io.trellara.source.signal.Signal;
 import io.trellara.source.signal.SignalPipeline;
 import io.trellara.source.snapshot.ExportedSnapshot;
+import io.trellara.source.snapshot.OnlineSnapshotProgress;
 import io.trellara.source.snapshot.SnapshotMode;
 import java.sql.SQLException;
 import java.util.List;
@@ -61,13 +62,15 @@ public final class SourceStartup {
    *
    * @param partition the source partition its records carry
    * @param decision where it resumed and why
+   * @param onlineSnapshots what its signalled snapshots are doing (JMX)
    */
   public record Started(
       CaptureEngine engine,
       SourceSettings settings,
       ServerIdentity server,
       Map<String, String> partition,
-      StartDecision decision) {}
+      StartDecision decision,
+      OnlineSnapshotProgress onlineSnapshots) {}
 
   private final SourceSettings settings;
   private final Options options;
@@ -92,12 +95,13 @@ public final class SourceStartup {
     s.prepareSlot(decision);
     SourceSettings captured = s.withPublishedTables();
     ExportedSnapshot exported = s.exportSnapshot(decision);
+    OnlineSnapshotProgress online = new OnlineSnapshotProgress();
     CaptureEngine engine =
         new CaptureEngine(
             captured,
             decision.startLsn(),
             SignalPipeline.factory(
-                captured, options.signalTable(), StrictPipeline.factory(captured)),
+                captured, options.signalTable(), StrictPipeline.factory(captured), online),
             decision.snapshot().plan(),
             exported);
     engine.start();
@@ -112,7 +116,8 @@ public final class SourceStartup {
         captured,
         server,
         SourceOffsets.partition(settings.sourceId(), settings.slotName()),
-        decision);
+        decision,
+        online);
   }
 
   private void checkSourceDatabase() {
