@@ -13,11 +13,17 @@ import io.trellara.connect.common.TaskMBeans;
 import io.trellara.testplatform.EitherPlatform;
 import io.trellara.testplatform.PostgresDatabase;
 import io.trellara.testplatform.TestScope;
+import java.io.StringWriter;
 import java.lang.management.ManagementFactory;
 import java.util.List;
 import java.util.Map;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
+import org.apache.logging.log4j.Level;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.core.LoggerContext;
+import org.apache.logging.log4j.core.appender.WriterAppender;
+import org.apache.logging.log4j.core.layout.PatternLayout;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,13 +32,16 @@ import org.junit.jupiter.api.Test;
  * target transaction, the target ends equal to the source, nothing of the stream lost or applied
  * twice at the seam, and the other tables keep streaming. Malformed and refused signals change
  * nothing; the signal table never reaches the target. The source task's JMX bean shows the refusals
- * and the snapshot's figures (issue 30, requirement 7).
+ * and the snapshot's figures, and the worker's log its lines on the source and the sink (issue 30,
+ * requirement 7).
  */
 @EitherPlatform
 class OnlineSnapshotIT {
 
   @Test
   void aSnapshotSignalReloadsADamagedTableAtomicallyWhileTheStreamGoesOn() throws Exception {
+    StringWriter log = new StringWriter();
+    WriterAppender appender = capture(log);
     try (TestScope scope = STACK.newScope("online_snap")) {
       PostgresDatabase src = scope.sourceDatabase();
       PostgresDatabase dst = scope.targetDatabase();
@@ -166,6 +175,50 @@ class OnlineSnapshotIT {
           .isZero();
       assertThat(STACK.rest().status(source).isFailed()).isFalse();
       assertThat(STACK.rest().status(sink).isFailed()).isFalse();
+      String lines = log.toString();
+      assertThat(lines)
+          .contains("Signal refused-1 (pause-snapshot ) refused: ")
+          .containsPattern(
+              "Signal reload-1 \\(committed at [0-9A-F/]+\\): snapshot of public.ledger at"
+                  + " consistent point [0-9A-F/]+")
+          .containsPattern(
+              "Online snapshot of signal reload-1 of publication \\S+ begins at consistent point")
+          .contains(
+              "Online snapshot of signal reload-1 read table public.ledger: " + rows + " rows")
+          .containsPattern(
+              "Signal reload-1: snapshot of public.ledger at [0-9A-F/]+ published: "
+                  + rows
+                  + " rows in \\d+ ms")
+          .containsPattern(
+              "Applied snapshot \\S+ to the target: table\\(s\\) public.ledger, "
+                  + rows
+                  + " row\\(s\\), \\d+ chunk\\(s\\), \\d+ ms");
+    } finally {
+      release(appender);
     }
+  }
+
+  /** The worker runs in this JVM: its Trellara log lines, captured (and still logged as usual). */
+  private static WriterAppender capture(StringWriter log) {
+    LoggerContext ctx = (LoggerContext) LogManager.getContext(false);
+    WriterAppender appender =
+        WriterAppender.newBuilder()
+            .setName("online-snapshot-capture")
+            .setTarget(log)
+            .setLayout(PatternLayout.newBuilder().withPattern("%m%n").build())
+            .build();
+    appender.start();
+    // the test platform's log4j2-test.xml configures io.trellara at INFO: its appenders gain this
+    // one
+    ctx.getConfiguration().getLoggerConfig("io.trellara").addAppender(appender, Level.INFO, null);
+    ctx.updateLoggers();
+    return appender;
+  }
+
+  private static void release(WriterAppender appender) {
+    LoggerContext ctx = (LoggerContext) LogManager.getContext(false);
+    ctx.getConfiguration().getLoggerConfig("io.trellara").removeAppender(appender.getName());
+    ctx.updateLoggers();
+    appender.stop();
   }
 }
