@@ -20,8 +20,8 @@ import picocli.CommandLine.Option;
 /**
  * {@code trellara status}: connector and task states from a Connect worker's REST API, the source
  * slot's lag (with {@code --source-jdbc}), barrier waits, and the target's checkpoint tables (with
- * {@code --target-jdbc}). Exit status 0 when every connector shown and all its tasks are RUNNING
- * and every query answered, 1 otherwise.
+ * {@code --target-jdbc}), and the online snapshots ({@link OnlineSnapshotStatus}). Exit status 0
+ * when every connector shown and all its tasks are RUNNING and every query answered, 1 otherwise.
  */
 @Command(
     name = "status",
@@ -198,6 +198,7 @@ final class StatusCommand implements Callable<Integer> {
                 + "  safe_wal_bytes="
                 + a.get("SlotSafeWalBytes"));
       }
+      OnlineSnapshotStatus.fromJmx(t.getKey(), a).forEach(out::println);
       if (a.containsKey("TransactionsWaitingAtBarrier")) {
         out.println(
             "  task "
@@ -262,6 +263,7 @@ final class StatusCommand implements Callable<Integer> {
                 + "  running_for_ms="
                 + copy.transactionMs());
       }
+      OnlineSnapshotStatus.fromSource(source, slot).forEach(out::println);
     } catch (SQLException e) {
       problems++;
       out.println("  slot " + slot + "  cannot be read: " + e.getMessage());
@@ -309,6 +311,7 @@ final class StatusCommand implements Callable<Integer> {
                   + a.lastAppliedAt());
         }
       }
+      OnlineSnapshotStatus.fromTarget(target, onlySinks).forEach(out::println);
     } catch (SQLException e) {
       if ("42P01".equals(e.getSQLState()) || "3F000".equals(e.getSQLState())) {
         problems++;

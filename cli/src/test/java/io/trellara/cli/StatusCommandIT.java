@@ -14,7 +14,11 @@ import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** {@code trellara status} against the real worker, source and target of a running pipeline. */
+/**
+ * {@code trellara status} against the real worker, source and target of a running pipeline; then
+ * again after an online snapshot (a signal), which it shows from the source task's JMX and the
+ * target's snapshot transaction.
+ */
 @EitherPlatform
 class StatusCommandIT {
   private static final TrellaraStack STACK = TrellaraStack.get();
@@ -27,10 +31,17 @@ class StatusCommandIT {
       String ddl = "CREATE TABLE item (id int PRIMARY KEY, name text)";
       src.execute(ddl);
       dst.execute(ddl);
+      src.execute("CREATE TABLE signals (id text PRIMARY KEY, type text NOT NULL, data text)");
       String topic = scope.createTopic("strict", 1);
       String source =
           scope.createConnector(
-              "source", ConnectorConfigs.source(scope, src, topic, "public.item", Map.of()));
+              "source",
+              ConnectorConfigs.source(
+                  scope,
+                  src,
+                  topic,
+                  "public.item,public.signals",
+                  Map.of("signal.table", "public.signals")));
       String sink = scope.createConnector("sink", ConnectorConfigs.sink(dst, topic, Map.of()));
       STACK.rest().awaitRunning(source);
       STACK.rest().awaitRunning(sink);
@@ -55,33 +66,40 @@ class StatusCommandIT {
       jmx.start();
       StringWriter out = new StringWriter();
       StringWriter err = new StringWriter();
+      StringWriter after = new StringWriter();
       int status;
+      String[] args;
       try {
-        status =
-            TrellaraCli.run(
-                new PrintWriter(out, true),
-                new PrintWriter(err, true),
-                "status",
-                "--connect-url",
-                STACK.worker().restUrl().toString(),
-                "--connector",
-                source,
-                "--connector",
-                sink,
-                "--source-jdbc",
-                src.jdbcUrl(),
-                "--source-user",
-                src.user(),
-                "--source-password",
-                src.password(),
-                "--target-jdbc",
-                dst.jdbcUrl(),
-                "--target-user",
-                dst.user(),
-                "--target-password",
-                dst.password(),
-                "--jmx",
-                "127.0.0.1:" + jmxPort);
+        args =
+            new String[] {
+              "status",
+              "--connect-url",
+              STACK.worker().restUrl().toString(),
+              "--connector",
+              source,
+              "--connector",
+              sink,
+              "--source-jdbc",
+              src.jdbcUrl(),
+              "--source-user",
+              src.user(),
+              "--source-password",
+              src.password(),
+              "--target-jdbc",
+              dst.jdbcUrl(),
+              "--target-user",
+              dst.user(),
+              "--target-password",
+              dst.password(),
+              "--jmx",
+              "127.0.0.1:" + jmxPort
+            };
+        status = TrellaraCli.run(new PrintWriter(out, true), new PrintWriter(err, true), args);
+        // an online snapshot of item, signalled: status shows the last one ended, and what the
+        // target applied of it
+        src.execute("INSERT INTO signals VALUES ('reload-1', 'snapshot', 'public.item')");
+        await().atMost(Duration.ofSeconds(120)).until(() -> snapshotsApplied(dst) == 1);
+        TrellaraCli.run(new PrintWriter(after, true), new PrintWriter(err, true), args);
       } finally {
         jmx.stop();
         java.rmi.server.UnicastRemoteObject.unexportObject(registry, true);
@@ -118,8 +136,40 @@ class StatusCommandIT {
                   + "-src  transactions=3"
                   + "  newest_commit_lsn="
                   + newest)
-          .contains("summary  connectors=2  running=2  not_running=0");
+          .contains("summary  connectors=2  running=2  not_running=0")
+          .contains("  task 0  online_snapshot  state=IDLE")
+          .contains(
+              "  task 0  online_snapshot_counts  completed=0  failed=0  cancelled=0"
+                  + "  signals_refused=0")
+          .doesNotContain("online_snapshot_last")
+          .doesNotContain("snapshot_applied");
+      String snapshotLsn =
+          dst.queryString(
+              "SELECT commit_lsn::text FROM trellara_sink.applied_transactions"
+                  + " WHERE transaction_id = 'snapshot'");
+      assertThat(after.toString())
+          .as(after + err.toString())
+          .contains("  task 0  online_snapshot  state=IDLE")
+          .containsPattern(
+              "  task 0  online_snapshot_last  outcome=COMPLETED  signal=reload-1"
+                  + "  tables=public.item  rows=1  bytes=\\d+  elapsed_ms=\\d+  ended_at=20")
+          .contains(
+              "  task 0  online_snapshot_counts  completed=1  failed=0  cancelled=0"
+                  + "  signals_refused=0")
+          .containsPattern(
+              "  snapshot_applied  sink="
+                  + sink
+                  + "  source="
+                  + scope.prefix()
+                  + "-src  snapshots=1  last_commit_lsn="
+                  + snapshotLsn
+                  + "  last_rows=1  last_applied_at=20");
     }
+  }
+
+  private static long snapshotsApplied(PostgresDatabase target) {
+    return target.queryLong(
+        "SELECT count(*) FROM trellara_sink.applied_transactions WHERE transaction_id = 'snapshot'");
   }
 
   private static int freePort() throws java.io.IOException {

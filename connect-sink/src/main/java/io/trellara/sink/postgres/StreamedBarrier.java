@@ -69,6 +69,13 @@ public final class StreamedBarrier implements TargetStream {
   private long lastLog = started;
   private long lastOrder;
   private long changes;
+
+  /**
+   * The tables of a snapshot transaction, for its line at the commit (a snapshot's chunks carry one
+   * table after the other: their first and last rows name them all); null for any other.
+   */
+  private final java.util.Set<String> snapshotTables;
+
   private long ddlEvents;
   private int nextIndex;
   private TransactionManifest manifest;
@@ -102,6 +109,8 @@ public final class StreamedBarrier implements TargetStream {
                 && applier.options().snapshotApply() == SnapshotApplyMode.PER_TABLE
             ? SnapshotTableCommits.open(session, flowKey, applier.options().sinkName())
             : null;
+    this.snapshotTables =
+        Snapshots.isSnapshot(first.getTransactionId()) ? new java.util.LinkedHashSet<>() : null;
     this.writer = new ChangeWriter(session, applier.mapper(), applier.options());
     writer.begin(
         first.getSourceId(), first.getDatasetId(), first.getCommitLsn(), first.getTransactionId());
@@ -137,6 +146,10 @@ public final class StreamedBarrier implements TargetStream {
         && m.getTransactionId().equals(key.transactionId())
         && m.getSourceCommitLsn().equals(key.commitLsn())
         && m.getSourceId().equals(key.sourceId());
+  }
+
+  private static String tableName(ChangeRecord c) {
+    return c.getRelation().getSchema() + "." + c.getRelation().getTable();
   }
 
   /** Writes one chunk's events (the chunk is verified and validated on its own). */
@@ -178,6 +191,10 @@ public final class StreamedBarrier implements TargetStream {
                 ds.isEmpty() ? 0 : ds.get(ds.size() - 1).getTotalOrder()));
     changes += cs.size();
     ddlEvents += ds.size();
+    if (snapshotTables != null && !cs.isEmpty()) {
+      snapshotTables.add(tableName(cs.get(0)));
+      snapshotTables.add(tableName(cs.get(cs.size() - 1)));
+    }
     long now = System.nanoTime();
     if (now - lastLog >= PROGRESS_LOG_NANOS) {
       lastLog = now;
@@ -244,7 +261,17 @@ public final class StreamedBarrier implements TargetStream {
     open = false;
     applier.committed(writer, order, alreadyApplied);
     long ms = (System.nanoTime() - started) / 1_000_000L;
-    if (ms >= PROGRESS_LOG_NANOS / 1_000_000L) {
+    if (snapshotTables != null && !alreadyApplied) {
+      // the end of a (re-)load as the target sees it: one line per snapshot, whatever its size
+      LOG.info(
+          "Applied snapshot {} to the target: table(s) {}, {} row(s), {} chunk(s), {} ms from first"
+              + " chunk to commit",
+          LogText.escape(key.display()),
+          LogText.escape(String.join(", ", snapshotTables)),
+          changes,
+          nextIndex,
+          ms);
+    } else if (ms >= PROGRESS_LOG_NANOS / 1_000_000L) {
       LOG.info(
           "Applied {} as its chunks arrived: {} chunk(s), {} change(s), {} ms from first chunk to commit",
           LogText.escape(key.display()),

@@ -9,11 +9,21 @@ import static io.trellara.sink.connect.Pipelines.schema;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.trellara.connect.common.TaskMBeans;
 import io.trellara.testplatform.EitherPlatform;
 import io.trellara.testplatform.PostgresDatabase;
 import io.trellara.testplatform.TestScope;
+import java.io.StringWriter;
+import java.lang.management.ManagementFactory;
 import java.util.List;
 import java.util.Map;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import org.apache.logging.log4j.Level;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.core.LoggerContext;
+import org.apache.logging.log4j.core.appender.WriterAppender;
+import org.apache.logging.log4j.core.layout.PatternLayout;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -21,13 +31,17 @@ import org.junit.jupiter.api.Test;
  * table re-snapshots one table whose target copy was damaged by hand; the sink replaces it in one
  * target transaction, the target ends equal to the source, nothing of the stream lost or applied
  * twice at the seam, and the other tables keep streaming. Malformed and refused signals change
- * nothing; the signal table never reaches the target.
+ * nothing; the signal table never reaches the target. The source task's JMX bean shows the refusals
+ * and the snapshot's figures, and the worker's log its lines on the source and the sink (issue 30,
+ * requirement 7).
  */
 @EitherPlatform
 class OnlineSnapshotIT {
 
   @Test
   void aSnapshotSignalReloadsADamagedTableAtomicallyWhileTheStreamGoesOn() throws Exception {
+    StringWriter log = new StringWriter();
+    WriterAppender appender = capture(log);
     try (TestScope scope = STACK.newScope("online_snap")) {
       PostgresDatabase src = scope.sourceDatabase();
       PostgresDatabase dst = scope.targetDatabase();
@@ -86,6 +100,16 @@ class OnlineSnapshotIT {
       long movedBefore = src.queryLong("SELECT total FROM moved");
       await().atMost(WAIT).until(() -> dst.queryLong("SELECT total FROM moved") > movedBefore);
       assertThat(dst.queryLong("SELECT " + gap)).as("the damage is still there").isEqualTo(deleted);
+      MBeanServer jmx = ManagementFactory.getPlatformMBeanServer();
+      ObjectName bean = TaskMBeans.name("source-task", source, "0");
+      assertThat(jmx.getAttribute(bean, "OnlineSnapshotState")).isEqualTo("IDLE");
+      assertThat(jmx.getAttribute(bean, "OnlineSnapshotSignalsRefused"))
+          .as("pause, a table not published, a row filter: refused; the malformed never parsed")
+          .isEqualTo(3L);
+      assertThat((String) jmx.getAttribute(bean, "OnlineSnapshotLastRefusal"))
+          .startsWith("refused-3 snapshot public.ledger WHERE id > 10: a row filter");
+      assertThat(jmx.getAttribute(bean, "OnlineSnapshotLastOutcome")).isNull();
+      long ledgerBefore = src.queryLong("SELECT count(*) FROM ledger");
 
       src.execute("INSERT INTO signals VALUES ('reload-1', 'snapshot', 'public.ledger')");
       await()
@@ -94,6 +118,27 @@ class OnlineSnapshotIT {
               () ->
                   dst.queryLong("SELECT " + gap) == 0
                       && dst.queryLong("SELECT count(*) FROM ledger WHERE note = 'damaged'") == 0);
+      long ledgerAfter = src.queryLong("SELECT count(*) FROM ledger");
+      assertThat(jmx.getAttribute(bean, "OnlineSnapshotState")).isEqualTo("IDLE");
+      assertThat(jmx.getAttribute(bean, "OnlineSnapshotsCompleted")).isEqualTo(1L);
+      assertThat(jmx.getAttribute(bean, "OnlineSnapshotsFailed")).isEqualTo(0L);
+      assertThat(jmx.getAttribute(bean, "OnlineSnapshotLastOutcome")).isEqualTo("COMPLETED");
+      assertThat(jmx.getAttribute(bean, "OnlineSnapshotLastSignalId")).isEqualTo("reload-1");
+      assertThat(jmx.getAttribute(bean, "OnlineSnapshotLastTables")).isEqualTo("public.ledger");
+      long rows = (Long) jmx.getAttribute(bean, "OnlineSnapshotLastRows");
+      assertThat(rows)
+          .as("the ledger's rows at the consistent point")
+          .isBetween(ledgerBefore, ledgerAfter);
+      assertThat(
+              dst.queryLong(
+                  "SELECT change_count FROM trellara_sink.applied_transactions"
+                      + " WHERE transaction_id = 'snapshot' ORDER BY commit_lsn_value DESC LIMIT 1"))
+          .as("the rows the target loaded from it")
+          .isEqualTo(rows);
+      assertThat((Long) jmx.getAttribute(bean, "OnlineSnapshotLastBytes")).isGreaterThan(rows);
+      assertThat((Long) jmx.getAttribute(bean, "OnlineSnapshotLastElapsedMs")).isNotNegative();
+      assertThat((String) jmx.getAttribute(bean, "OnlineSnapshotLastSummary"))
+          .startsWith("reload-1 COMPLETED public.ledger at ");
       // the stream goes on after the re-snapshot, for every table
       long movedAfter = src.queryLong("SELECT total FROM moved");
       await().atMost(WAIT).until(() -> dst.queryLong("SELECT total FROM moved") > movedAfter);
@@ -130,6 +175,50 @@ class OnlineSnapshotIT {
           .isZero();
       assertThat(STACK.rest().status(source).isFailed()).isFalse();
       assertThat(STACK.rest().status(sink).isFailed()).isFalse();
+      String lines = log.toString();
+      assertThat(lines)
+          .contains("Signal refused-1 (pause-snapshot ) refused: ")
+          .containsPattern(
+              "Signal reload-1 \\(committed at [0-9A-F/]+\\): snapshot of public.ledger at"
+                  + " consistent point [0-9A-F/]+")
+          .containsPattern(
+              "Online snapshot of signal reload-1 of publication \\S+ begins at consistent point")
+          .contains(
+              "Online snapshot of signal reload-1 read table public.ledger: " + rows + " rows")
+          .containsPattern(
+              "Signal reload-1: snapshot of public.ledger at [0-9A-F/]+ published: "
+                  + rows
+                  + " rows in \\d+ ms")
+          .containsPattern(
+              "Applied snapshot \\S+ to the target: table\\(s\\) public.ledger, "
+                  + rows
+                  + " row\\(s\\), \\d+ chunk\\(s\\), \\d+ ms");
+    } finally {
+      release(appender);
     }
+  }
+
+  /** The worker runs in this JVM: its Trellara log lines, captured (and still logged as usual). */
+  private static WriterAppender capture(StringWriter log) {
+    LoggerContext ctx = (LoggerContext) LogManager.getContext(false);
+    WriterAppender appender =
+        WriterAppender.newBuilder()
+            .setName("online-snapshot-capture")
+            .setTarget(log)
+            .setLayout(PatternLayout.newBuilder().withPattern("%m%n").build())
+            .build();
+    appender.start();
+    // the test platform's log4j2-test.xml configures io.trellara at INFO: its appenders gain this
+    // one
+    ctx.getConfiguration().getLoggerConfig("io.trellara").addAppender(appender, Level.INFO, null);
+    ctx.updateLoggers();
+    return appender;
+  }
+
+  private static void release(WriterAppender appender) {
+    LoggerContext ctx = (LoggerContext) LogManager.getContext(false);
+    ctx.getConfiguration().getLoggerConfig("io.trellara").removeAppender(appender.getName());
+    ctx.updateLoggers();
+    appender.stop();
   }
 }

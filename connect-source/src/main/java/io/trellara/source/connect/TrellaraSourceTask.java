@@ -82,7 +82,7 @@ public class TrellaraSourceTask extends SourceTask {
     kafkaTransactions = KafkaTransactionBoundaries.of(context, connector);
     publishing = new PublishLiveness(engine.watchdog(), acks);
     metrics =
-        new SourceTaskMetrics(connector, props.getOrDefault(TASK_ID, "0"), engine, publishing)
+        new SourceTaskMetrics(connector, props.getOrDefault(TASK_ID, "0"), started, publishing)
             .signingWith(records.signingKeyId())
             .start();
   }

@@ -8,8 +8,8 @@ import io.trellara.source.replication.Outbound;
 import io.trellara.source.replication.SourceSettings;
 import io.trellara.source.replication.StrictPipeline;
 import io.trellara.source.snapshot.ExportedSnapshot;
+import io.trellara.source.snapshot.OnlineSnapshotProgress;
 import io.trellara.source.snapshot.SnapshotEvents;
-import io.trellara.source.snapshot.SnapshotProgress;
 import io.trellara.source.snapshot.SnapshotReader;
 import io.trellara.source.snapshot.SnapshotTable;
 import java.sql.Connection;
@@ -60,6 +60,7 @@ final class OnlineSnapshots implements AutoCloseable, AddedTables.Pending {
   private final Sequencer sequencer;
   private final Function<Consumer<Outbound>, BarrierPipeline> pipelines;
   private final java.util.function.BooleanSupplier running;
+  private final OnlineSnapshotProgress progress;
   private Pending pending;
 
   /**
@@ -69,7 +70,11 @@ final class OnlineSnapshots implements AutoCloseable, AddedTables.Pending {
   private record Pending(Signal signal, ExportedSnapshot exported, java.util.Set<String> added) {}
 
   OnlineSnapshots(
-      SourceSettings settings, Sequencer sequencer, java.util.function.BooleanSupplier running) {
+      SourceSettings settings,
+      Sequencer sequencer,
+      java.util.function.BooleanSupplier running,
+      OnlineSnapshotProgress progress) {
+    this.progress = progress;
     this.settings = settings;
     this.sequencer = sequencer;
     this.pipelines = StrictPipeline.snapshotFactory(settings);
@@ -102,7 +107,7 @@ final class OnlineSnapshots implements AutoCloseable, AddedTables.Pending {
               id,
               LogText.escape(pending.signal().id()),
               Lsn.format(pending.exported().consistentPoint()));
-          cancel();
+          cancel("stop-snapshot signal " + id);
         }
       }
       case PAUSE_SNAPSHOT, RESUME_SNAPSHOT ->
@@ -124,6 +129,10 @@ final class OnlineSnapshots implements AutoCloseable, AddedTables.Pending {
       Signal merged = AddedSnapshots.merged(pending.signal(), s);
       pending = new Pending(merged, pending.exported(), AddedSnapshots.names(pending.added(), s));
       AddedSnapshots.joined(s, pending.signal(), pending.exported().consistentPoint());
+      progress.queued( // the queued snapshot now names the added tables too
+          LogText.escape(merged.id()),
+          merged.tables().stream().map(t -> t.display()).toList(),
+          pending.exported().consistentPoint());
       return;
     }
     String problem = check(s);
@@ -193,6 +202,8 @@ final class OnlineSnapshots implements AutoCloseable, AddedTables.Pending {
       return;
     }
     pending = new Pending(s, exported, java.util.Set.of());
+    progress.queued(
+        id, s.tables().stream().map(t -> t.display()).toList(), exported.consistentPoint());
     sequencer.hold();
     LOG.info(
         "Signal {} (committed at {}): snapshot of {} at consistent point {}; published before the"
@@ -264,7 +275,7 @@ final class OnlineSnapshots implements AutoCloseable, AddedTables.Pending {
           new SnapshotReader(
                   settings.endpoint(),
                   settings.publicationName(),
-                  new SnapshotProgress(),
+                  progress.started(),
                   running,
                   1,
                   settings.snapshotReads().keyRangeRows(),
@@ -273,6 +284,7 @@ final class OnlineSnapshots implements AutoCloseable, AddedTables.Pending {
       long rows =
           reader.read(exported, new SnapshotEvents(settings.sourceId(), point, snapshot.events()));
       snapshot.commit();
+      progress.completed();
       LOG.info(
           "Signal {}: snapshot of {} at {} published: {} rows in {} ms",
           LogText.escape(p.signal().id()),
@@ -281,6 +293,7 @@ final class OnlineSnapshots implements AutoCloseable, AddedTables.Pending {
           rows,
           System.currentTimeMillis() - started);
     } catch (SQLException e) {
+      progress.failed(LogText.escape(e.getMessage()));
       throw new IllegalStateException(
           "the online snapshot of signal "
               + LogText.escape(p.signal().id())
@@ -289,6 +302,7 @@ final class OnlineSnapshots implements AutoCloseable, AddedTables.Pending {
               + "; the stream resumes before the signal and takes it again",
           e);
     } finally {
+      progress.failedIfUnfinished("the read ended before it was published (the task stopped?)");
       pending = null;
       sequencer.snapshotDone();
     }
@@ -334,7 +348,9 @@ final class OnlineSnapshots implements AutoCloseable, AddedTables.Pending {
     return base + SLOT_SUFFIX;
   }
 
-  private static void refuse(String id, Signal s, String reason) {
+  private void refuse(String id, Signal s, String reason) {
+    progress.refused(
+        id, s.action().wireName(), LogText.escape(describe(s)), LogText.escape(reason));
     LOG.warn(
         "Signal {} ({} {}) refused: {}",
         id,
@@ -343,7 +359,8 @@ final class OnlineSnapshots implements AutoCloseable, AddedTables.Pending {
         LogText.escape(reason));
   }
 
-  private void cancel() {
+  private void cancel(String why) {
+    progress.cancelled(why);
     Pending p = pending;
     pending = null;
     sequencer.release();
@@ -357,7 +374,7 @@ final class OnlineSnapshots implements AutoCloseable, AddedTables.Pending {
   @Override
   public void close() {
     if (pending != null) {
-      cancel();
+      cancel("the task stopped");
     }
   }
 }

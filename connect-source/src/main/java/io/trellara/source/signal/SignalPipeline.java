@@ -18,6 +18,7 @@ import io.trellara.source.pgoutput.TupleData;
 import io.trellara.source.replication.Outbound;
 import io.trellara.source.replication.SourceSettings;
 import io.trellara.source.replication.TransactionPipeline;
+import io.trellara.source.snapshot.OnlineSnapshotProgress;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -68,11 +69,12 @@ public final class SignalPipeline implements TransactionPipeline {
       Function<Consumer<Outbound>, TransactionPipeline> inner,
       Consumer<Outbound> out,
       BooleanSupplier running,
-      boolean signalMessagesTrusted) {
+      boolean signalMessagesTrusted,
+      OnlineSnapshotProgress progress) {
     Sequencer sequencer = new Sequencer(o -> handedOn(o, out));
     this.inner = inner.apply(sequencer.stream());
     this.table = table;
-    this.snapshots = new OnlineSnapshots(settings, sequencer, running);
+    this.snapshots = new OnlineSnapshots(settings, sequencer, running, progress);
     this.added = new AddedTables(signalMessagesTrusted);
     if (kafkaSignals == null) {
       this.kafkaConsumer = null;
@@ -131,7 +133,15 @@ public final class SignalPipeline implements TransactionPipeline {
     }
     return out ->
         new SignalPipeline(
-            settings, signalTable, kafkaSignals, consumers, inner, out, () -> true, false);
+            settings,
+            signalTable,
+            kafkaSignals,
+            consumers,
+            inner,
+            out,
+            () -> true,
+            false,
+            new OnlineSnapshotProgress());
   }
 
   /**
@@ -140,13 +150,15 @@ public final class SignalPipeline implements TransactionPipeline {
    * trellara.signal} messages of tables added to capture carried out ({@link AddedTables}); such a
    * message is trusted only with {@code signalMessagesTrusted} (PUBLIC may not write logical
    * messages), else logged and ignored. Always wraps {@code inner}, so such messages are taken out.
+   * Its online snapshots report to {@code progress} (JMX, trellara status).
    */
   public static Function<Consumer<Outbound>, TransactionPipeline> factory(
       SourceSettings settings,
       Signal.TableRequest signalTable,
       KafkaSignals kafkaSignals,
       boolean signalMessagesTrusted,
-      Function<Consumer<Outbound>, TransactionPipeline> inner) {
+      Function<Consumer<Outbound>, TransactionPipeline> inner,
+      OnlineSnapshotProgress progress) {
     return out ->
         new SignalPipeline(
             settings,
@@ -156,7 +168,8 @@ public final class SignalPipeline implements TransactionPipeline {
             inner,
             out,
             () -> true,
-            signalMessagesTrusted);
+            signalMessagesTrusted,
+            progress);
   }
 
   private void handedOn(Outbound o, Consumer<Outbound> out) {

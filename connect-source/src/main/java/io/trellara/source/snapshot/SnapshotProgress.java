@@ -26,6 +26,25 @@ public final class SnapshotProgress {
   private final AtomicLong startedMs = new AtomicLong();
   private final AtomicLong endedMs = new AtomicLong();
   private final AtomicReference<String> currentTable = new AtomicReference<>("");
+  private final AtomicLong tableRows = new AtomicLong();
+  private final AtomicLong tableEstimate = new AtomicLong(-1);
+  private final AtomicLong chunkRows = new AtomicLong();
+  private final String label;
+
+  /** The initial snapshot's. */
+  public SnapshotProgress() {
+    this("Snapshot");
+  }
+
+  /** {@code label} begins its log lines, e.g. "Online snapshot of signal reload-1". */
+  public SnapshotProgress(String label) {
+    this.label = label;
+  }
+
+  /** What begins its log lines: "Snapshot", or the online snapshot and its signal. */
+  public String label() {
+    return label;
+  }
 
   /** The snapshot's liveness stage: rows flowing are its progress; null when not watched. */
   private volatile Stage stage;
@@ -45,13 +64,38 @@ public final class SnapshotProgress {
     state.set(State.RUNNING);
   }
 
+  /** The table read now, its chunks not counted (one replayed from a read-ahead file). */
   void table(String name) {
+    tableRows.set(0);
+    tableEstimate.set(-1);
+    chunkRows.set(0);
+    enter(name);
+  }
+
+  private void enter(String name) {
     currentTable.set(name);
     Stage s = stage;
     if (s != null) {
       s.waiting("rows of table " + name + " from the snapshot's COPY");
       s.progress();
     }
+  }
+
+  /**
+   * The table read now, with what its chunks are counted by: its pg_class.reltuples ({@code
+   * estimated}, negative unknown) and its key ranges of {@code rangeRows} rows (0: read in one
+   * COPY, one chunk).
+   */
+  void table(SnapshotTable t, long rangeRows) {
+    tableRows.set(0);
+    tableEstimate.set(t.estimatedRows());
+    chunkRows.set(rangeRows > 0 && !t.orderKey().isEmpty() ? rangeRows : 0);
+    enter(t.display());
+  }
+
+  /** Rows of the current table read so far (set every so many rows, not per row). */
+  void tableRows(long n) {
+    tableRows.set(n);
   }
 
   void row(int length) {
@@ -106,6 +150,36 @@ public final class SnapshotProgress {
     return currentTable.get();
   }
 
+  /** Rows of the table being read; 0 when none is. */
+  public long tableRows() {
+    return currentTable.get().isEmpty() ? 0 : tableRows.get();
+  }
+
+  /** Chunks (key ranges) of the table being read that are complete. */
+  public long chunksDone() {
+    long per = chunkRows.get();
+    return per == 0 || currentTable.get().isEmpty() ? 0 : tableRows.get() / per;
+  }
+
+  /**
+   * Chunks of the table being read in all, from its pg_class.reltuples (at least one more than
+   * done); 1 for a table read in one COPY; -1 unknown (never analysed) or no table read.
+   */
+  public long chunksTotal() {
+    if (currentTable.get().isEmpty()) {
+      return -1;
+    }
+    long per = chunkRows.get();
+    if (per == 0) {
+      return 1;
+    }
+    long estimate = tableEstimate.get();
+    if (estimate < 0) {
+      return -1;
+    }
+    return Math.max(chunksDone() + 1, (estimate + per - 1) / per);
+  }
+
   public long elapsedMs(long nowMs) {
     long start = startedMs.get();
     if (start == 0) {
@@ -139,13 +213,22 @@ public final class SnapshotProgress {
   public String summary(long nowMs) {
     long eta = etaSeconds(nowMs);
     return String.format(
-        "%d of %d tables, %,d rows, %,d bytes, %,.0f rows/s%s%s",
+        "%d of %d tables, %,d rows, %,d bytes, %,.0f rows/s%s%s%s",
         tablesDone(),
         tablesTotal(),
         rows(),
         bytes(),
         rowsPerSecond(nowMs),
         eta >= 0 && state() == State.RUNNING ? ", about " + eta + " s left" : "",
-        currentTable().isEmpty() ? "" : ", reading " + currentTable());
+        currentTable().isEmpty() ? "" : ", reading " + currentTable(),
+        chunks());
+  }
+
+  private String chunks() {
+    long total = chunksTotal();
+    if (currentTable().isEmpty() || chunkRows.get() == 0) {
+      return "";
+    }
+    return " (" + chunksDone() + " of " + (total < 0 ? "?" : Long.toString(total)) + " chunks)";
   }
 }

@@ -106,8 +106,9 @@ public final class SnapshotReader {
       long now = System.currentTimeMillis();
       progress.started(tables.size(), estimated, now);
       LOG.info(
-          "Snapshot of publication {} begins at consistent point {}: {} tables, about {} rows, {}"
+          "{} of publication {} begins at consistent point {}: {} tables, about {} rows, {}"
               + " connection(s) reading",
+          progress.label(),
           publication,
           Lsn.format(exported.consistentPoint()),
           tables.size(),
@@ -126,7 +127,7 @@ public final class SnapshotReader {
       }
       c.commit();
       progress.ended(true, System.currentTimeMillis());
-      LOG.info("Snapshot read: {}", progress.summary(System.currentTimeMillis()));
+      LOG.info("{} read: {}", progress.label(), progress.summary(System.currentTimeMillis()));
       return progress.rows();
     } catch (SQLException | RuntimeException e) {
       progress.ended(false, System.currentTimeMillis());
@@ -246,7 +247,7 @@ public final class SnapshotReader {
 
   private void readTable(Connection c, SnapshotTable t, SnapshotEvents feed, long[] lastLog)
       throws SQLException {
-    progress.table(t.display());
+    progress.table(t, rangeRows);
     long started = System.currentTimeMillis();
     feed.table(t);
     long[] rows = {0};
@@ -259,6 +260,7 @@ public final class SnapshotReader {
             feed.row(row, row.length, true); // pgjdbc gives each row an array of its own
             progress.row(row.length);
             if ((++rows[0] & 1023) == 0) {
+              progress.tableRows(rows[0]);
               if (!running.getAsBoolean()) {
                 throw new SnapshotCancelledException(
                     "the task stopped during the snapshot of " + t.display());
@@ -266,16 +268,18 @@ public final class SnapshotReader {
               long now = System.currentTimeMillis();
               if (now - lastLog[0] >= PROGRESS_LOG_INTERVAL_MS) {
                 lastLog[0] = now;
-                LOG.info("Snapshot in progress: {}", progress.summary(now));
+                LOG.info("{} in progress: {}", progress.label(), progress.summary(now));
               }
             }
           });
     } catch (IOException e) {
       throw new UncheckedIOException(e); // the consumer here writes no file
     }
+    progress.tableRows(rows[0]);
     progress.tableDone();
     LOG.info(
-        "Snapshot read table {}: {} rows in {} ms{}",
+        "{} read table {}: {} rows in {} ms{}",
+        progress.label(),
         LogText.escape(t.display()),
         rows[0],
         System.currentTimeMillis() - started,

@@ -17,6 +17,7 @@ import io.trellara.source.signal.KafkaSignalSettings;
 import io.trellara.source.signal.Signal;
 import io.trellara.source.signal.SignalPipeline;
 import io.trellara.source.snapshot.ExportedSnapshot;
+import io.trellara.source.snapshot.OnlineSnapshotProgress;
 import io.trellara.source.snapshot.SnapshotMode;
 import java.sql.SQLException;
 import java.util.List;
@@ -75,13 +76,15 @@ public final class SourceStartup {
    *
    * @param partition the source partition its records carry
    * @param decision where it resumed and why
+   * @param onlineSnapshots what its signalled snapshots are doing (JMX)
    */
   public record Started(
       CaptureEngine engine,
       SourceSettings settings,
       ServerIdentity server,
       Map<String, String> partition,
-      StartDecision decision) {}
+      StartDecision decision,
+      OnlineSnapshotProgress onlineSnapshots) {}
 
   private final SourceSettings settings;
   private final Options options;
@@ -115,6 +118,7 @@ public final class SourceStartup {
             ? null
             : new SignalPipeline.KafkaSignals(
                 options.kafkaSignals(), () -> running.get().acknowledgedLsn());
+    OnlineSnapshotProgress online = new OnlineSnapshotProgress();
     CaptureEngine engine =
         new CaptureEngine(
             captured,
@@ -124,7 +128,8 @@ public final class SourceStartup {
                 options.signalTable(),
                 kafkaSignals,
                 signalMessagesTrusted,
-                StrictPipeline.factory(captured)),
+                StrictPipeline.factory(captured),
+                online),
             decision.snapshot().plan(),
             exported);
     running.set(engine);
@@ -140,7 +145,8 @@ public final class SourceStartup {
         captured,
         server,
         SourceOffsets.partition(settings.sourceId(), settings.slotName()),
-        decision);
+        decision,
+        online);
   }
 
   private void checkSourceDatabase() {

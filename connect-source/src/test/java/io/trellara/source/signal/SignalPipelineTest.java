@@ -11,6 +11,7 @@ import io.trellara.source.replication.BoundarySettings;
 import io.trellara.source.replication.Outbound;
 import io.trellara.source.replication.SourceSettings;
 import io.trellara.source.replication.TransactionPipeline;
+import io.trellara.source.snapshot.OnlineSnapshotProgress;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.ByteBuffer;
@@ -165,7 +166,9 @@ class SignalPipelineTest {
   @Test
   void anAddedTablesMessageIsNeverPublishedAndFailsClosedWhenItsSnapshotCannotStart() {
     TransactionPipeline trusting =
-        SignalPipeline.factory(settings, null, null, true, Recording::new).apply(o -> {});
+        SignalPipeline.factory(
+                settings, null, null, true, Recording::new, new OnlineSnapshotProgress())
+            .apply(o -> {});
     byte[] content = "added-tables t-1\npublic.t".getBytes(java.nio.charset.StandardCharsets.UTF_8);
     PgOutputMessage message =
         new PgOutputMessage.LogicalMessage(0, true, 0x900, "trellara.signal", content);

@@ -8,6 +8,7 @@ import io.trellara.source.pg.SlotLagSampler;
 import io.trellara.source.replication.CaptureEngine;
 import io.trellara.source.replication.CaptureMetrics;
 import io.trellara.source.replication.ack.PublishLiveness;
+import io.trellara.source.startup.SourceStartup;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import javax.management.JMException;
@@ -21,7 +22,8 @@ import org.slf4j.LoggerFactory;
  * also feeds the rate windows once a second. The task's hot path only sets a few volatile fields
  * and bumps LongAdders.
  */
-public final class SourceTaskMetrics implements SourceTaskMetricsMXBean, AutoCloseable {
+public final class SourceTaskMetrics extends OnlineSnapshotAttributes
+    implements SourceTaskMetricsMXBean, AutoCloseable {
   public static final String TYPE = "source-task";
   static final int RATE_WINDOW_SECONDS = 60;
   static final int LAG_SAMPLE_SECONDS = 5;
@@ -39,7 +41,9 @@ public final class SourceTaskMetrics implements SourceTaskMetricsMXBean, AutoClo
   private volatile String authenticationKeyId = "off";
 
   public SourceTaskMetrics(
-      String connector, String task, CaptureEngine engine, PublishLiveness publishing) {
+      String connector, String task, SourceStartup.Started started, PublishLiveness publishing) {
+    super(started.onlineSnapshots());
+    CaptureEngine engine = started.engine();
     this.engine = engine;
     this.producer = publishing.stage();
     this.capture = engine.metrics();

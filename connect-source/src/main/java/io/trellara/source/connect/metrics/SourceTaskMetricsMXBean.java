@@ -4,9 +4,10 @@ package io.trellara.source.connect.metrics;
  * JMX view of one source task: {@code io.trellara:type=source-task,connector=<name>,task=<id>}.
  * Totals count since the task started. Rates are per second over the last {@value
  * SourceTaskMetrics#RATE_WINDOW_SECONDS} seconds. Times are epoch milliseconds or durations in
- * milliseconds; -1 means "not known yet".
+ * milliseconds; -1 means "not known yet". The online snapshots' attributes are {@link
+ * OnlineSnapshotMXBean}'s.
  */
-public interface SourceTaskMetricsMXBean {
+public interface SourceTaskMetricsMXBean extends OnlineSnapshotMXBean {
 
   /** Committed transactions the capture engine assembled and handed to the publisher. */
   long getTransactionsCaptured();
