@@ -58,8 +58,7 @@ public class TrellaraSourceTask extends SourceTask {
 
   @Override
   public void start(Map<String, String> props) {
-    // the task's config is the whole connector config (taskConfigs()), so errors.tolerance and
-    // transforms are visible (and refused) here as well
+    // the whole connector config (taskConfigs()): errors.tolerance and transforms refused here too
     TrellaraSourceConfig config = new TrellaraSourceConfig(props);
     TrellaraSourceConnector.refuseConfigErrors(config);
     TrellaraSourceConnector.ensureTopics(config);
@@ -82,8 +81,9 @@ public class TrellaraSourceTask extends SourceTask {
     kafkaTransactions = KafkaTransactionBoundaries.of(context, connector);
     publishing = new PublishLiveness(engine.watchdog(), acks);
     metrics =
-        new SourceTaskMetrics(connector, props.getOrDefault(TASK_ID, "0"), started, publishing)
+        new SourceTaskMetrics(connector, props.getOrDefault(TASK_ID, "0"), engine, publishing)
             .signingWith(records.signingKeyId())
+            .watching(started.onlineSnapshots())
             .start();
   }
 

@@ -14,10 +14,11 @@ import java.util.function.ToLongFunction;
  * figures.
  */
 abstract class OnlineSnapshotAttributes implements OnlineSnapshotMXBean {
-  private final OnlineSnapshotProgress online;
+  private volatile OnlineSnapshotProgress online = new OnlineSnapshotProgress();
 
-  OnlineSnapshotAttributes(OnlineSnapshotProgress online) {
-    this.online = online;
+  /** The online snapshots these attributes report (an idle model until the task's is set). */
+  void watch(OnlineSnapshotProgress progress) {
+    this.online = progress;
   }
 
   @Override

@@ -8,7 +8,7 @@ import io.trellara.source.pg.SlotLagSampler;
 import io.trellara.source.replication.CaptureEngine;
 import io.trellara.source.replication.CaptureMetrics;
 import io.trellara.source.replication.ack.PublishLiveness;
-import io.trellara.source.startup.SourceStartup;
+import io.trellara.source.snapshot.OnlineSnapshotProgress;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import javax.management.JMException;
@@ -41,9 +41,7 @@ public final class SourceTaskMetrics extends OnlineSnapshotAttributes
   private volatile String authenticationKeyId = "off";
 
   public SourceTaskMetrics(
-      String connector, String task, SourceStartup.Started started, PublishLiveness publishing) {
-    super(started.onlineSnapshots());
-    CaptureEngine engine = started.engine();
+      String connector, String task, CaptureEngine engine, PublishLiveness publishing) {
     this.engine = engine;
     this.producer = publishing.stage();
     this.capture = engine.metrics();
@@ -240,6 +238,12 @@ public final class SourceTaskMetrics extends OnlineSnapshotAttributes
   }
 
   /** The signing key id, or empty when records are not signed. */
+  /** Reports {@code progress}: the task's online snapshots ({@link OnlineSnapshotMXBean}). */
+  public SourceTaskMetrics watching(OnlineSnapshotProgress progress) {
+    watch(progress);
+    return this;
+  }
+
   public SourceTaskMetrics signingWith(String keyId) {
     authenticationKeyId = keyId.isEmpty() ? "off" : keyId;
     return this;

@@ -26,7 +26,7 @@ class OnlineSnapshotAttributesTest {
   /** The attributes alone, as the source task's bean carries them. */
   static final class Bean extends OnlineSnapshotAttributes implements OnlineSnapshotMXBean {
     Bean(OnlineSnapshotProgress online) {
-      super(online);
+      watch(online);
     }
   }
 
