@@ -73,6 +73,7 @@ final class EnvelopeGroups {
         attempts += o.attempts;
       }
     }
+    applier.stagingVacuum().runIfDue(executor); // between transactions, when due
     return new ApplyResult(applied, duplicates, positions, commits, attempts);
   }
 
@@ -251,7 +252,7 @@ final class EnvelopeGroups {
         toApply,
         () -> {
           applier.publish(writer, applied.size(), duplicates.size());
-          applier.stagedChunksDeleted(claim.swept());
+          applier.stagingVacuum().deleted(claim.swept());
           applier
               .metrics()
               .barriersApplied

@@ -237,10 +237,11 @@ final class StagedBarriers {
                   Set.of(flowKey),
                   () -> {
                     applier.publish(writer, 1, 0);
-                    applier.stagedChunksDeleted(swept);
+                    applier.stagingVacuum().deleted(swept);
                     applier.metrics().barriersApplied.incrementAndGet();
                   });
             });
+    applier.stagingVacuum().runIfDue(executor); // between transactions, when due
     return r;
   }
 

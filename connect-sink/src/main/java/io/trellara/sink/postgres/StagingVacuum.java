@@ -3,6 +3,7 @@ package io.trellara.sink.postgres;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,18 +35,26 @@ final class StagingVacuum {
   private static final long EVERY_NANOS = 1_000_000_000L;
 
   private final String sinkName;
-  private final long afterChunks;
+  private final AtomicLong runs;
   private final LongSupplier nanoClock;
+  private long afterChunks = AFTER_CHUNKS;
   private long deleted;
   private long last;
   private boolean refused;
-  private long runs;
 
-  StagingVacuum(String sinkName, long afterChunks, LongSupplier nanoClock) {
+  /** {@code runs}: counts the vacuums run (JMX StagingVacuums). */
+  StagingVacuum(String sinkName, AtomicLong runs, LongSupplier nanoClock) {
     this.sinkName = sinkName;
-    this.afterChunks = afterChunks;
+    this.runs = runs;
     this.nanoClock = nanoClock;
     this.last = nanoClock.getAsLong() - EVERY_NANOS;
+  }
+
+  /**
+   * For tests: vacuum after {@code chunks} deleted staged chunks instead of {@link #AFTER_CHUNKS}.
+   */
+  void after(long chunks) {
+    afterChunks = chunks;
   }
 
   /** A committed target transaction of this task deleted {@code chunks} staged chunks. */
@@ -87,7 +96,7 @@ final class StagingVacuum {
           return false;
         }
       }
-      runs++;
+      runs.incrementAndGet();
       return true;
     } catch (SQLException | RuntimeException e) {
       LOG.warn(
@@ -99,11 +108,6 @@ final class StagingVacuum {
       deleted = 0;
       return false;
     }
-  }
-
-  /** Vacuums run so far. */
-  long runs() {
-    return runs;
   }
 
   /** True once the role was found unable to vacuum the table. */

@@ -82,7 +82,7 @@ public final class TransactionApplier implements Target, AutoCloseable {
   private final StagedBarriers barriers;
   private final BarrierLooks looks;
   private final Ownership ownership;
-  private StagingVacuum stagingVacuum;
+  private final StagingVacuum stagingVacuum;
 
   public TransactionApplier(
       ConnectionFactory connections, RelationMapper mapper, ApplyOptions options) {
@@ -129,8 +129,7 @@ public final class TransactionApplier implements Target, AutoCloseable {
     this.barriers = new StagedBarriers(this, executor);
     this.looks = new BarrierLooks(this, executor);
     this.ownership = new Ownership(this, executor, asyncCommits);
-    this.stagingVacuum =
-        new StagingVacuum(options.sinkName(), StagingVacuum.AFTER_CHUNKS, nanoClock);
+    this.stagingVacuum = new StagingVacuum(options.sinkName(), metrics.stagingVacuums, nanoClock);
   }
 
   /** The stages this applier's watchdog bounds (for JMX); empty when unbounded. */
@@ -288,9 +287,7 @@ public final class TransactionApplier implements Target, AutoCloseable {
    */
   @Override
   public ApplyResult apply(List<SourceTransaction> transactions) {
-    ApplyResult r = fencedOr(() -> envelopes.apply(transactions));
-    vacuumStaging();
-    return r;
+    return fencedOr(() -> envelopes.apply(transactions));
   }
 
   /**
@@ -310,28 +307,14 @@ public final class TransactionApplier implements Target, AutoCloseable {
   @Override
   public BarrierResult applyBarrier(
       TransactionManifest m, Map<TopicPartitionKey, Long> positions, List<PartitionChunk> held) {
-    BarrierResult r = fencedOr(() -> barriers.apply(m, positions, held));
-    vacuumStaging();
-    return r;
+    return fencedOr(() -> barriers.apply(m, positions, held));
   }
 
   /**
-   * Counts staged chunks a committed transaction of this applier deleted ({@link StagingVacuum}).
+   * The staging table's vacuum ({@link StagingVacuum}), run between this applier's transactions.
    */
-  void stagedChunksDeleted(long chunks) {
-    stagingVacuum.deleted(chunks);
-  }
-
-  /** Vacuums the staging table between two target transactions when it is due. */
-  private void vacuumStaging() {
-    if (stagingVacuum.runIfDue(executor)) {
-      metrics.stagingVacuums.incrementAndGet();
-    }
-  }
-
-  /** For tests: vacuum after {@code chunks} deleted staged chunks instead of the default. */
-  void vacuumStagingAfter(long chunks) {
-    stagingVacuum = new StagingVacuum(options.sinkName(), chunks, System::nanoTime);
+  StagingVacuum stagingVacuum() {
+    return stagingVacuum;
   }
 
   @Override

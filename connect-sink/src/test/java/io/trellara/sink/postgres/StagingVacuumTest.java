@@ -70,7 +70,7 @@ class StagingVacuumTest {
             connections,
             RelationMapper.builder().allow(List.of("app.*")).build(),
             ApplyOptions.builder("s").build());
-    a.vacuumStagingAfter(10);
+    a.stagingVacuum().after(10);
     return a;
   }
 

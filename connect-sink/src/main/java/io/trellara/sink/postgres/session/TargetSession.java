@@ -152,11 +152,7 @@ public final class TargetSession implements AutoCloseable {
     }
   }
 
-  /**
-   * Runs one statement of the sink's own outside any transaction (auto-commit on for it alone), as
-   * {@code VACUUM} must run; returns the server's warnings (a {@code VACUUM} the role may not run
-   * is a warning, not an error). The session must be idle: nothing open that this would commit.
-   */
+  /** Runs one statement outside a transaction (as VACUUM must); returns the server's warnings. */
   public List<String> executeOutsideTransaction(String sql) throws SQLException {
     requireOpen();
     if (state != State.IDLE) {
@@ -167,7 +163,7 @@ public final class TargetSession implements AutoCloseable {
     connection.setAutoCommit(true);
     try (Statement s = connection.createStatement()) {
       s.execute(sql);
-      for (java.sql.SQLWarning w = s.getWarnings(); w != null; w = w.getNextWarning()) {
+      for (var w = s.getWarnings(); w != null; w = w.getNextWarning()) {
         warnings.add(w.getMessage());
       }
     } finally {
