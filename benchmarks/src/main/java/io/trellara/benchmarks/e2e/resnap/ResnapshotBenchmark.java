@@ -31,7 +31,8 @@ import java.util.concurrent.TimeUnit;
  * -Dbench.worker=process io.trellara.benchmarks.e2e.resnap.ResnapshotBenchmark 10000000 200
  * native,trellara}: rows of the big table, W1 transactions a second (0: as fast as one client can),
  * legs. {@code -Dbench.resnap.sampleMillis} (200) paces the lag samples, {@code
- * -Dbench.resnap.countPauseMillis} (1000) the counting reader.
+ * -Dbench.resnap.countPauseMillis} (1000) the counting reader; {@code -Dbench.source.extra=k=v,...}
+ * and {@code -Dbench.sink.extra=k=v,...} add settings to the Trellara leg's connectors.
  */
 public final class ResnapshotBenchmark {
   static final String BIG =

@@ -81,6 +81,7 @@ final class TrellaraResnapLeg implements ResnapLeg {
     rest.awaitRunning(NAME + "-source");
     Map<String, String> sink = new HashMap<>(ConnectorConfigs.sink(target, topic, Map.of()));
     sink.remove("consumer.override.max.partition.fetch.bytes"); // Kafka's default fetch sizes
+    sink.putAll(ResnapshotBenchmark.extra("bench.sink.extra"));
     rest.createConnector(NAME + "-sink", sink);
     rest.awaitRunning(NAME + "-sink");
   }
