@@ -17,16 +17,16 @@ import java.util.regex.Pattern;
  * too): where a transaction's CPU goes in the worker, thread by thread, in every run. Threads that
  * ended between two reads are not counted.
  */
-final class WorkerThreads {
-  static final String JIT = "JIT";
-  static final List<String> ROLES =
+public final class WorkerThreads {
+  public static final String JIT = "JIT";
+  public static final List<String> ROLES =
       List.of("capture", "source task", "producer", "sink task", JIT, "GC", "other");
   private static final Pattern THREAD =
       Pattern.compile("^\"(.*)\" .*?\\bcpu=([0-9.]+)ms.*?\\bnid=(\\w+)", Pattern.MULTILINE);
 
   private final long pid;
 
-  WorkerThreads(long pid) {
+  public WorkerThreads(long pid) {
     this.pid = pid;
   }
 
@@ -34,7 +34,7 @@ final class WorkerThreads {
    * CPU milliseconds so far of each live thread, by its name and native id; empty when the dump
    * cannot be read.
    */
-  Map<String, Double> cpuMillis() {
+  public Map<String, Double> cpuMillis() {
     try {
       Process p =
           new ProcessBuilder(
@@ -74,7 +74,7 @@ final class WorkerThreads {
    * growth, and all of a thread that started in between. A thread that ended in between is not
    * counted.
    */
-  static Map<String, Double> byRole(Map<String, Double> before, Map<String, Double> after) {
+  public static Map<String, Double> byRole(Map<String, Double> before, Map<String, Double> after) {
     Map<String, Double> out = new LinkedHashMap<>();
     ROLES.forEach(r -> out.put(r, 0.0));
     after.forEach(
