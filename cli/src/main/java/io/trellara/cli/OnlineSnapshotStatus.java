@@ -160,15 +160,7 @@ final class OnlineSnapshotStatus {
     String online = slotName(slot);
     StatusQueries.SnapshotCopy copy = StatusQueries.snapshotCopy(source, online);
     if (copy != null) {
-      out.add(
-          "  online_snapshot  reading="
-              + copy.table()
-              + "  rows_copied="
-              + copy.rows()
-              + "  bytes_copied="
-              + copy.bytes()
-              + "  running_for_ms="
-              + copy.transactionMs());
+      out.add(copy.line("online_snapshot"));
       return out;
     }
     try (PreparedStatement ps = source.prepareStatement(QUEUED_SLOT)) {

@@ -253,15 +253,7 @@ final class StatusCommand implements Callable<Integer> {
       }
       StatusQueries.SnapshotCopy copy = StatusQueries.snapshotCopy(source, slot);
       if (copy != null) {
-        out.println(
-            "  snapshot  reading="
-                + copy.table()
-                + "  rows_copied="
-                + copy.rows()
-                + "  bytes_copied="
-                + copy.bytes()
-                + "  running_for_ms="
-                + copy.transactionMs());
+        out.println(copy.line("snapshot"));
       }
       OnlineSnapshotStatus.fromSource(source, slot).forEach(out::println);
     } catch (SQLException e) {

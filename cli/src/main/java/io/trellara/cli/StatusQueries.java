@@ -44,7 +44,21 @@ final class StatusQueries {
               FROM pg_stat_progress_copy p JOIN pg_stat_activity a ON a.pid = p.pid
              WHERE a.application_name = ?""";
 
-  record SnapshotCopy(String table, long rows, long bytes, long transactionMs) {}
+  record SnapshotCopy(String table, long rows, long bytes, long transactionMs) {
+    /** The status line of this copy under {@code label} ("snapshot", "online_snapshot"). */
+    String line(String label) {
+      return "  "
+          + label
+          + "  reading="
+          + table
+          + "  rows_copied="
+          + rows
+          + "  bytes_copied="
+          + bytes
+          + "  running_for_ms="
+          + transactionMs;
+    }
+  }
 
   /** The table the slot's snapshot is copying, or null when none is (or the server predates 14). */
   static SnapshotCopy snapshotCopy(Connection c, String slotName) throws SQLException {
