@@ -266,6 +266,16 @@ class BarrierEndToEndIT {
         // the manifests and markers first: the barriers wait until the lanes are staged
         produce(producer, t, records.stream().filter(Barriers.Published::onStrictTopic).toList());
         await().atMost(WAIT).until(() -> sumOverTasks(sink, "TransactionsWaitingAtBarrier", 2) > 0);
+        // and the waiting task listens: chunks staged before its LISTEN are found by the one look
+        // its listening's start owes, not by a wake-up (a race this test lost once)
+        await()
+            .atMost(WAIT)
+            .until(
+                () ->
+                    dst.queryLong(
+                            "SELECT count(*) FROM pg_stat_activity WHERE datname ="
+                                + " current_database() AND query = 'LISTEN trellara_sink_staged'")
+                        > 0);
         produce(producer, t, records.stream().filter(p -> !p.onStrictTopic()).toList());
       }
 
