@@ -99,8 +99,18 @@ class StandbySignalIT {
                         + " \"data\": {\"data-collections\": [\"public.item\"]}}"))
             .get();
       }
-      // the standby cannot write the watermark: the primary's next commit publishes the snapshot
-      Thread.sleep(2_000);
+      // the standby cannot write the watermark: the primary's next commit publishes the snapshot,
+      // once the signal is taken and its temporary slot on the standby has its consistent point
+      await()
+          .atMost(WAIT)
+          .until(
+              () ->
+                  count(
+                          replica,
+                          "postgres",
+                          "SELECT count(*) FROM pg_replication_slots WHERE slot_name LIKE"
+                              + " '%\\_resnap' AND confirmed_flush_lsn IS NOT NULL")
+                      > 0);
       src.execute("INSERT INTO item VALUES (1001, 'new')");
       await()
           .atMost(WAIT)
